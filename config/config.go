@@ -1,0 +1,367 @@
+// Package config finds, parses, merges and validates Switchboard's
+// configuration: the MCP server definitions of a user and a project, the
+// global settings, references to secrets in the environment, project trust,
+// and read-only imports of other hosts' MCP settings.
+//
+// The package reads no environment variable and no working directory of its
+// own: callers describe the machine with [Dirs] and pass a lookup function to
+// [Server.Resolve], so everything here is hermetic and testable.
+//
+// Definitions come from six sources, lowest precedence first:
+//
+//  1. $XDG_CONFIG_HOME/mcp/mcp.json (shared, user-global)
+//  2. ~/.agents/mcp.json, then ~/.agents/mcp/mcp.json (shared, user-global)
+//  3. $XDG_CONFIG_HOME/switchboard/config.json (ours, user-global)
+//  4. <project>/.mcp.json (shared, project)
+//  5. <project>/.switchboard/config.json (ours, project)
+//  6. an explicit file (--config or SWITCHBOARD_CONFIG; ours)
+//
+// Host imports sit below all of them. A higher definition of a server
+// replaces the whole lower one. Project files count only once the project is
+// trusted, for the exact definitions that were trusted.
+package config
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Dirs describes where configuration lives on this machine. Callers fill it
+// from the real environment (see FromEnv); tests fill it by hand.
+type Dirs struct {
+	Home       string // the user's home directory
+	ConfigHome string // $XDG_CONFIG_HOME; default Home/.config
+	StateHome  string // $XDG_STATE_HOME; default Home/.local/state
+	CacheHome  string // $XDG_CACHE_HOME; default Home/.cache
+	Project    string // the project directory; empty for none
+	Explicit   string // --config FILE or $SWITCHBOARD_CONFIG; empty for none
+	CodexHome  string // $CODEX_HOME; default Home/.codex
+	GOOS       string // "linux", "darwin", …; default runtime.GOOS
+}
+
+// FromEnv fills Dirs from environment variables read through getenv and the
+// working directory cwd. The project directory is the nearest directory at or
+// above cwd, below the home directory, that holds .mcp.json or .switchboard;
+// failing that, cwd itself.
+func FromEnv(getenv func(string) string, cwd, goos string) Dirs {
+	home := getenv("HOME")
+	d := Dirs{
+		Home:       home,
+		ConfigHome: getenv("XDG_CONFIG_HOME"),
+		StateHome:  getenv("XDG_STATE_HOME"),
+		CacheHome:  getenv("XDG_CACHE_HOME"),
+		Explicit:   getenv("SWITCHBOARD_CONFIG"),
+		CodexHome:  getenv("CODEX_HOME"),
+		GOOS:       goos,
+		Project:    findProject(cwd, home),
+	}
+	return d.withDefaults()
+}
+
+func findProject(cwd, home string) string {
+	if cwd == "" {
+		return ""
+	}
+	for dir := cwd; ; {
+		if dir == home {
+			break
+		}
+		for _, marker := range []string{".mcp.json", ".switchboard"} {
+			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return cwd
+}
+
+func (d Dirs) withDefaults() Dirs {
+	if d.ConfigHome == "" {
+		d.ConfigHome = filepath.Join(d.Home, ".config")
+	}
+	if d.StateHome == "" {
+		d.StateHome = filepath.Join(d.Home, ".local", "state")
+	}
+	if d.CacheHome == "" {
+		d.CacheHome = filepath.Join(d.Home, ".cache")
+	}
+	if d.CodexHome == "" {
+		d.CodexHome = filepath.Join(d.Home, ".codex")
+	}
+	if d.GOOS == "" {
+		d.GOOS = "linux"
+	}
+	return d
+}
+
+// UserFile is our user-global configuration file.
+func (d Dirs) UserFile() string {
+	return filepath.Join(d.withDefaults().ConfigHome, "switchboard", "config.json")
+}
+
+// ProjectFile is our project configuration file, or "" without a project.
+func (d Dirs) ProjectFile() string {
+	if d.Project == "" {
+		return ""
+	}
+	return filepath.Join(d.Project, ".switchboard", "config.json")
+}
+
+// StateDir is where Switchboard keeps user-global state such as trust.
+func (d Dirs) StateDir() string { return filepath.Join(d.withDefaults().StateHome, "switchboard") }
+
+// CacheDir is where Switchboard keeps its catalog.
+func (d Dirs) CacheDir() string { return filepath.Join(d.withDefaults().CacheHome, "switchboard") }
+
+// Kind names a configuration source.
+type Kind string
+
+// Source kinds, lowest precedence first.
+const (
+	KindImport        Kind = "import"         // another host's file, read-only
+	KindShared        Kind = "shared"         // $XDG_CONFIG_HOME/mcp/mcp.json
+	KindAgents        Kind = "agents"         // ~/.agents/mcp.json and ~/.agents/mcp/mcp.json
+	KindUser          Kind = "user"           // ours, user-global
+	KindProjectShared Kind = "project-shared" // <project>/.mcp.json
+	KindProject       Kind = "project"        // <project>/.switchboard/config.json
+	KindExplicit      Kind = "explicit"       // --config / SWITCHBOARD_CONFIG
+)
+
+// Source is one place definitions come from.
+type Source struct {
+	Kind Kind
+	Path string
+	Host string // the host's name, for KindImport
+}
+
+// Ours reports whether the file is Switchboard's own: strict, and the only
+// kind of file Switchboard writes.
+func (s Source) Ours() bool {
+	return s.Kind == KindUser || s.Kind == KindProject || s.Kind == KindExplicit
+}
+
+// InProject reports whether the file belongs to the project and so needs trust.
+func (s Source) InProject() bool { return s.Kind == KindProjectShared || s.Kind == KindProject }
+
+func (s Source) String() string {
+	if s.Kind == KindImport {
+		return fmt.Sprintf("%s (import from %s)", s.Path, s.Host)
+	}
+	return s.Path
+}
+
+// Sources lists the files Switchboard reads, lowest precedence first,
+// whether or not they exist. Imports are not listed: they depend on settings.
+func (d Dirs) Sources() []Source {
+	d = d.withDefaults()
+	src := []Source{
+		{Kind: KindShared, Path: filepath.Join(d.ConfigHome, "mcp", "mcp.json")},
+		{Kind: KindAgents, Path: filepath.Join(d.Home, ".agents", "mcp.json")},
+		{Kind: KindAgents, Path: filepath.Join(d.Home, ".agents", "mcp", "mcp.json")},
+		{Kind: KindUser, Path: d.UserFile()},
+	}
+	if d.Project != "" {
+		src = append(src,
+			Source{Kind: KindProjectShared, Path: filepath.Join(d.Project, ".mcp.json")},
+			Source{Kind: KindProject, Path: d.ProjectFile()})
+	}
+	if d.Explicit != "" {
+		src = append(src, Source{Kind: KindExplicit, Path: d.Explicit})
+	}
+	return src
+}
+
+// FileState says what became of a source.
+type FileState string
+
+// File states.
+const (
+	FileLoaded  FileState = "loaded"
+	FileMissing FileState = "missing"
+	FileIgnored FileState = "ignored" // a project file of an untrusted project
+	FileInvalid FileState = "invalid" // did not parse or violates the schema
+)
+
+// File reports what was read from one source.
+type File struct {
+	Source
+	State   FileState
+	Servers []string // names defined there, in file order
+}
+
+// Severity grades a problem.
+type Severity string
+
+// Severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Problem is one error or warning about a file. It never holds a secret value.
+type Problem struct {
+	Severity Severity
+	File     string
+	Line     int    // 1-based; 0 when unknown
+	Col      int    // 1-based; 0 when unknown
+	Path     string // JSON path such as mcpServers.github.env; "" for the file
+	Server   string // the server concerned, if any
+	Message  string
+}
+
+// Error formats the problem as file:line:col: path: message.
+func (p Problem) Error() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", p.Line, p.Col)
+	}
+	b.WriteString(": ")
+	if p.Path != "" {
+		b.WriteString(p.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// Project describes the project directory and its trust.
+type Project struct {
+	Dir     string
+	Files   []string // project files that exist
+	Hash    string   // hash of their definitions and settings
+	Trusted bool     // trusted for exactly this hash
+	Changed bool     // trusted once, but the definitions changed since
+}
+
+// Settings are the global settings, merged from our own files.
+type Settings struct {
+	ToolPrefix     string // "server" (default), "short" or "none"
+	IdleTimeout    time.Duration
+	RequestTimeout time.Duration
+	Output         Output
+	DirectTools    bool // default for servers that do not set directTools
+	Imports        []string
+	Embeddings     *Embeddings
+}
+
+// Output bounds every model-visible result.
+type Output struct {
+	MaxBytes int
+	MaxLines int
+}
+
+// Embeddings points at an OpenAI-compatible /v1/embeddings endpoint.
+// APIKey holds a reference such as ${OPENAI_API_KEY}, never a value.
+type Embeddings struct {
+	BaseURL string
+	APIKey  string
+	Model   string
+}
+
+// DefaultSettings returns the settings used where no file sets them.
+func DefaultSettings() Settings {
+	return Settings{
+		ToolPrefix:     "server",
+		IdleTimeout:    DefaultIdleTimeout,
+		RequestTimeout: DefaultRequestTimeout,
+		Output:         Output{MaxBytes: DefaultOutputBytes, MaxLines: DefaultOutputLines},
+	}
+}
+
+// Config is the effective configuration.
+type Config struct {
+	Dirs     Dirs
+	Files    []File    // every source considered, lowest precedence first
+	Servers  []*Server // effective definitions, sorted by name; disabled ones included
+	Settings Settings
+	Problems []Problem // errors and warnings, in the order found
+	Project  Project
+
+	err error // set when the configuration fails closed
+}
+
+// ErrInvalid is matched by the error of a configuration that failed closed.
+var ErrInvalid = errors.New("configuration is invalid")
+
+// Err returns a non-nil error, matching ErrInvalid, when a file that counts
+// does not parse or violates the schema. No server may then be used: the
+// broken file might have meant to disable one.
+func (c *Config) Err() error { return c.err }
+
+// Errors returns the problems of severity error.
+func (c *Config) Errors() []Problem { return c.problems(SeverityError) }
+
+// Warnings returns the problems of severity warning.
+func (c *Config) Warnings() []Problem { return c.problems(SeverityWarning) }
+
+func (c *Config) problems(s Severity) []Problem {
+	var out []Problem
+	for _, p := range c.Problems {
+		if p.Severity == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Server returns the effective definition named name, disabled or not.
+func (c *Config) Server(name string) (*Server, bool) {
+	i, ok := slices.BinarySearchFunc(c.Servers, name, func(s *Server, n string) int { return cmp.Compare(s.Name, n) })
+	if !ok {
+		return nil, false
+	}
+	return c.Servers[i], true
+}
+
+// Names returns the names of all servers that are not disabled.
+func (c *Config) Names() []string {
+	var out []string
+	for _, s := range c.Servers {
+		if !s.Disabled {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// ErrUnknownServer is matched by the error of Usable for a name that is not
+// configured.
+var ErrUnknownServer = errors.New("unknown server")
+
+// ErrDisabled is matched by the error of Usable for a disabled server.
+var ErrDisabled = errors.New("server is disabled")
+
+// Usable returns the definition of a server that may be connected, or an
+// error that says why not and what to do.
+func (c *Config) Usable(name string) (*Server, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	s, ok := c.Server(name)
+	if !ok {
+		names := c.Names()
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%w %q: no servers are configured (hint: switchboard add NAME -- COMMAND ARGS…)", ErrUnknownServer, name)
+		}
+		return nil, fmt.Errorf("%w %q: configured servers are %s", ErrUnknownServer, name, strings.Join(names, ", "))
+	}
+	if s.Disabled {
+		return nil, fmt.Errorf("server %q: %w (hint: switchboard enable %s)", name, ErrDisabled, name)
+	}
+	if s.Err != nil {
+		return nil, s.Err
+	}
+	return s, nil
+}

@@ -1,0 +1,433 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailscale/hujson"
+)
+
+// document is one decoded file.
+type document struct {
+	servers  []*Server // in file order
+	settings *fileSettings
+	imports  []string
+	canon    []byte // canonical JSON of the content, for project trust hashes
+}
+
+// fileSettings holds the settings a file sets; nil fields are unset.
+type fileSettings struct {
+	toolPrefix     *string
+	idleTimeout    *time.Duration
+	requestTimeout *time.Duration
+	maxBytes       *int
+	maxLines       *int
+	directTools    *bool
+	imports        []string
+	embeddings     *Embeddings
+}
+
+// decoder walks the syntax tree of one JSONC file. Our own files are strict:
+// an unknown field is an error. Shared files and imports are tolerant:
+// fields other hosts write are ignored and unknown ones are warnings.
+type decoder struct {
+	src      Source
+	data     []byte
+	strict   bool
+	problems []Problem
+	fatal    bool // a problem that fails the whole configuration closed
+}
+
+// hostFields are fields other hosts are known to write into server entries.
+var hostFields = map[string]bool{
+	"autoApprove": true, "alwaysAllow": true, "timeout": true, "description": true,
+	"enabled": true, "envFile": true, "alwaysLoad": true, "oauth": true, "headersHelper": true,
+	"trust": true, "transportType": true, "serverUrl": true, "httpUrl": true, "dev": true,
+	"sandboxEnabled": true, "gallery": true, "version": true, "name": true,
+}
+
+// decodeFile parses and validates data read from src. Problems are returned
+// with positions; fatal reports whether one of them must fail the
+// configuration closed.
+func decodeFile(src Source, data []byte) (doc *document, problems []Problem, fatal bool) {
+	d := &decoder{src: src, data: data, strict: src.Ours()}
+	doc = d.file()
+	return doc, d.problems, d.fatal
+}
+
+func (d *decoder) position(v *hujson.Value) (line, col int) {
+	if v == nil {
+		return 0, 0
+	}
+	off := v.StartOffset
+	if off > len(d.data) {
+		off = len(d.data)
+	}
+	line = 1 + bytes.Count(d.data[:off], []byte("\n"))
+	col = 1 + off - (bytes.LastIndexByte(d.data[:off], '\n') + 1)
+	return line, col
+}
+
+func (d *decoder) add(sev Severity, v *hujson.Value, path, server, format string, args ...any) {
+	line, col := d.position(v)
+	d.problems = append(d.problems, Problem{
+		Severity: sev, File: d.src.Path, Line: line, Col: col,
+		Path: path, Server: server, Message: fmt.Sprintf(format, args...),
+	})
+}
+
+// errorf records a schema violation, which fails the configuration closed.
+func (d *decoder) errorf(v *hujson.Value, path, format string, args ...any) {
+	d.fatal = true
+	d.add(SeverityError, v, path, serverOf(path), format, args...)
+}
+
+func (d *decoder) warnf(v *hujson.Value, path, format string, args ...any) {
+	d.add(SeverityWarning, v, path, serverOf(path), format, args...)
+}
+
+func serverOf(path string) string {
+	rest, ok := strings.CutPrefix(path, "mcpServers.")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ".")
+	return name
+}
+
+// unknown reports a field the schema does not know.
+func (d *decoder) unknown(v *hujson.Value, path, field string, known []string) {
+	if d.strict {
+		d.errorf(v, path, "unknown field %q (known fields: %s)", field, strings.Join(known, ", "))
+		return
+	}
+	d.warnf(v, path, "unknown field %q ignored", field)
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func (d *decoder) file() *document {
+	root, err := hujson.Parse(d.data)
+	if err != nil {
+		d.fatal = true
+		line, col := syntaxPosition(err)
+		msg := err.Error()
+		if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "hujson: line") {
+			msg = msg[i+2:]
+		}
+		d.problems = append(d.problems, Problem{Severity: SeverityError, File: d.src.Path, Line: line, Col: col,
+			Message: "invalid JSON: " + msg})
+		return nil
+	}
+	doc := &document{canon: canonical(root)}
+	obj, ok := d.object(&root, "")
+	if !ok {
+		return nil
+	}
+	known := []string{"$schema", "mcpServers"}
+	if d.strict {
+		known = append(known, "settings", "imports")
+	}
+	for _, m := range d.members(obj, "") {
+		key, v := m.key, m.value
+		switch {
+		case key == "$schema":
+		case key == "mcpServers":
+			doc.servers = d.servers(v)
+		case key == "settings" && d.strict:
+			doc.settings = d.settings(v, "settings")
+		case key == "imports" && d.strict:
+			doc.imports = d.imports(v, "imports")
+		default:
+			if d.strict {
+				d.unknown(v, "", key, known)
+			}
+		}
+	}
+	return doc
+}
+
+var hujsonPosRE = regexp.MustCompile(`line (\d+), column (\d+)`)
+
+func syntaxPosition(err error) (line, col int) {
+	m := hujsonPosRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, 0
+	}
+	line, _ = strconv.Atoi(m[1])
+	col, _ = strconv.Atoi(m[2])
+	return line, col
+}
+
+// canonical returns the content as standard JSON with comments removed, for
+// hashing; formatting and comments do not change it.
+func canonical(v hujson.Value) []byte {
+	v = v.Clone()
+	v.Minimize()
+	return v.Pack()
+}
+
+type member struct {
+	key   string
+	value *hujson.Value
+}
+
+// members returns the members of obj, reporting duplicate keys: an error in
+// strict files, a warning elsewhere (the last one wins, as in most parsers).
+func (d *decoder) members(obj *hujson.Object, path string) []member {
+	seen := make(map[string]int, len(obj.Members))
+	var out []member
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		key := m.Name.Value.(hujson.Literal).String()
+		if j, dup := seen[key]; dup {
+			if d.strict {
+				d.errorf(&m.Name, joinPath(path, key), "duplicate key %q", key)
+			} else {
+				d.warnf(&m.Name, joinPath(path, key), "duplicate key %q: the last one counts", key)
+			}
+			out[j].value = &m.Value
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, member{key: key, value: &m.Value})
+	}
+	return out
+}
+
+func kindName(v *hujson.Value) string {
+	switch v.Value.Kind() {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "unknown"
+}
+
+func (d *decoder) object(v *hujson.Value, path string) (*hujson.Object, bool) {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		what := path
+		if what == "" {
+			what = "the file"
+		}
+		d.errorf(v, path, "%s must be an object, not %s", what, kindName(v))
+	}
+	return obj, ok
+}
+
+func (d *decoder) str(v *hujson.Value, path string) (string, bool) {
+	lit, ok := v.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '"' {
+		d.errorf(v, path, "must be a string, not %s", kindName(v))
+		return "", false
+	}
+	return lit.String(), true
+}
+
+func (d *decoder) boolean(v *hujson.Value, path string) (bool, bool) {
+	lit, ok := v.Value.(hujson.Literal)
+	if !ok || (lit.Kind() != 't' && lit.Kind() != 'f') {
+		d.errorf(v, path, "must be true or false, not %s", kindName(v))
+		return false, false
+	}
+	return lit.Bool(), true
+}
+
+// integer decodes a whole number in [lo, hi].
+func (d *decoder) integer(v *hujson.Value, path string, lo, hi int64) (int64, bool) {
+	lit, ok := v.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '0' {
+		d.errorf(v, path, "must be a number, not %s", kindName(v))
+		return 0, false
+	}
+	f := lit.Float()
+	if f != float64(int64(f)) || int64(f) < lo || int64(f) > hi {
+		d.errorf(v, path, "must be a whole number from %d to %d, not %s", lo, hi, lit)
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func (d *decoder) strings(v *hujson.Value, path string) ([]string, bool) {
+	arr, ok := v.Value.(*hujson.Array)
+	if !ok {
+		d.errorf(v, path, "must be an array of strings, not %s", kindName(v))
+		return nil, false
+	}
+	out := make([]string, 0, len(arr.Elements))
+	for i := range arr.Elements {
+		s, ok := d.str(&arr.Elements[i], fmt.Sprintf("%s[%d]", path, i))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// stringMap decodes an object of strings. Tolerant files may hold numbers and
+// booleans, which other hosts accept; they are kept as written.
+func (d *decoder) stringMap(v *hujson.Value, path string) (map[string]string, bool) {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]string, len(obj.Members))
+	for _, m := range d.members(obj, path) {
+		p := joinPath(path, m.key)
+		if lit, ok := m.value.Value.(hujson.Literal); ok && !d.strict && (lit.Kind() == '0' || lit.Kind() == 't' || lit.Kind() == 'f') {
+			out[m.key] = string(lit)
+			continue
+		}
+		s, ok := d.str(m.value, p)
+		if !ok {
+			return nil, false
+		}
+		out[m.key] = s
+	}
+	return out, true
+}
+
+func (d *decoder) imports(v *hujson.Value, path string) []string {
+	list, ok := d.strings(v, path)
+	if !ok {
+		return nil
+	}
+	for i, h := range list {
+		if !knownHost(h) {
+			d.errorf(v, fmt.Sprintf("%s[%d]", path, i), "unknown host %q (known hosts: %s)", h, strings.Join(HostNames(), ", "))
+			return nil
+		}
+	}
+	return list
+}
+
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings"}
+
+func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return nil
+	}
+	s := &fileSettings{}
+	for _, m := range d.members(obj, path) {
+		p := joinPath(path, m.key)
+		switch m.key {
+		case "toolPrefix":
+			if str, ok := d.str(m.value, p); ok {
+				if str != "server" && str != "short" && str != "none" {
+					d.errorf(m.value, p, `must be "server", "short" or "none", not %q`, str)
+				} else {
+					s.toolPrefix = &str
+				}
+			}
+		case "idleTimeout":
+			if n, ok := d.integer(m.value, p, 0, 7*24*60); ok {
+				t := time.Duration(n) * time.Minute
+				s.idleTimeout = &t
+			}
+		case "requestTimeoutMs":
+			if n, ok := d.integer(m.value, p, 1, 24*60*60*1000); ok {
+				t := time.Duration(n) * time.Millisecond
+				s.requestTimeout = &t
+			}
+		case "output":
+			d.output(m.value, p, s)
+		case "directTools":
+			if b, ok := d.boolean(m.value, p); ok {
+				s.directTools = &b
+			}
+		case "imports":
+			s.imports = d.imports(m.value, p)
+		case "embeddings":
+			s.embeddings = d.embeddings(m.value, p)
+		default:
+			d.unknown(m.value, path, m.key, settingsFields)
+		}
+	}
+	return s
+}
+
+func (d *decoder) output(v *hujson.Value, path string, s *fileSettings) {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return
+	}
+	for _, m := range d.members(obj, path) {
+		p := joinPath(path, m.key)
+		switch m.key {
+		case "maxBytes":
+			if n, ok := d.integer(m.value, p, 1024, 64<<20); ok {
+				b := int(n)
+				s.maxBytes = &b
+			}
+		case "maxLines":
+			if n, ok := d.integer(m.value, p, 10, 1_000_000); ok {
+				l := int(n)
+				s.maxLines = &l
+			}
+		default:
+			d.unknown(m.value, path, m.key, []string{"maxBytes", "maxLines"})
+		}
+	}
+}
+
+func (d *decoder) embeddings(v *hujson.Value, path string) *Embeddings {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return nil
+	}
+	e := &Embeddings{}
+	for _, m := range d.members(obj, path) {
+		p := joinPath(path, m.key)
+		switch m.key {
+		case "baseUrl":
+			e.BaseURL, _ = d.str(m.value, p)
+			d.references(m.value, p, e.BaseURL)
+		case "apiKey":
+			e.APIKey, _ = d.str(m.value, p)
+			if d.references(m.value, p, e.APIKey) == 0 && e.APIKey != "" {
+				d.errorf(m.value, p, "an API key must be a reference such as ${OPENAI_API_KEY}, not a literal (the value is not shown)")
+			}
+		case "model":
+			e.Model, _ = d.str(m.value, p)
+		default:
+			d.unknown(m.value, path, m.key, []string{"baseUrl", "apiKey", "model"})
+		}
+	}
+	if e.BaseURL == "" {
+		d.errorf(v, path, `needs "baseUrl", e.g. "http://127.0.0.1:11434/v1"`)
+		return nil
+	}
+	return e
+}
+
+// references checks the reference syntax of a value that may hold them and
+// returns how many it holds.
+func (d *decoder) references(v *hujson.Value, path, value string) int {
+	refs, err := parseRefs(value)
+	if err != nil {
+		d.errorf(v, path, "%v", err)
+		return 0
+	}
+	return len(refs)
+}

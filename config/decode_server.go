@@ -1,0 +1,384 @@
+package config
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/tailscale/hujson"
+)
+
+var serverFields = []string{
+	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
+	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
+	"searchKeywords", "protocolVersion",
+}
+
+// rawServer is a server definition as decoded, before defaults.
+type rawServer struct {
+	Server
+	typeSet        bool
+	idleTimeout    *time.Duration
+	requestTimeout *time.Duration
+	directTools    *DirectTools
+	fields         int // how many fields were present
+}
+
+func (d *decoder) servers(v *hujson.Value) []*Server {
+	obj, ok := d.object(v, "mcpServers")
+	if !ok {
+		return nil
+	}
+	var out []*Server
+	for _, m := range d.members(obj, "mcpServers") {
+		path := joinPath("mcpServers", m.key)
+		if !ValidName(m.key) {
+			d.errorf(m.value, path, "invalid server name %q: use 1 to 64 letters, digits, '-' or '_'", m.key)
+			continue
+		}
+		if s := d.server(m.key, m.value, path); s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (d *decoder) server(name string, v *hujson.Value, path string) *Server {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return nil
+	}
+	r := &rawServer{Server: Server{Name: name, Source: d.src, Path: path}}
+	before := len(d.problems)
+	for _, m := range d.members(obj, path) {
+		r.fields++
+		d.serverField(r, m, joinPath(path, m.key))
+	}
+	if d.hasErrorSince(before) {
+		return nil
+	}
+	if r.fields == 1 && r.Disabled {
+		r.stub = true
+		return r.finish()
+	}
+	if !d.checkServer(r, v, path) {
+		return nil
+	}
+	return r.finish()
+}
+
+func (d *decoder) hasErrorSince(n int) bool {
+	for _, p := range d.problems[n:] {
+		if p.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// finish keeps what the file set; Load fills defaults from settings.
+func (r *rawServer) finish() *Server {
+	s := r.Server
+	s.IdleTimeout = -1
+	if r.idleTimeout != nil {
+		s.IdleTimeout = *r.idleTimeout
+	}
+	if r.requestTimeout != nil {
+		s.RequestTimeout = *r.requestTimeout
+	}
+	if r.directTools != nil {
+		s.DirectTools = *r.directTools
+		s.directSet = true
+	}
+	if s.Lifecycle == "" {
+		s.Lifecycle = LifecycleLazy
+	}
+	if s.ProtocolVersion == "" {
+		s.ProtocolVersion = "auto"
+	}
+	return &s
+}
+
+func (d *decoder) serverField(r *rawServer, m member, p string) {
+	v := m.value
+	switch m.key {
+	case "type":
+		if t, ok := d.str(v, p); ok {
+			d.transport(r, v, p, t)
+		}
+	case "command":
+		r.Command, _ = d.str(v, p)
+		if r.Command == "" && !d.hasErrorAt(p) {
+			d.errorf(v, p, "must not be empty")
+		}
+	case "args":
+		r.Args, _ = d.strings(v, p)
+	case "cwd":
+		r.Cwd, _ = d.str(v, p)
+	case "env":
+		r.Env, _ = d.stringMap(v, p)
+	case "url":
+		r.URL, _ = d.str(v, p)
+	case "headers":
+		r.Headers, _ = d.stringMap(v, p)
+	case "lifecycle":
+		if l, ok := d.str(v, p); ok {
+			switch Lifecycle(l) {
+			case LifecycleLazy, LifecycleEager, LifecycleKeepAlive, LifecycleLazyKeepAlive:
+				r.Lifecycle = Lifecycle(l)
+			default:
+				d.errorf(v, p, `must be "lazy", "eager", "keep-alive" or "lazy-keep-alive", not %q`, l)
+			}
+		}
+	case "idleTimeout":
+		if n, ok := d.integer(v, p, 0, 7*24*60); ok {
+			t := time.Duration(n) * time.Minute
+			r.idleTimeout = &t
+		}
+	case "requestTimeoutMs":
+		if n, ok := d.integer(v, p, 1, 24*60*60*1000); ok {
+			t := time.Duration(n) * time.Millisecond
+			r.requestTimeout = &t
+		}
+	case "reconnect":
+		d.reconnect(r, v, p)
+	case "disabled":
+		r.Disabled, _ = d.boolean(v, p)
+	case "includeTools":
+		r.IncludeTools, _ = d.strings(v, p)
+	case "excludeTools":
+		r.ExcludeTools, _ = d.strings(v, p)
+	case "directTools":
+		d.directTools(r, v, p)
+	case "searchKeywords":
+		d.searchKeywords(r, v, p)
+	case "protocolVersion":
+		if pv, ok := d.str(v, p); ok {
+			if pv != "auto" && pv != "legacy" && !revisionRE.MatchString(pv) {
+				d.errorf(v, p, `must be "auto", "legacy" or a revision such as "2025-11-25", not %q`, pv)
+			}
+			r.ProtocolVersion = pv
+		}
+	default:
+		r.fields--
+		if !d.strict && hostFields[m.key] {
+			return
+		}
+		d.unknown(v, strings.TrimSuffix(p, "."+m.key), m.key, serverFields)
+	}
+}
+
+var revisionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+func (d *decoder) hasErrorAt(path string) bool {
+	for _, p := range d.problems {
+		if p.Severity == SeverityError && p.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) transport(r *rawServer, v *hujson.Value, p, t string) {
+	r.typeSet = true
+	switch strings.ToLower(t) {
+	case "stdio":
+		r.Type = TransportStdio
+	case "http", "streamable-http", "streamablehttp", "streamable_http":
+		r.Type = TransportHTTP
+	case "sse":
+		r.Type = TransportSSE
+	default:
+		d.errorf(v, p, `must be "stdio", "http" (or "streamable-http") or "sse", not %q`, t)
+	}
+}
+
+func (d *decoder) reconnect(r *rawServer, v *hujson.Value, path string) {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return
+	}
+	r.Reconnect = Reconnect{MaxAttempts: 3, BaseDelay: 500 * time.Millisecond}
+	for _, m := range d.members(obj, path) {
+		p := joinPath(path, m.key)
+		switch m.key {
+		case "automatic":
+			r.Reconnect.Automatic, _ = d.boolean(m.value, p)
+		case "maxAttempts":
+			if n, ok := d.integer(m.value, p, 1, 5); ok {
+				r.Reconnect.MaxAttempts = int(n)
+			}
+		case "baseDelayMs":
+			if n, ok := d.integer(m.value, p, 1, 60_000); ok {
+				r.Reconnect.BaseDelay = time.Duration(n) * time.Millisecond
+			}
+		default:
+			// reconnect is ours alone, so it is strict in every file.
+			d.errorf(m.value, path, "unknown field %q (known fields: automatic, maxAttempts, baseDelayMs)", m.key)
+		}
+	}
+}
+
+func (d *decoder) directTools(r *rawServer, v *hujson.Value, p string) {
+	if lit, ok := v.Value.(hujson.Literal); ok && (lit.Kind() == 't' || lit.Kind() == 'f') {
+		r.directTools = &DirectTools{All: lit.Bool()}
+		return
+	}
+	if _, ok := v.Value.(*hujson.Array); !ok {
+		d.errorf(v, p, "must be true, false or an array of tool names, not %s", kindName(v))
+		return
+	}
+	if names, ok := d.strings(v, p); ok {
+		r.directTools = &DirectTools{Names: names}
+	}
+}
+
+func (d *decoder) searchKeywords(r *rawServer, v *hujson.Value, path string) {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return
+	}
+	r.SearchKeywords = make(map[string][]string, len(obj.Members))
+	for _, m := range d.members(obj, path) {
+		if words, ok := d.strings(m.value, joinPath(path, m.key)); ok {
+			r.SearchKeywords[m.key] = words
+		}
+	}
+}
+
+// checkServer validates a definition as a whole: its transport, the fields
+// that belong to it, references, and the rule that credentials are
+// references. It reports whether the definition is usable at all.
+func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
+	switch {
+	case r.Command != "" && r.URL != "":
+		d.errorf(v, path, `has both "command" and "url": a server is either a command (stdio) or a URL (HTTP)`)
+		return false
+	case r.Command == "" && r.URL == "":
+		d.errorf(v, path, `needs "command" (stdio) or "url" (HTTP), e.g. {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}`)
+		return false
+	}
+	if !r.typeSet {
+		r.Type = TransportStdio
+		if r.URL != "" {
+			r.Type = TransportHTTP
+		}
+	}
+	if r.Type == TransportStdio {
+		if r.Command == "" {
+			d.errorf(v, path, `type "stdio" needs "command"`)
+			return false
+		}
+		if r.Headers != nil {
+			d.errorf(v, joinPath(path, "headers"), `"headers" belong to HTTP servers; a stdio server takes "env"`)
+			return false
+		}
+	} else {
+		if r.URL == "" {
+			d.errorf(v, path, `type %q needs "url"`, r.Type)
+			return false
+		}
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"args", r.Args != nil}, {"cwd", r.Cwd != ""}, {"env", r.Env != nil}} {
+			if f.set {
+				d.errorf(v, joinPath(path, f.name), "%q belongs to stdio servers; an HTTP server takes \"headers\"", f.name)
+				return false
+			}
+		}
+		if !d.checkURL(r.Name, v, joinPath(path, "url"), r.URL) {
+			return false
+		}
+	}
+	for i, a := range append([]string{r.Command, r.Cwd}, r.Args...) {
+		if refs, err := parseRefs(a); err == nil && len(refs) > 0 {
+			field := "args"
+			if i == 0 {
+				field = "command"
+			} else if i == 1 {
+				field = "cwd"
+			}
+			d.warnf(v, joinPath(path, field), "%s is passed literally: the reference ${%s} is not expanded there (only in env, headers and url)", field, refs[0].name)
+			break
+		}
+	}
+	return d.checkSecrets(r, path, v)
+}
+
+func (d *decoder) checkURL(server string, v *hujson.Value, path, raw string) bool {
+	if refs, err := parseRefs(raw); err != nil {
+		d.errorf(v, path, "%v", err)
+		return false
+	} else if len(refs) > 0 && refs[0].start < strings.Index(raw+"://", "://")+3 {
+		return true // the scheme or host comes from a reference: checked when resolved
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		d.errorf(v, path, "must be an http:// or https:// URL such as https://example.com/mcp")
+		return false
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has && !strings.Contains(u.User.String(), "${") {
+			d.serverError(server, v, path, "a password in the URL must be a reference such as ${API_PASSWORD} (the value is not shown)")
+		}
+	}
+	return true
+}
+
+// serverError records a problem that makes one server unusable but leaves
+// the others alone: it cannot disable or enable anything by mistake.
+func (d *decoder) serverError(server string, v *hujson.Value, path, format string, args ...any) {
+	d.add(SeverityError, v, path, server, format, args...)
+}
+
+// credentialKey reports whether an env key looks like it holds a credential.
+func credentialKey(key string) bool {
+	k := strings.ToUpper(key)
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "CREDENTIAL", "OAUTH"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialHeader reports whether a header carries credentials.
+func credentialHeader(key string) bool {
+	switch strings.ToLower(key) {
+	case "authorization", "cookie", "proxy-authorization":
+		return true
+	}
+	return false
+}
+
+func (d *decoder) checkSecrets(r *rawServer, path string, v *hujson.Value) bool {
+	ok := true
+	check := func(field string, m map[string]string, credential func(string) bool, example string) {
+		for _, k := range sortedKeys(m) {
+			p := joinPath(joinPath(path, field), k)
+			refs, err := parseRefs(m[k])
+			if err != nil {
+				d.errorf(v, p, "%v", err)
+				ok = false
+				continue
+			}
+			if len(refs) == 0 && m[k] != "" && credential(k) {
+				d.serverError(r.Name, v, p, "%s looks like a credential and must be a reference such as %s, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", k, example)
+			}
+		}
+	}
+	check("env", r.Env, credentialKey, "${"+envExample(r.Env)+"}")
+	check("headers", r.Headers, credentialHeader, `"Bearer ${API_TOKEN}"`)
+	return ok
+}
+
+func envExample(env map[string]string) string {
+	for _, k := range sortedKeys(env) {
+		if credentialKey(k) {
+			return k
+		}
+	}
+	return "TOKEN"
+}

@@ -1,0 +1,326 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+)
+
+// maxFileSize bounds a configuration file; larger files are refused.
+const maxFileSize = 4 << 20
+
+// Load reads every source described by d, merges them and validates the
+// result. It never fails: problems are reported in Config.Problems, and
+// Config.Err says whether the configuration failed closed.
+func Load(d Dirs) *Config {
+	d = d.withDefaults()
+	c := &Config{Dirs: d, Settings: DefaultSettings()}
+	trust := readTrust(d)
+
+	type loaded struct {
+		src Source
+		doc *document
+	}
+	var docs []loaded
+	var projectCanon [][]byte
+	var projectProblems []Problem
+	projectFatal := false
+	for _, src := range d.Sources() {
+		data, err := readFile(src.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			c.Files = append(c.Files, File{Source: src, State: FileMissing})
+			continue
+		}
+		if err != nil {
+			c.fail(Problem{Severity: SeverityError, File: src.Path, Message: err.Error()})
+			c.Files = append(c.Files, File{Source: src, State: FileInvalid})
+			continue
+		}
+		doc, problems, fatal := decodeFile(src, data)
+		if src.InProject() {
+			c.Project.Files = append(c.Project.Files, src.Path)
+			if doc != nil {
+				projectCanon = append(projectCanon, []byte(src.Kind), doc.canon)
+			} else {
+				projectCanon = append(projectCanon, []byte(src.Kind), data)
+			}
+			projectProblems = append(projectProblems, problems...)
+			projectFatal = projectFatal || fatal
+			docs = append(docs, loaded{src, doc})
+			c.Files = append(c.Files, File{Source: src, State: stateOf(doc, fatal)})
+			continue
+		}
+		c.Problems = append(c.Problems, problems...)
+		if fatal {
+			c.err = fmt.Errorf("%w: %s", ErrInvalid, firstError(problems))
+		}
+		docs = append(docs, loaded{src, doc})
+		c.Files = append(c.Files, File{Source: src, State: stateOf(doc, fatal)})
+	}
+
+	c.Project.Dir = d.Project
+	c.Project.Hash = projectHash(projectCanon)
+	c.applyTrust(trust, projectProblems, projectFatal)
+
+	// Settings and imports come from our own files that count.
+	var counted []loaded
+	for _, l := range docs {
+		if l.doc == nil || (l.src.InProject() && !c.Project.Trusted) {
+			continue
+		}
+		counted = append(counted, l)
+		if l.src.Ours() {
+			c.Settings.merge(l.doc)
+		}
+	}
+
+	merged := map[string]*Server{}
+	for _, host := range c.Settings.Imports {
+		c.importHost(host, merged)
+	}
+	for i := range c.Files {
+		f := &c.Files[i]
+		for _, l := range counted {
+			if l.src != f.Source {
+				continue
+			}
+			for _, s := range l.doc.servers {
+				f.Servers = append(f.Servers, s.Name)
+				c.define(merged, s)
+			}
+		}
+	}
+	c.Servers = c.finish(merged)
+	return c
+}
+
+func stateOf(doc *document, fatal bool) FileState {
+	if doc == nil || fatal {
+		return FileInvalid
+	}
+	return FileLoaded
+}
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("reading %s: is a directory, not a file", path)
+	}
+	if st.Size() > maxFileSize {
+		return nil, fmt.Errorf("reading %s: %d bytes is over the limit of %d for a configuration file", path, st.Size(), maxFileSize)
+	}
+	buf := make([]byte, st.Size())
+	if _, err := readFull(f, buf); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return buf, nil
+}
+
+func readFull(f *os.File, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func firstError(problems []Problem) string {
+	for _, p := range problems {
+		if p.Severity == SeverityError {
+			return p.Error()
+		}
+	}
+	return "invalid file"
+}
+
+func (c *Config) fail(p Problem) {
+	c.Problems = append(c.Problems, p)
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: %s", ErrInvalid, p.Error())
+	}
+}
+
+// projectHash binds trust to the content of the project files, without
+// comments or formatting.
+func projectHash(parts [][]byte) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:", len(p))
+		h.Write(p)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// applyTrust decides whether the project files count. Problems in ignored
+// files are warnings: an ignored file cannot disable anything.
+func (c *Config) applyTrust(trust trustFile, problems []Problem, fatal bool) {
+	p := &c.Project
+	if len(p.Files) == 0 {
+		return
+	}
+	entry, known := trust.Projects[p.Dir]
+	p.Trusted = known && entry.Hash == p.Hash
+	p.Changed = known && !p.Trusted
+	if p.Trusted {
+		c.Problems = append(c.Problems, problems...)
+		if fatal && c.err == nil {
+			c.err = fmt.Errorf("%w: %s", ErrInvalid, firstError(problems))
+		}
+		return
+	}
+	for i := range c.Files {
+		if c.Files[i].InProject() && c.Files[i].State != FileMissing {
+			c.Files[i].State = FileIgnored
+		}
+	}
+	why := "the project is not trusted"
+	if p.Changed {
+		why = "its server definitions changed since the project was trusted"
+	}
+	for _, f := range p.Files {
+		c.Problems = append(c.Problems, Problem{Severity: SeverityWarning, File: f,
+			Message: fmt.Sprintf("ignored: %s (hint: review it, then run switchboard trust)", why)})
+	}
+	for _, prob := range problems {
+		prob.Severity = SeverityWarning
+		prob.Message += " (in an ignored file)"
+		c.Problems = append(c.Problems, prob)
+	}
+}
+
+func (c *Config) importHost(host string, merged map[string]*Server) {
+	imp := ImportHost(c.Dirs, host)
+	for _, prob := range imp.Problems {
+		prob.Severity = SeverityWarning // an import cannot fail the configuration
+		c.Problems = append(c.Problems, prob)
+	}
+	for _, path := range imp.Files {
+		f := File{Source: Source{Kind: KindImport, Path: path, Host: host}, State: FileLoaded}
+		for _, s := range imp.Servers {
+			if s.Source.Path == path {
+				f.Servers = append(f.Servers, s.Name)
+				c.define(merged, s)
+			}
+		}
+		c.Files = append(c.Files, f)
+	}
+}
+
+// define applies a higher definition over whatever was there.
+func (c *Config) define(merged map[string]*Server, s *Server) {
+	if s.stub {
+		lower, ok := merged[s.Name]
+		if !ok {
+			c.Problems = append(c.Problems, Problem{Severity: SeverityWarning, File: s.Source.Path, Path: s.Path, Server: s.Name,
+				Message: fmt.Sprintf(`{"disabled": true} disables nothing: no lower file defines %q`, s.Name)})
+			merged[s.Name] = s
+			return
+		}
+		cp := *lower
+		cp.Disabled = true
+		cp.DisabledBy = s.Source.Path
+		merged[s.Name] = &cp
+		return
+	}
+	merged[s.Name] = s
+}
+
+// finish fills defaults from settings and sorts.
+func (c *Config) finish(merged map[string]*Server) []*Server {
+	out := make([]*Server, 0, len(merged))
+	for _, s := range merged {
+		if s.IdleTimeout < 0 {
+			s.IdleTimeout = c.Settings.IdleTimeout
+		}
+		if s.RequestTimeout == 0 {
+			s.RequestTimeout = c.Settings.RequestTimeout
+		}
+		if !s.directSet && c.Settings.DirectTools {
+			s.DirectTools = DirectTools{All: true}
+		}
+		if s.Err == nil {
+			s.Err = c.serverErr(s)
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// serverErr finds the first server-scoped error recorded for s in its file.
+func (c *Config) serverErr(s *Server) error {
+	for _, p := range c.Problems {
+		if p.Severity == SeverityError && p.Server == s.Name && p.File == s.Source.Path {
+			return fmt.Errorf("server %q: %s", s.Name, p.Error())
+		}
+	}
+	return nil
+}
+
+func (st *Settings) merge(doc *document) {
+	st.Imports = appendNew(st.Imports, doc.imports...)
+	fs := doc.settings
+	if fs == nil {
+		return
+	}
+	if fs.toolPrefix != nil {
+		st.ToolPrefix = *fs.toolPrefix
+	}
+	if fs.idleTimeout != nil {
+		st.IdleTimeout = *fs.idleTimeout
+	}
+	if fs.requestTimeout != nil {
+		st.RequestTimeout = *fs.requestTimeout
+	}
+	if fs.maxBytes != nil {
+		st.Output.MaxBytes = *fs.maxBytes
+	}
+	if fs.maxLines != nil {
+		st.Output.MaxLines = *fs.maxLines
+	}
+	if fs.directTools != nil {
+		st.DirectTools = *fs.directTools
+	}
+	st.Imports = appendNew(st.Imports, fs.imports...)
+	if fs.embeddings != nil {
+		st.Embeddings = fs.embeddings
+	}
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		if !containsFold(list, it) {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,214 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Secret is a value resolved from the environment. It prints as [redacted]
+// in every fmt verb and in JSON, so it cannot reach a log, an error or a
+// result by accident; Reveal returns the value for the one place that needs
+// it (a child's environment, a request header).
+type Secret struct{ v string }
+
+// Reveal returns the value.
+func (s Secret) Reveal() string { return s.v }
+
+// String returns "[redacted]".
+func (Secret) String() string { return "[redacted]" }
+
+// GoString returns "[redacted]".
+func (Secret) GoString() string { return "[redacted]" }
+
+// Format prints "[redacted]" for every verb.
+func (Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte("[redacted]")) }
+
+// MarshalJSON returns "[redacted]".
+func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"[redacted]"`), nil }
+
+// MarshalText returns "[redacted]".
+func (Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
+
+// Resolved holds the values of a server's references, resolved at connect
+// time. Values that held no reference are wrapped too: they are all handled
+// alike.
+type Resolved struct {
+	URL     Secret
+	Env     map[string]Secret
+	Headers map[string]Secret
+}
+
+// ReferenceError reports a reference that could not be resolved. It names the
+// file, the JSON path and the variable, never a value.
+type ReferenceError struct {
+	Server string
+	File   string
+	Path   string
+	Var    string
+}
+
+func (e *ReferenceError) Error() string {
+	return fmt.Sprintf("server %q: %s: %s: environment variable %s is not set or empty (hint: export %s before starting switchboard)",
+		e.Server, e.File, e.Path, e.Var, e.Var)
+}
+
+// ErrReference is matched by every *ReferenceError.
+var ErrReference = errors.New("unresolved reference")
+
+// Is makes errors.Is(err, ErrReference) true.
+func (e *ReferenceError) Is(target error) bool { return target == ErrReference }
+
+// Resolve expands the references in the server's env, headers and URL with
+// lookup, typically os.LookupEnv. Expansion is not recursive: a value that
+// itself contains ${…} is used as it is. A reference to a variable that is
+// unset or empty is an error, unless it gives a default (${VAR:-default}).
+func (s *Server) Resolve(lookup func(string) (string, bool)) (*Resolved, error) {
+	r := &Resolved{}
+	expand := func(path, value string) (Secret, error) {
+		v, missing, err := expandRefs(value, lookup)
+		if err != nil {
+			return Secret{}, fmt.Errorf("server %q: %s: %s: %w", s.Name, s.Source.Path, path, err)
+		}
+		if missing != "" {
+			return Secret{}, &ReferenceError{Server: s.Name, File: s.Source.Path, Path: path, Var: missing}
+		}
+		return Secret{v}, nil
+	}
+	var err error
+	if s.URL != "" {
+		if r.URL, err = expand(joinPath(s.Path, "url"), s.URL); err != nil {
+			return nil, err
+		}
+	}
+	if r.Env, err = expandMap(s.Env, joinPath(s.Path, "env"), expand); err != nil {
+		return nil, err
+	}
+	if r.Headers, err = expandMap(s.Headers, joinPath(s.Path, "headers"), expand); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func expandMap(m map[string]string, path string, expand func(string, string) (Secret, error)) (map[string]Secret, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := make(map[string]Secret, len(m))
+	for _, k := range sortedKeys(m) {
+		v, err := expand(joinPath(path, k), m[k])
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// ref is one reference inside a value.
+type ref struct {
+	start, end int // byte range in the value
+	name       string
+	def        string
+	hasDef     bool
+}
+
+var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// parseRefs finds the references in a value: ${VAR} or ${VAR:-default}
+// anywhere, or $env:VAR as the whole value.
+func parseRefs(value string) ([]ref, error) {
+	if name, ok := strings.CutPrefix(value, "$env:"); ok {
+		if !varNameRE.MatchString(name) {
+			return nil, fmt.Errorf("invalid reference %q: $env:NAME takes a variable name of letters, digits and '_'", truncate(value, 40))
+		}
+		return []ref{{start: 0, end: len(value), name: name}}, nil
+	}
+	var refs []ref
+	for i := 0; i < len(value); {
+		j := strings.Index(value[i:], "${")
+		if j < 0 {
+			break
+		}
+		start := i + j
+		k := strings.IndexByte(value[start:], '}')
+		if k < 0 {
+			return nil, fmt.Errorf("unterminated reference at byte %d: write ${NAME}", start+1)
+		}
+		body := value[start+2 : start+k]
+		r := ref{start: start, end: start + k + 1, name: body}
+		if n, def, ok := strings.Cut(body, ":-"); ok {
+			r.name, r.def, r.hasDef = n, def, true
+		}
+		if !varNameRE.MatchString(r.name) {
+			return nil, fmt.Errorf("invalid reference at byte %d: ${NAME} takes a variable name of letters, digits and '_'", start+1)
+		}
+		refs = append(refs, r)
+		i = r.end
+	}
+	return refs, nil
+}
+
+// expandRefs replaces the references in value. It returns the name of the
+// first variable that is unset or empty and has no default.
+func expandRefs(value string, lookup func(string) (string, bool)) (out, missing string, err error) {
+	refs, err := parseRefs(value)
+	if err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	last := 0
+	for _, r := range refs {
+		b.WriteString(value[last:r.start])
+		v, ok := lookup(r.name)
+		if !ok || v == "" {
+			if !r.hasDef {
+				return "", r.name, nil
+			}
+			v = r.def
+		}
+		b.WriteString(v)
+		last = r.end
+	}
+	b.WriteString(value[last:])
+	return b.String(), "", nil
+}
+
+// References returns the names of the environment variables a server's
+// definition refers to, sorted.
+func (s *Server) References() []string {
+	var names []string
+	add := func(v string) {
+		refs, _ := parseRefs(v)
+		for _, r := range refs {
+			names = append(names, r.name)
+		}
+	}
+	add(s.URL)
+	for _, v := range s.Env {
+		add(v)
+	}
+	for _, v := range s.Headers {
+		add(v)
+	}
+	sort.Strings(names)
+	return compactStrings(names)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,220 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Transport is how a server is reached.
+type Transport string
+
+// Transports. TransportHTTP is Streamable HTTP; TransportSSE is the legacy
+// HTTP+SSE transport of the 2024-11-05 revision.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// Lifecycle says when a server is connected and for how long.
+type Lifecycle string
+
+// Lifecycles; see DESIGN.md (Connections).
+const (
+	LifecycleLazy          Lifecycle = "lazy"
+	LifecycleEager         Lifecycle = "eager"
+	LifecycleKeepAlive     Lifecycle = "keep-alive"
+	LifecycleLazyKeepAlive Lifecycle = "lazy-keep-alive"
+)
+
+// Defaults for fields left out of a definition and of settings.
+const (
+	DefaultIdleTimeout    = 10 * time.Minute
+	DefaultRequestTimeout = 60 * time.Second
+	DefaultOutputBytes    = 50 << 10
+	DefaultOutputLines    = 2000
+)
+
+// Reconnect configures automatic reconnection of a server.
+type Reconnect struct {
+	Automatic   bool
+	MaxAttempts int           // 1-5; 0 means the default of 3
+	BaseDelay   time.Duration // first backoff delay; 0 means 500ms
+}
+
+// DirectTools selects tools that serve exposes as separate tools.
+// The zero value exposes none.
+type DirectTools struct {
+	All   bool     // every tool of the server
+	Names []string // original tool names or globs
+}
+
+// Set reports whether any tool is selected.
+func (d DirectTools) Set() bool { return d.All || len(d.Names) > 0 }
+
+// Server is one server definition as written in a file, after validation.
+//
+// Env, header and URL values hold the text of the file: references such as
+// ${GITHUB_TOKEN} are kept as written and resolved only by [Server.Resolve],
+// when the server connects. A Server therefore never holds a secret value and
+// is safe to print.
+type Server struct {
+	Name   string
+	Source Source // the file (or host import) that defined it
+	Path   string // JSON path of the definition in Source, e.g. mcpServers.github
+
+	Type    Transport
+	Command string
+	Args    []string
+	Cwd     string
+	Env     map[string]string
+	URL     string
+	Headers map[string]string
+
+	Lifecycle       Lifecycle
+	IdleTimeout     time.Duration // 0 never closes
+	RequestTimeout  time.Duration
+	Reconnect       Reconnect
+	Disabled        bool
+	IncludeTools    []string
+	ExcludeTools    []string
+	DirectTools     DirectTools
+	SearchKeywords  map[string][]string
+	ProtocolVersion string // "auto", "legacy" or an exact revision
+
+	// DisabledBy names the file whose {"disabled": true} disabled a lower
+	// definition; "" when the definition itself says disabled or is enabled.
+	DisabledBy string
+
+	// Err is set when this definition cannot be used (for example a
+	// credential written as a literal). It never holds a secret value.
+	Err error
+
+	// stub marks a definition that is only {"disabled": true}: it disables
+	// a lower definition and carries nothing else.
+	stub      bool
+	directSet bool // directTools was written, so settings.directTools does not apply
+}
+
+// String returns a one-line description with references as written.
+func (s *Server) String() string {
+	switch s.Type {
+	case TransportStdio:
+		return fmt.Sprintf("%s: stdio %s", s.Name, strings.Join(append([]string{s.Command}, s.Args...), " "))
+	default:
+		return fmt.Sprintf("%s: %s %s", s.Name, s.Type, redactURL(s.URL))
+	}
+}
+
+// Target is the command line or URL of the server, for status displays.
+// URLs lose their query string and user info, which often carry secrets.
+func (s *Server) Target() string {
+	if s.Type == TransportStdio {
+		return strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	return redactURL(s.URL)
+}
+
+// ToolAllowed reports whether includeTools and excludeTools let a tool with
+// this original name through.
+func (s *Server) ToolAllowed(name string) bool {
+	if len(s.IncludeTools) > 0 && !matchAny(s.IncludeTools, name) {
+		return false
+	}
+	return !matchAny(s.ExcludeTools, name)
+}
+
+// Direct reports whether the tool with this original name is a direct tool.
+func (s *Server) Direct(name string) bool {
+	return s.DirectTools.All || matchAny(s.DirectTools.Names, name)
+}
+
+// Keywords returns the extra search words that searchKeywords gives the
+// tool with this original name, sorted and without duplicates.
+func (s *Server) Keywords(tool string) []string {
+	var out []string
+	for pattern, words := range s.SearchKeywords {
+		if Glob(pattern, tool) {
+			out = append(out, words...)
+		}
+	}
+	sort.Strings(out)
+	return compactStrings(out)
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if Glob(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Glob reports whether name matches pattern, where '*' matches any run of
+// characters and '?' any one character. Unlike path.Match, '/' is not
+// special: tool names are not paths.
+func Glob(pattern, name string) bool {
+	for len(pattern) > 0 {
+		switch pattern[0] {
+		case '*':
+			pattern = strings.TrimLeft(pattern, "*")
+			if pattern == "" {
+				return true
+			}
+			for i := 0; i <= len(name); i++ {
+				if Glob(pattern, name[i:]) {
+					return true
+				}
+			}
+			return false
+		case '?':
+			if name == "" {
+				return false
+			}
+			_, size := utf8.DecodeRuneInString(name)
+			pattern, name = pattern[1:], name[size:]
+		default:
+			if name == "" || pattern[0] != name[0] {
+				return false
+			}
+			pattern, name = pattern[1:], name[1:]
+		}
+	}
+	return name == ""
+}
+
+var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidName reports whether name is a valid server name.
+func ValidName(name string) bool { return serverNameRE.MatchString(name) }
+
+func compactStrings(s []string) []string {
+	if len(s) < 2 {
+		return s
+	}
+	out := s[:1]
+	for _, v := range s[1:] {
+		if v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// redactURL drops the user info, query and fragment of a URL.
+func redactURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i] + "?…"
+	}
+	if scheme, rest, ok := strings.Cut(u, "://"); ok {
+		if at := strings.IndexByte(rest, '@'); at >= 0 && at < strings.IndexAny(rest+"/", "/") {
+			u = scheme + "://…@" + rest[at+1:]
+		}
+	}
+	return u
+}

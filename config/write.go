@@ -1,0 +1,278 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tailscale/hujson"
+)
+
+// Scope selects which of our own files a write changes.
+type Scope string
+
+// Scopes.
+const (
+	ScopeGlobal  Scope = "global"  // $XDG_CONFIG_HOME/switchboard/config.json
+	ScopeProject Scope = "project" // <project>/.switchboard/config.json
+)
+
+// File returns the path of our file for the scope.
+func (d Dirs) File(scope Scope) (string, error) {
+	if scope == ScopeProject {
+		if d.Project == "" {
+			return "", errors.New("no project directory (hint: run in the project, or use --global)")
+		}
+		return d.ProjectFile(), nil
+	}
+	return d.UserFile(), nil
+}
+
+// Definition is a server definition to write, in the field order people
+// expect to read. Values that refer to secrets are written as references.
+type Definition struct {
+	Type             string              `json:"type,omitempty"`
+	Command          string              `json:"command,omitempty"`
+	Args             []string            `json:"args,omitempty"`
+	Cwd              string              `json:"cwd,omitempty"`
+	Env              map[string]string   `json:"env,omitempty"`
+	URL              string              `json:"url,omitempty"`
+	Headers          map[string]string   `json:"headers,omitempty"`
+	Lifecycle        string              `json:"lifecycle,omitempty"`
+	IdleTimeout      *int                `json:"idleTimeout,omitempty"`
+	RequestTimeoutMs *int                `json:"requestTimeoutMs,omitempty"`
+	Disabled         bool                `json:"disabled,omitempty"`
+	IncludeTools     []string            `json:"includeTools,omitempty"`
+	ExcludeTools     []string            `json:"excludeTools,omitempty"`
+	SearchKeywords   map[string][]string `json:"searchKeywords,omitempty"`
+	ProtocolVersion  string              `json:"protocolVersion,omitempty"`
+}
+
+// Definition returns what to write to reproduce s in one of our files.
+// Defaults are left out; references stay references.
+func (s *Server) Definition() Definition {
+	def := Definition{
+		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Headers: s.Headers,
+		Disabled: s.Disabled, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
+		SearchKeywords: s.SearchKeywords,
+	}
+	if s.Type == TransportSSE {
+		def.Type = string(s.Type)
+	}
+	if s.Lifecycle != LifecycleLazy {
+		def.Lifecycle = string(s.Lifecycle)
+	}
+	if s.ProtocolVersion != "auto" {
+		def.ProtocolVersion = s.ProtocolVersion
+	}
+	if s.RequestTimeout > 0 && s.RequestTimeout != DefaultRequestTimeout {
+		ms := int(s.RequestTimeout / time.Millisecond)
+		def.RequestTimeoutMs = &ms
+	}
+	return def
+}
+
+// ErrNotOurs is matched by the error of a write that would change a file
+// that is not Switchboard's own.
+var ErrNotOurs = errors.New("not switchboard's file")
+
+// AddServer writes def as server name into our file of the given scope,
+// keeping comments and formatting elsewhere in the file. It refuses to
+// replace an existing definition unless replace is set, and refuses a
+// definition that would not validate; the file is then left untouched.
+func AddServer(d Dirs, scope Scope, name string, def Definition, replace bool) (path string, err error) {
+	if !ValidName(name) {
+		return "", fmt.Errorf("invalid server name %q: use 1 to 64 letters, digits, '-' or '_'", name)
+	}
+	return editServers(d, scope, name, func(e serversEdit) error {
+		if e.member >= 0 && !replace {
+			return fmt.Errorf("server %q is already defined in %s (hint: switchboard remove %s first)", name, e.path, name)
+		}
+		return e.set(def)
+	})
+}
+
+// RemoveServer deletes server name from our file of the given scope.
+func RemoveServer(d Dirs, scope Scope, name string) (path string, err error) {
+	return editServers(d, scope, name, func(e serversEdit) error {
+		if e.member < 0 {
+			return fmt.Errorf("server %q is not defined in %s", name, e.path)
+		}
+		removeMember(e.servers, name)
+		return nil
+	})
+}
+
+// SetDisabled disables or enables server name through our file of the given
+// scope. A server defined in a lower file is disabled by adding
+// {"disabled": true} to ours; a shared file is never changed.
+func SetDisabled(d Dirs, scope Scope, name string, disabled bool) (path string, err error) {
+	c := Load(d)
+	s, known := c.Server(name)
+	if !known {
+		return "", fmt.Errorf("%w %q: configured servers are %s", ErrUnknownServer, name, strings.Join(allNames(c), ", "))
+	}
+	return editServers(d, scope, name, func(e serversEdit) error {
+		if e.member < 0 {
+			if disabled {
+				return e.set(map[string]bool{"disabled": true})
+			}
+			if !s.Disabled {
+				return nil
+			}
+			// Enabling a definition disabled in a file that is not ours:
+			// copy it here without "disabled".
+			def := s.Definition()
+			def.Disabled = false
+			return e.set(def)
+		}
+		obj, ok := e.servers.Members[e.member].Value.Value.(*hujson.Object)
+		if !ok {
+			return fmt.Errorf("%s: mcpServers.%s is not an object", e.path, name)
+		}
+		if !disabled && len(obj.Members) == 1 && memberIndex(obj, "disabled") == 0 {
+			removeMember(e.servers, name) // a stub that only disabled a lower definition
+			return nil
+		}
+		if !disabled {
+			removeMember(obj, "disabled")
+			return nil
+		}
+		return setMember(obj, "disabled", true, indentOf(&e.servers.Members[e.member]))
+	})
+}
+
+func allNames(c *Config) []string {
+	var out []string
+	for _, s := range c.Servers {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// serversEdit is what an edit of mcpServers works on.
+type serversEdit struct {
+	path    string
+	name    string
+	servers *hujson.Object // the mcpServers object
+	indent  string         // indentation of the mcpServers member
+	member  int            // index of name in servers, or -1
+}
+
+func (e serversEdit) set(val any) error { return setMember(e.servers, e.name, val, e.indent) }
+
+// editServers applies edit to our file of the scope, validates the result
+// and writes it atomically; an edit that fails, or a result that would not
+// validate, leaves the file as it was.
+func editServers(d Dirs, scope Scope, name string, edit func(serversEdit) error) (string, error) {
+	d = d.withDefaults()
+	path, err := d.File(scope)
+	if err != nil {
+		return "", err
+	}
+	src := Source{Kind: KindUser, Path: path}
+	if scope == ScopeProject {
+		src.Kind = KindProject
+	}
+	data, err := readFile(path)
+	created := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case created:
+		data = []byte("{\n  \"mcpServers\": {}\n}\n")
+	case err != nil:
+		return path, err
+	}
+	root, err := hujson.Parse(data)
+	if err != nil {
+		_, probs, _ := decodeFile(src, data)
+		return path, fmt.Errorf("not changing %s: it does not parse: %s (hint: fix it, or run switchboard config validate)", path, firstError(probs))
+	}
+	top, ok := root.Value.(*hujson.Object)
+	if !ok {
+		return path, fmt.Errorf("not changing %s: the file must hold a JSON object", path)
+	}
+	if memberIndex(top, "mcpServers") < 0 {
+		if err := setMember(top, "mcpServers", map[string]any{}, ""); err != nil {
+			return path, err
+		}
+	}
+	i := memberIndex(top, "mcpServers")
+	servers, ok := top.Members[i].Value.Value.(*hujson.Object)
+	if !ok {
+		return path, fmt.Errorf("not changing %s: mcpServers must be an object", path)
+	}
+	e := serversEdit{path: path, name: name, servers: servers, indent: indentOf(&top.Members[i]), member: memberIndex(servers, name)}
+	if err := edit(e); err != nil {
+		return path, err
+	}
+	out := root.Pack()
+	if !created && bytes.Equal(out, data) {
+		return path, nil
+	}
+	if _, probs, fatal := decodeFile(src, out); fatal || hasServerError(probs, name) {
+		return path, fmt.Errorf("not changing %s: the result would be invalid: %s", path, firstError(probs))
+	}
+	var oldHash string
+	if scope == ScopeProject {
+		oldHash = Load(d).Project.Hash
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return path, fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := writeAtomic(path, out, 0o600); err != nil {
+		return path, err
+	}
+	if scope == ScopeProject {
+		return path, retrust(d, oldHash, time.Now())
+	}
+	return path, nil
+}
+
+func hasServerError(probs []Problem, name string) bool {
+	for _, p := range probs {
+		if p.Severity == SeverityError && p.Server == name {
+			return true
+		}
+	}
+	return false
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory and a rename, so a reader sees the old file or the new one,
+// never a part. An existing file keeps its mode.
+func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
