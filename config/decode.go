@@ -120,10 +120,7 @@ func (d *decoder) file() *document {
 	if err != nil {
 		d.fatal = true
 		line, col := syntaxPosition(err)
-		msg := err.Error()
-		if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "hujson: line") {
-			msg = msg[i+2:]
-		}
+		msg := hujsonPrefixRE.ReplaceAllString(err.Error(), "")
 		d.problems = append(d.problems, Problem{Severity: SeverityError, File: d.src.Path, Line: line, Col: col,
 			Message: "invalid JSON: " + msg})
 		return nil
@@ -156,7 +153,10 @@ func (d *decoder) file() *document {
 	return doc
 }
 
-var hujsonPosRE = regexp.MustCompile(`line (\d+), column (\d+)`)
+var (
+	hujsonPosRE    = regexp.MustCompile(`line (\d+), column (\d+)`)
+	hujsonPrefixRE = regexp.MustCompile(`^hujson: line \d+, column \d+: `)
+)
 
 func syntaxPosition(err error) (line, col int) {
 	m := hujsonPosRE.FindStringSubmatch(err.Error())

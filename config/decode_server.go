@@ -358,14 +358,18 @@ func (d *decoder) checkSecrets(r *rawServer, path string, v *hujson.Value) bool 
 	check := func(field string, m map[string]string, credential func(string) bool, example string) {
 		for _, k := range sortedKeys(m) {
 			p := joinPath(joinPath(path, field), k)
+			at := v.Find("/" + field + "/" + pointerEscape(k))
+			if at == nil {
+				at = v
+			}
 			refs, err := parseRefs(m[k])
 			if err != nil {
-				d.errorf(v, p, "%v", err)
+				d.errorf(at, p, "%v", err)
 				ok = false
 				continue
 			}
 			if len(refs) == 0 && m[k] != "" && credential(k) {
-				d.serverError(r.Name, v, p, "%s looks like a credential and must be a reference such as %s, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", k, example)
+				d.serverError(r.Name, at, p, "%s looks like a credential and must be a reference such as %s, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", k, example)
 			}
 		}
 	}
@@ -381,4 +385,9 @@ func envExample(env map[string]string) string {
 		}
 	}
 	return "TOKEN"
+}
+
+// pointerEscape escapes a key for a JSON pointer (RFC 6901).
+func pointerEscape(k string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }

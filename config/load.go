@@ -68,30 +68,31 @@ func Load(d Dirs) *Config {
 	c.applyTrust(trust, projectProblems, projectFatal)
 
 	// Settings and imports come from our own files that count.
-	var counted []loaded
+	counts := func(l loaded) bool { return l.doc != nil && !(l.src.InProject() && !c.Project.Trusted) }
 	for _, l := range docs {
-		if l.doc == nil || (l.src.InProject() && !c.Project.Trusted) {
-			continue
-		}
-		counted = append(counted, l)
-		if l.src.Ours() {
+		if counts(l) && l.src.Ours() {
 			c.Settings.merge(l.doc)
 		}
 	}
 
 	merged := map[string]*Server{}
+	files := c.Files
+	c.Files = nil
 	for _, host := range c.Settings.Imports {
-		c.importHost(host, merged)
+		c.importHost(host, merged) // lowest precedence, so listed first
 	}
+	c.Files = append(c.Files, files...)
 	for i := range c.Files {
 		f := &c.Files[i]
-		for _, l := range counted {
-			if l.src != f.Source {
+		for _, l := range docs {
+			if l.src != f.Source || l.doc == nil {
 				continue
 			}
 			for _, s := range l.doc.servers {
-				f.Servers = append(f.Servers, s.Name)
-				c.define(merged, s)
+				f.Servers = append(f.Servers, s.Name) // ignored files too, so status can name them
+				if counts(l) {
+					c.define(merged, s)
+				}
 			}
 		}
 	}

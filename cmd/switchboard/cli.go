@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// env is the world a command sees; tests build their own.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	lookupEnv      func(string) (string, bool)
+	cwd            string
+	goos           string
+}
+
+// dirs describes where configuration lives, honouring --config.
+func (e *env) dirs(explicit string) config.Dirs {
+	d := config.FromEnv(e.getenv, e.cwd, e.goos)
+	if explicit != "" {
+		if !filepath.IsAbs(explicit) {
+			explicit = filepath.Join(e.cwd, explicit)
+		}
+		d.Explicit = explicit
+	}
+	return d
+}
+
+// pretty shortens a path under the home directory to ~/….
+func (e *env) pretty(path string) string {
+	home := e.getenv("HOME")
+	if home != "" && strings.HasPrefix(path, home+string(filepath.Separator)) {
+		return "~" + path[len(home):]
+	}
+	return path
+}
+
+// flags is a flag set with the flags most commands share.
+type flags struct {
+	*flag.FlagSet
+	json   bool
+	config string
+}
+
+func newFlags(name string, withJSON bool) *flags {
+	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f.SetOutput(io.Discard)
+	f.StringVar(&f.config, "config", "", "read this configuration `file` last, above all others")
+	if withJSON {
+		f.BoolVar(&f.json, "json", false, "print stable JSON instead of text")
+	}
+	return f
+}
+
+// parse parses flags anywhere among the arguments and returns the positional
+// arguments. Arguments after "--" are returned apart, unparsed.
+func (f *flags) parse(args []string) (pos, rest []string, err error) {
+	for i, a := range args {
+		if a == "--" {
+			args, rest = args[:i], args[i+1:]
+			break
+		}
+	}
+	for {
+		if err := f.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, nil, errHelp
+			}
+			return nil, nil, usagef("%v", err)
+		}
+		if f.NArg() == 0 {
+			return pos, rest, nil
+		}
+		pos = append(pos, f.Arg(0))
+		args = f.Args()[1:]
+	}
+}
+
+// flagHelp renders the flags of a set for a command's help text.
+func flagHelp(f *flags) string {
+	var b strings.Builder
+	b.WriteString("Flags:\n")
+	f.VisitAll(func(fl *flag.Flag) {
+		name, usage := flag.UnquoteUsage(fl)
+		line := "  --" + fl.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(&b, "%-24s %s\n", line, usage)
+	})
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// isTerminal reports whether w is a terminal, for progress and color.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// scopeFlags adds --project and --global.
+type scopeFlags struct{ project, global bool }
+
+func (s *scopeFlags) add(f *flags, what string) {
+	f.BoolVar(&s.project, "project", false, what+" the project's .switchboard/config.json")
+	f.BoolVar(&s.global, "global", false, what+" the user-global config.json (default)")
+}
+
+// scope returns the chosen scope, or def when neither flag is given.
+func (s *scopeFlags) scope(def config.Scope) (config.Scope, error) {
+	switch {
+	case s.project && s.global:
+		return "", usagef("--project and --global exclude each other")
+	case s.project:
+		return config.ScopeProject, nil
+	case s.global:
+		return config.ScopeGlobal, nil
+	}
+	return def, nil
+}

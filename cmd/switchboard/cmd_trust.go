@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+func trustCommand() *command {
+	return &command{
+		name:    "trust",
+		summary: "trust (or --revoke) the current project's server definitions",
+		usage:   "[--revoke]",
+		help: `A project's .mcp.json and .switchboard/config.json can start programs, so
+they are ignored until you trust them. Trust is recorded in Switchboard's
+user-global state directory and bound to the exact definitions: when they
+change, the project is ignored again until you trust it again.`,
+		run: runTrust,
+	}
+}
+
+func runTrust(ctx context.Context, e *env, args []string) error {
+	f := newFlags("trust", false)
+	revoke := f.Bool("revoke", false, "forget the trust given to this project")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("trust takes no arguments: it trusts the project of the working directory")
+	}
+	d := e.dirs(f.config)
+	if *revoke {
+		was, err := config.Revoke(d)
+		if err != nil {
+			return err
+		}
+		if !was {
+			fmt.Fprintf(e.stderr, "%s was not trusted\n", e.pretty(d.Project))
+			return nil
+		}
+		fmt.Fprintf(e.stderr, "revoked trust in %s\n", e.pretty(d.Project))
+		return nil
+	}
+	c, err := config.Trust(d, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "trusted %s:\n", e.pretty(d.Project))
+	for _, f := range c.Files {
+		if f.InProject() && f.State != config.FileMissing {
+			fmt.Fprintf(e.stderr, "  %s: %d servers %v\n", e.pretty(f.Path), len(f.Servers), f.Servers)
+		}
+	}
+	return nil
+}

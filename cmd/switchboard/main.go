@@ -1,0 +1,176 @@
+// Command switchboard is one MCP endpoint in front of all of a user's MCP
+// servers: a CLI for people, an MCP server for agents, and the reference
+// user of the switchboard library.
+//
+// Output rules, for every command:
+//   - stdout carries the requested output only; diagnostics, hints and
+//     progress go to stderr.
+//   - --json gives stable machine output for every listing; its fields are
+//     only ever added to, never renamed.
+//   - --help prints to stdout and exits 0.
+//   - Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
+//   - No secret value is ever printed: references such as ${TOKEN} are
+//     shown as written, never resolved.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cwd, _ := os.Getwd()
+	e := &env{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS,
+	}
+	code := run(ctx, e, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	usage   string // the synopsis after "switchboard NAME"
+	help    string // the long description
+	hidden  bool
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []*command {
+	return []*command{
+		statusCommand(),
+		configCommand(),
+		addCommand(),
+		removeCommand(),
+		enableCommand(),
+		disableCommand(),
+		trustCommand(),
+		importCommand(),
+		completionCommand(),
+		versionCommand(),
+	}
+}
+
+func findCommand(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run executes one command line and returns the exit code.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "--help", "help":
+		if len(rest) > 0 {
+			if c := findCommand(rest[0]); c != nil {
+				printCommandHelp(e.stdout, c)
+				return exitOK
+			}
+		}
+		printUsage(e.stdout)
+		return exitOK
+	case "--version", "-version":
+		name = "version"
+	}
+	c := findCommand(name)
+	if c == nil {
+		fmt.Fprintf(e.stderr, "switchboard: unknown command %q\n", name)
+		fmt.Fprintln(e.stderr, "hint: run switchboard help to list the commands")
+		return exitUsage
+	}
+	err := c.run(ctx, e, rest)
+	return e.exit(c, err)
+}
+
+// exit maps an error to an exit code and prints it: the one place that does.
+func (e *env) exit(c *command, err error) int {
+	var u *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		printCommandHelp(e.stdout, c)
+		return exitOK
+	case errors.As(err, &u):
+		fmt.Fprintf(e.stderr, "switchboard %s: %s\n", c.name, u.msg)
+		fmt.Fprintf(e.stderr, "usage: switchboard %s %s\n", c.name, c.usage)
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(e.stderr, "switchboard: interrupted")
+		return exitInterrupted
+	case errors.Is(err, errSilent):
+		return exitFailure
+	default:
+		fmt.Fprintf(e.stderr, "switchboard %s: %v\n", c.name, err)
+		return exitFailure
+	}
+}
+
+// errHelp asks for the command's help on stdout.
+var errHelp = errors.New("help requested")
+
+// errSilent is a failure whose explanation was already printed.
+var errSilent = errors.New("failed")
+
+// usageError is a command line that cannot be run as written.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `switchboard puts all of your MCP servers behind one endpoint.
+
+Usage:
+  switchboard COMMAND [flags] [args]
+
+Commands:
+`)
+	for _, c := range commands() {
+		if !c.hidden {
+			fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+		}
+	}
+	fmt.Fprint(w, `
+Global environment:
+  SWITCHBOARD_CONFIG   an explicit configuration file, read last (highest precedence)
+
+Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
+Run switchboard help COMMAND for the flags of a command.
+`)
+}
+
+func printCommandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: switchboard %s %s\n\n%s\n", c.name, c.usage, c.help)
+	fmt.Fprint(w, "\nExit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.\n")
+}
