@@ -1,0 +1,237 @@
+package bound
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spiller writes what does not fit into files of its own directory.
+// The zero value is not usable; create one with NewSpiller.
+// Its methods are safe for concurrent use.
+type Spiller struct {
+	base   string
+	limits Limits
+
+	mu     sync.Mutex
+	dir    string   // created on first spill
+	lock   *os.File // holds an exclusive flock while the directory is in use
+	n      int      // files written
+	closed bool
+}
+
+// NewSpiller returns a Spiller that creates its directory under base (for
+// example os.TempDir()/switchboard-spill) on first use.
+func NewSpiller(base string, limits Limits) *Spiller {
+	return &Spiller{base: base, limits: limits.withDefaults()}
+}
+
+// Limits returns the limits the Spiller applies.
+func (s *Spiller) Limits() Limits { return s.limits }
+
+// Spill is a file that holds a whole result.
+type Spill struct {
+	Path   string `json:"path"`
+	Bytes  int    `json:"bytes"`
+	Lines  int    `json:"lines,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Text is a bounded text result.
+type Text struct {
+	Text  string // the text itself, or a preview followed by a note
+	Spill *Spill // where the whole text is, when it did not fit
+}
+
+// previewShare is the part of the limits a preview may use, leaving room for
+// the note and whatever else the result holds.
+const previewShare = 4
+
+// Text bounds s. Text within the limits is returned as it is; longer text is
+// written whole to a spill file (named after what, e.g. "call-echo") and
+// replaced by a preview and a note naming the file, its size and the reason.
+func (s *Spiller) Text(what, text string) (Text, error) {
+	if s.limits.Fits(text) {
+		return Text{Text: text}, nil
+	}
+	reason := s.limits.reason(text)
+	path, err := s.write(what, ".txt", []byte(text))
+	if err != nil {
+		return Text{}, fmt.Errorf("spilling %s (%s): %w", what, reason, err)
+	}
+	sp := &Spill{Path: path, Bytes: len(text), Lines: Lines(text), Reason: reason}
+	preview := Preview(text, s.limits.MaxBytes/previewShare, s.limits.MaxLines/previewShare)
+	note := fmt.Sprintf("[truncated: %s; showing the first %d of %d bytes; the whole text is in %s]", reason, len(preview), len(text), path)
+	if !strings.HasSuffix(preview, "\n") && preview != "" {
+		preview += "\n"
+	}
+	return Text{Text: preview + note, Spill: sp}, nil
+}
+
+// Blob writes binary content to a spill file and returns it. ext names the
+// file type, such as ".png" or ".bin".
+func (s *Spiller) Blob(what, ext string, data []byte, reason string) (*Spill, error) {
+	path, err := s.write(what, ext, data)
+	if err != nil {
+		return nil, fmt.Errorf("spilling %s: %w", what, err)
+	}
+	return &Spill{Path: path, Bytes: len(data), Reason: reason}, nil
+}
+
+// ErrClosed is returned by a Spiller used after Close.
+var ErrClosed = errors.New("spiller is closed")
+
+func (s *Spiller) write(what, ext string, data []byte) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", ErrClosed
+	}
+	if s.dir == "" {
+		if err := s.create(); err != nil {
+			return "", err
+		}
+	}
+	s.n++
+	path := filepath.Join(s.dir, fmt.Sprintf("%03d-%s%s", s.n, safeName(what), ext))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return "", err
+	}
+	return path, f.Close()
+}
+
+// create makes the per-process directory and locks it. It runs with mu held.
+func (s *Spiller) create() error {
+	if err := os.MkdirAll(s.base, 0o700); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(s.base, "p"+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err == nil {
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		os.RemoveAll(dir)
+		return err
+	}
+	s.dir, s.lock = dir, lock
+	return nil
+}
+
+const lockName = ".lock"
+
+// Dir returns the spill directory, or "" before the first spill.
+func (s *Spiller) Dir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+// Close removes the spill directory and everything in it. It is idempotent
+// and safe to call concurrently; spills after Close fail with ErrClosed.
+func (s *Spiller) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(s.dir)
+	s.lock.Close() // after the removal, so Clean never sees it unlocked
+	return err
+}
+
+// Clean removes the spill directories under base left by processes that
+// ended without closing their Spiller. A directory is left alone while its
+// owner holds the lock, so a live process never loses its files, whatever
+// its pid. It returns the directories removed.
+func Clean(base string) ([]string, error) {
+	entries, err := os.ReadDir(base)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "p") {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		if !abandoned(dir) {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, dir)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// abandoned reports whether no process holds the lock of dir.
+func abandoned(dir string) bool {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		// Its owner may be between creating it and locking it: wait a
+		// while before calling it abandoned.
+		st, err := os.Stat(dir)
+		return err == nil && time.Since(st.ModTime()) > time.Minute
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return false
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return true
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "result"
+	}
+	return b.String()
+}
