@@ -1,0 +1,322 @@
+// Package proxy defines the contract of the mcp proxy tool: the requests an
+// agent may send, their strict validation, name resolution, and the text of
+// results. It performs no I/O; the engine in the root package carries the
+// requests out.
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Action is what a request asks for.
+type Action string
+
+// Actions, one per row of the request table in DESIGN.md.
+const (
+	ActionStatus        Action = "status"
+	ActionServer        Action = "server" // connect a server and list its tools
+	ActionSearch        Action = "search"
+	ActionDescribe      Action = "describe"
+	ActionCall          Action = "call"
+	ActionResourcesList Action = "resources.list"
+	ActionResourcesRead Action = "resources.read"
+	ActionPromptsList   Action = "prompts.list"
+	ActionPromptsGet    Action = "prompts.get"
+	ActionInstructions  Action = "instructions"
+	ActionReconnect     Action = "reconnect"
+)
+
+// Operations are the values of the "operation" field.
+var Operations = []Action{ActionResourcesList, ActionResourcesRead, ActionPromptsList, ActionPromptsGet, ActionInstructions, ActionReconnect}
+
+// Request is a validated request.
+type Request struct {
+	Action   Action
+	Server   string
+	Query    string // search
+	Limit    int    // search; default DefaultLimit
+	Offset   int    // search
+	Regex    bool   // search
+	Name     string // describe, call
+	Args     map[string]any
+	Resource string // resources.read
+	Prompt   string // prompts.get
+}
+
+// Search limits.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 50
+)
+
+// RequestError is a request that cannot be carried out as written. It says
+// what is wrong and shows a request that would work.
+type RequestError struct {
+	Msg     string
+	Example string
+}
+
+func (e *RequestError) Error() string {
+	if e.Example == "" {
+		return "invalid request: " + e.Msg
+	}
+	return "invalid request: " + e.Msg + "\nexample: " + e.Example
+}
+
+func reqErr(example, format string, args ...any) *RequestError {
+	return &RequestError{Msg: fmt.Sprintf(format, args...), Example: example}
+}
+
+// Examples shown in errors, one per action.
+var examples = map[Action]string{
+	ActionStatus:        `{}`,
+	ActionServer:        `{"server": "github"}`,
+	ActionSearch:        `{"search": "create issue", "limit": 5}`,
+	ActionDescribe:      `{"describe": "create_issue", "server": "github"}`,
+	ActionCall:          `{"tool": "create_issue", "server": "github", "args": {"title": "Bug"}}`,
+	ActionResourcesList: `{"operation": "resources.list", "server": "filesystem"}`,
+	ActionResourcesRead: `{"operation": "resources.read", "server": "filesystem", "resource": "r1"}`,
+	ActionPromptsList:   `{"operation": "prompts.list", "server": "everything"}`,
+	ActionPromptsGet:    `{"operation": "prompts.get", "server": "everything", "prompt": "simple-prompt", "args": {}}`,
+	ActionInstructions:  `{"operation": "instructions", "server": "github"}`,
+	ActionReconnect:     `{"operation": "reconnect", "server": "github"}`,
+}
+
+// fields lists the fields each action accepts besides its own key.
+var fields = map[Action][]string{
+	ActionStatus:        {},
+	ActionServer:        {"server"},
+	ActionSearch:        {"search", "server", "limit", "offset", "regex"},
+	ActionDescribe:      {"describe", "server"},
+	ActionCall:          {"tool", "server", "args"},
+	ActionResourcesList: {"operation", "server"},
+	ActionResourcesRead: {"operation", "server", "resource"},
+	ActionPromptsList:   {"operation", "server"},
+	ActionPromptsGet:    {"operation", "server", "prompt", "args"},
+	ActionInstructions:  {"operation", "server"},
+	ActionReconnect:     {"operation", "server"},
+}
+
+var allFields = []string{"server", "search", "limit", "offset", "regex", "describe", "tool", "args", "operation", "resource", "prompt"}
+
+// Parse validates the arguments of the proxy tool. It accepts nothing it
+// does not understand: unknown fields, two actions at once, fields that do
+// not belong to the action and empty strings are errors with an example.
+func Parse(raw []byte) (*Request, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, reqErr(examples[ActionSearch], "arguments must be a JSON object: %v", err)
+	}
+	for k := range m {
+		if !contains(allFields, k) {
+			return nil, reqErr(examples[ActionSearch], "unknown field %q (fields: %s)", k, strings.Join(allFields, ", "))
+		}
+	}
+	action, err := actionOf(m)
+	if err != nil {
+		return nil, err
+	}
+	for k := range m {
+		if !contains(fields[action], k) {
+			return nil, reqErr(examples[action], "field %q does not belong to a %s request (it takes %s)", k, action, describeFields(action))
+		}
+	}
+	r := &Request{Action: action, Limit: DefaultLimit}
+	if err := r.decode(m); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func describeFields(a Action) string {
+	if len(fields[a]) == 0 {
+		return "no fields"
+	}
+	return strings.Join(fields[a], ", ")
+}
+
+// actionOf finds the one action a request asks for.
+func actionOf(m map[string]json.RawMessage) (Action, error) {
+	var keys []string
+	for _, k := range []string{"search", "describe", "tool", "operation"} {
+		if _, ok := m[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	switch len(keys) {
+	case 0:
+		if _, ok := m["server"]; ok {
+			return ActionServer, nil
+		}
+		return ActionStatus, nil
+	case 1:
+	default:
+		sort.Strings(keys)
+		return "", reqErr(examples[ActionSearch], "one action at a time: %s were given together; send separate requests", quoteJoin(keys))
+	}
+	switch keys[0] {
+	case "search":
+		return ActionSearch, nil
+	case "describe":
+		return ActionDescribe, nil
+	case "tool":
+		return ActionCall, nil
+	}
+	var op string
+	if err := json.Unmarshal(m["operation"], &op); err != nil {
+		return "", reqErr(examples[ActionResourcesList], "operation must be a string")
+	}
+	for _, a := range Operations {
+		if string(a) == op {
+			return a, nil
+		}
+	}
+	return "", reqErr(examples[ActionResourcesList], "unknown operation %q (operations: %s)", op, quoteJoin(actionStrings(Operations)))
+}
+
+func (r *Request) decode(m map[string]json.RawMessage) error {
+	ex := examples[r.Action]
+	var err error
+	str := func(key string, dst *string) {
+		if raw, ok := m[key]; ok && err == nil {
+			if e := json.Unmarshal(raw, dst); e != nil {
+				err = reqErr(ex, "%s must be a string", key)
+			} else if strings.TrimSpace(*dst) == "" {
+				err = reqErr(ex, "%s must not be empty", key)
+			}
+		}
+	}
+	str("server", &r.Server)
+	str("search", &r.Query)
+	str("describe", &r.Name)
+	str("tool", &r.Name)
+	str("resource", &r.Resource)
+	str("prompt", &r.Prompt)
+	if err != nil {
+		return err
+	}
+	if err := r.decodeSearch(m, ex); err != nil {
+		return err
+	}
+	if raw, ok := m["args"]; ok {
+		args, err := parseArgs(raw)
+		if err != nil {
+			return reqErr(ex, "%v", err)
+		}
+		r.Args = args
+	}
+	if r.Args == nil && (r.Action == ActionCall || r.Action == ActionPromptsGet) {
+		r.Args = map[string]any{}
+	}
+	return r.required(ex)
+}
+
+func (r *Request) decodeSearch(m map[string]json.RawMessage, ex string) error {
+	if raw, ok := m["limit"]; ok {
+		if err := json.Unmarshal(raw, &r.Limit); err != nil || r.Limit < 1 || r.Limit > MaxLimit {
+			return reqErr(ex, "limit must be a whole number from 1 to %d", MaxLimit)
+		}
+	}
+	if raw, ok := m["offset"]; ok {
+		if err := json.Unmarshal(raw, &r.Offset); err != nil || r.Offset < 0 {
+			return reqErr(ex, "offset must be a whole number, 0 or more")
+		}
+	}
+	if raw, ok := m["regex"]; ok {
+		if err := json.Unmarshal(raw, &r.Regex); err != nil {
+			return reqErr(ex, "regex must be true or false")
+		}
+	}
+	return nil
+}
+
+// parseArgs accepts an object, or a string holding a JSON object (some
+// models send arguments that way). null means no arguments.
+func parseArgs(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return map[string]any{}, nil
+	}
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("args must be an object or a string holding a JSON object")
+		}
+		if strings.TrimSpace(s) == "" {
+			return map[string]any{}, nil
+		}
+		raw = []byte(s)
+	}
+	var args map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil || args == nil || dec.More() {
+		return nil, fmt.Errorf("args must be a JSON object such as {\"path\": \"/tmp\"}")
+	}
+	return args, nil
+}
+
+// required checks the fields an action cannot do without.
+func (r *Request) required(ex string) error {
+	switch r.Action {
+	case ActionResourcesList, ActionResourcesRead, ActionPromptsList, ActionPromptsGet, ActionInstructions, ActionReconnect:
+		if r.Server == "" {
+			return reqErr(ex, "operation %q needs \"server\"", r.Action)
+		}
+	}
+	switch {
+	case r.Action == ActionResourcesRead && r.Resource == "":
+		return reqErr(ex, "resources.read needs \"resource\": a reference from resources.list")
+	case r.Action == ActionPromptsGet && r.Prompt == "":
+		return reqErr(ex, "prompts.get needs \"prompt\": a name from prompts.list")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteJoin(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func actionStrings(as []Action) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// Schema is the JSON schema of the proxy tool's arguments. It is stable:
+// agents cache tool definitions, so it changes only with the contract.
+const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
+	`"search":{"type":"string","description":"find tools by what they do"},` +
+	`"describe":{"type":"string","description":"a tool's full description and input schema"},` +
+	`"tool":{"type":"string","description":"call this tool once (name, or server_name)"},` +
+	`"args":{"type":["object","string"],"description":"arguments of tool or prompts.get"},` +
+	`"server":{"type":"string","description":"server name; alone: list its tools"},` +
+	`"operation":{"type":"string","enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect"]},` +
+	`"resource":{"type":"string","description":"reference from resources.list"},` +
+	`"prompt":{"type":"string"},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":50},` +
+	`"offset":{"type":"integer","minimum":0},` +
+	`"regex":{"type":"boolean","description":"search is a regular expression"}}}`

@@ -1,0 +1,137 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Request
+	}{
+		{``, Request{Action: ActionStatus, Limit: DefaultLimit}},
+		{`{}`, Request{Action: ActionStatus, Limit: DefaultLimit}},
+		{`{"server":"gh"}`, Request{Action: ActionServer, Server: "gh", Limit: DefaultLimit}},
+		{`{"search":"create issue"}`, Request{Action: ActionSearch, Query: "create issue", Limit: DefaultLimit}},
+		{`{"search":"x","server":"gh","limit":5,"offset":10,"regex":true}`, Request{Action: ActionSearch, Query: "x", Server: "gh", Limit: 5, Offset: 10, Regex: true}},
+		{`{"describe":"echo"}`, Request{Action: ActionDescribe, Name: "echo", Limit: DefaultLimit}},
+		{`{"tool":"echo"}`, Request{Action: ActionCall, Name: "echo", Args: map[string]any{}, Limit: DefaultLimit}},
+		{`{"tool":"echo","args":null}`, Request{Action: ActionCall, Name: "echo", Args: map[string]any{}, Limit: DefaultLimit}},
+		{`{"tool":"echo","args":{"message":"hi","n":2}}`, Request{Action: ActionCall, Name: "echo", Args: map[string]any{"message": "hi", "n": json.Number("2")}, Limit: DefaultLimit}},
+		{`{"tool":"echo","args":"{\"message\":\"hi\"}"}`, Request{Action: ActionCall, Name: "echo", Args: map[string]any{"message": "hi"}, Limit: DefaultLimit}},
+		{`{"tool":"echo","args":""}`, Request{Action: ActionCall, Name: "echo", Args: map[string]any{}, Limit: DefaultLimit}},
+		{`{"operation":"resources.list","server":"fs"}`, Request{Action: ActionResourcesList, Server: "fs", Limit: DefaultLimit}},
+		{`{"operation":"resources.read","server":"fs","resource":"r1"}`, Request{Action: ActionResourcesRead, Server: "fs", Resource: "r1", Limit: DefaultLimit}},
+		{`{"operation":"prompts.list","server":"e"}`, Request{Action: ActionPromptsList, Server: "e", Limit: DefaultLimit}},
+		{`{"operation":"prompts.get","server":"e","prompt":"p"}`, Request{Action: ActionPromptsGet, Server: "e", Prompt: "p", Args: map[string]any{}, Limit: DefaultLimit}},
+		{`{"operation":"instructions","server":"e"}`, Request{Action: ActionInstructions, Server: "e", Limit: DefaultLimit}},
+		{`{"operation":"reconnect","server":"e"}`, Request{Action: ActionReconnect, Server: "e", Limit: DefaultLimit}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("Parse(%s): %v", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, *got); diff != "" {
+				t.Errorf("Parse(%s) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		in      string
+		wantMsg string
+	}{
+		{`[]`, "must be a JSON object"},
+		{`{"bogus":1}`, `unknown field "bogus"`},
+		{`{"search":"x","tool":"y"}`, `one action at a time: "search", "tool"`},
+		{`{"describe":"x","operation":"instructions"}`, "one action at a time"},
+		{`{"search":""}`, "search must not be empty"},
+		{`{"server":"  "}`, "server must not be empty"},
+		{`{"search":3}`, "search must be a string"},
+		{`{"search":"x","args":{}}`, `field "args" does not belong to a search request`},
+		{`{"tool":"x","limit":3}`, `field "limit" does not belong to a call request`},
+		{`{"describe":"x","resource":"r"}`, `field "resource" does not belong`},
+		{`{"server":"s","limit":3}`, `field "limit" does not belong to a server request`},
+		{`{"limit":3}`, `field "limit" does not belong to a status request`},
+		{`{"search":"x","limit":0}`, "limit must be a whole number from 1 to 50"},
+		{`{"search":"x","limit":51}`, "limit must be a whole number from 1 to 50"},
+		{`{"search":"x","limit":2.5}`, "limit must be a whole number"},
+		{`{"search":"x","offset":-1}`, "offset must be a whole number"},
+		{`{"search":"x","regex":"yes"}`, "regex must be true or false"},
+		{`{"tool":"x","args":[1]}`, "args must be a JSON object"},
+		{`{"tool":"x","args":"[1]"}`, "args must be a JSON object"},
+		{`{"tool":"x","args":"{\"a\":1} trailing"}`, "args must be a JSON object"},
+		{`{"tool":"x","args":7}`, "args must be a JSON object"},
+		{`{"operation":"resources.delete","server":"s"}`, `unknown operation "resources.delete"`},
+		{`{"operation":7}`, "operation must be a string"},
+		{`{"operation":"resources.list"}`, `operation "resources.list" needs "server"`},
+		{`{"operation":"resources.read","server":"s"}`, `resources.read needs "resource"`},
+		{`{"operation":"prompts.get","server":"s"}`, `prompts.get needs "prompt"`},
+		{`{"operation":"prompts.list","server":"s","prompt":"p"}`, `field "prompt" does not belong to a prompts.list request`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in))
+			var re *RequestError
+			if !errors.As(err, &re) {
+				t.Fatalf("Parse(%s) = %v, want a *RequestError", tt.in, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("Parse(%s) = %q, want it to contain %q", tt.in, err, tt.wantMsg)
+			}
+			if re.Example == "" {
+				t.Errorf("Parse(%s) error has no corrective example", tt.in)
+			} else if _, err := Parse([]byte(re.Example)); err != nil {
+				t.Errorf("the example %s of the error for %s is itself invalid: %v", re.Example, tt.in, err)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{}`, `{"search":"x","limit":3}`, `{"tool":"t","args":"{\"a\":[1,2]}"}`, `{"operation":"prompts.get","server":"s","prompt":"p","args":{}}`, `null`, `{"tool":"x","args":"null"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Parse(data)
+		if err != nil {
+			var re *RequestError
+			if !errors.As(err, &re) {
+				t.Fatalf("Parse returned %T, want *RequestError", err)
+			}
+			return
+		}
+		if (r.Action == ActionCall || r.Action == ActionPromptsGet) && r.Args == nil {
+			t.Fatalf("%s request with nil args", r.Action)
+		}
+		if r.Limit < 1 || r.Limit > MaxLimit || r.Offset < 0 {
+			t.Fatalf("limit %d / offset %d out of range", r.Limit, r.Offset)
+		}
+	})
+}
+
+func TestSchemaIsValidJSONAndMatchesParse(t *testing.T) {
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(Schema), &s); err != nil {
+		t.Fatalf("Schema is not JSON: %v", err)
+	}
+	for _, f := range allFields {
+		if _, ok := s.Properties[f]; !ok {
+			t.Errorf("Schema lacks field %q that Parse accepts", f)
+		}
+	}
+	if len(s.Properties) != len(allFields) {
+		t.Errorf("Schema has %d properties, Parse accepts %d", len(s.Properties), len(allFields))
+	}
+}
