@@ -68,6 +68,10 @@ func findProject(cwd, home string) string {
 	if cwd == "" {
 		return ""
 	}
+	cwd = filepath.Clean(cwd)
+	if home != "" {
+		home = filepath.Clean(home) // HOME=/home/me/ still stops the walk at home
+	}
 	for dir := cwd; ; {
 		if dir == home {
 			break

@@ -3,7 +3,9 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +41,8 @@ type decoder struct {
 	data     []byte
 	strict   bool
 	problems []Problem
-	fatal    bool // a problem that fails the whole configuration closed
+	fatal    bool  // a problem that fails the whole configuration closed
+	newlines []int // offsets of the line breaks in data, found on first use
 }
 
 // hostFields are fields other hosts are known to write into server entries.
@@ -59,17 +62,27 @@ func decodeFile(src Source, data []byte) (doc *document, problems []Problem, fat
 	return doc, d.problems, d.fatal
 }
 
+// position returns the line and column of v. A file may hold many problems,
+// so the line breaks are indexed once rather than counted for each.
 func (d *decoder) position(v *hujson.Value) (line, col int) {
 	if v == nil {
 		return 0, 0
 	}
-	off := v.StartOffset
-	if off > len(d.data) {
-		off = len(d.data)
+	if d.newlines == nil {
+		d.newlines = []int{}
+		for i, b := range d.data {
+			if b == '\n' {
+				d.newlines = append(d.newlines, i)
+			}
+		}
 	}
-	line = 1 + bytes.Count(d.data[:off], []byte("\n"))
-	col = 1 + off - (bytes.LastIndexByte(d.data[:off], '\n') + 1)
-	return line, col
+	off := min(v.StartOffset, len(d.data))
+	n, _ := slices.BinarySearch(d.newlines, off) // line breaks before off
+	lineStart := 0
+	if n > 0 {
+		lineStart = d.newlines[n-1] + 1
+	}
+	return 1 + n, 1 + off - lineStart
 }
 
 func (d *decoder) add(sev Severity, v *hujson.Value, path, server, format string, args ...any) {
@@ -116,11 +129,16 @@ func joinPath(path, key string) string {
 }
 
 func (d *decoder) file() *document {
-	root, err := hujson.Parse(d.data)
+	root, err := parseJSONC(d.data)
 	if err != nil {
 		d.fatal = true
 		line, col := syntaxPosition(err)
 		msg := hujsonPrefixRE.ReplaceAllString(err.Error(), "")
+		if lit, ok := strings.CutPrefix(msg, "invalid literal: "); ok && strings.HasPrefix(lit, `"`) {
+			// The parser quotes the whole string, which may be a pasted
+			// token with a stray line break: never echo it.
+			msg = "invalid string: it holds a raw control character (such as a tab or a line break) or a bad escape (the text is not shown)"
+		}
 		d.problems = append(d.problems, Problem{Severity: SeverityError, File: d.src.Path, Line: line, Col: col,
 			Message: "invalid JSON: " + msg})
 		return nil
@@ -155,8 +173,67 @@ func (d *decoder) file() *document {
 
 var (
 	hujsonPosRE    = regexp.MustCompile(`line (\d+), column (\d+)`)
-	hujsonPrefixRE = regexp.MustCompile(`^hujson: line \d+, column \d+: `)
+	hujsonPrefixRE = regexp.MustCompile(`^(?:hujson: )?line \d+, column \d+: `)
 )
+
+// maxDepth bounds how deeply a file nests arrays and objects. The parser
+// recurses once per level, so a few megabytes of '[' would exhaust the
+// stack, which kills the process instead of failing the file; no
+// configuration needs more than a handful of levels.
+const maxDepth = 1000
+
+// parseJSONC parses JSON with comments and trailing commas, refusing nesting
+// deeper than maxDepth before the parser can recurse into it.
+func parseJSONC(data []byte) (hujson.Value, error) {
+	if off := tooDeep(data); off >= 0 {
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		col := 1 + off - (bytes.LastIndexByte(data[:off], '\n') + 1)
+		return hujson.Value{}, fmt.Errorf("line %d, column %d: arrays and objects nest deeper than %d levels", line, col, maxDepth)
+	}
+	return hujson.Parse(data)
+}
+
+// tooDeep returns the offset of the first bracket that opens a level deeper
+// than maxDepth, or -1. Brackets in strings and comments do not count. Where
+// the text is not valid JSONC it may count more than the parser would reach,
+// never less.
+func tooDeep(data []byte) int {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			switch {
+			case bytes.HasPrefix(data[i:], []byte("//")):
+				j := bytes.IndexByte(data[i:], '\n')
+				if j < 0 {
+					return -1
+				}
+				i += j
+			case bytes.HasPrefix(data[i:], []byte("/*")):
+				j := bytes.Index(data[i+2:], []byte("*/"))
+				if j < 0 {
+					return -1
+				}
+				i += j + 3
+			}
+		case '[', '{':
+			if depth++; depth > maxDepth {
+				return i
+			}
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return -1
+}
 
 func syntaxPosition(err error) (line, col int) {
 	m := hujsonPosRE.FindStringSubmatch(err.Error())
@@ -259,9 +336,10 @@ func (d *decoder) integer(v *hujson.Value, path string, lo, hi int64) (int64, bo
 		d.errorf(v, path, "must be a number, not %s", kindName(v))
 		return 0, false
 	}
-	f := lit.Float()
-	if f != float64(int64(f)) || int64(f) < lo || int64(f) > hi {
-		d.errorf(v, path, "must be a whole number from %d to %d, not %s", lo, hi, lit)
+	// Not lit.Float, which gives 0 for a number out of range (1e400).
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		d.errorf(v, path, "must be a whole number from %d to %d, not %s", lo, hi, truncate(string(lit), 40))
 		return 0, false
 	}
 	return int64(f), true

@@ -83,6 +83,7 @@ func (r *rawServer) finish() *Server {
 	s.IdleTimeout = -1
 	if r.idleTimeout != nil {
 		s.IdleTimeout = *r.idleTimeout
+		s.idleSet = true
 	}
 	if r.requestTimeout != nil {
 		s.RequestTimeout = *r.requestTimeout
@@ -108,9 +109,11 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 			d.transport(r, v, p, t)
 		}
 	case "command":
-		r.Command, _ = d.str(v, p)
-		if r.Command == "" && !d.hasErrorAt(p) {
-			d.errorf(v, p, "must not be empty")
+		if c, ok := d.str(v, p); ok {
+			r.Command = c
+			if c == "" {
+				d.errorf(v, p, "must not be empty")
+			}
 		}
 	case "args":
 		r.Args, _ = d.strings(v, p)
@@ -170,15 +173,6 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 }
 
 var revisionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-
-func (d *decoder) hasErrorAt(path string) bool {
-	for _, p := range d.problems {
-		if p.Severity == SeverityError && p.Path == path {
-			return true
-		}
-	}
-	return false
-}
 
 func (d *decoder) transport(r *rawServer, v *hujson.Value, p, t string) {
 	r.typeSet = true
@@ -308,23 +302,47 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 }
 
 func (d *decoder) checkURL(server string, v *hujson.Value, path, raw string) bool {
-	if refs, err := parseRefs(raw); err != nil {
+	refs, err := parseRefs(raw)
+	if err != nil {
 		d.errorf(v, path, "%v", err)
 		return false
-	} else if len(refs) > 0 && refs[0].start < strings.Index(raw+"://", "://")+3 {
-		return true // the scheme or host comes from a reference: checked when resolved
 	}
-	u, err := url.Parse(raw)
+	sep := strings.Index(raw, "://")
+	if len(refs) > 0 && (sep < 0 || refs[0].start < sep) {
+		return true // the scheme comes from a reference: checked when resolved
+	}
+	// References elsewhere (host, port, user info, path) stand for text that
+	// is known only when resolved; a placeholder lets the rest be checked.
+	u, err := url.Parse(withPlaceholders(raw, refs, "0"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		d.errorf(v, path, "must be an http:// or https:// URL such as https://example.com/mcp")
 		return false
 	}
 	if u.User != nil {
-		if _, has := u.User.Password(); has && !strings.Contains(u.User.String(), "${") {
+		// A password that changes with the placeholder holds a reference.
+		pw, has := u.User.Password()
+		var pw1 string
+		if other, err := url.Parse(withPlaceholders(raw, refs, "1")); err == nil {
+			pw1, _ = other.User.Password()
+		}
+		if has && pw == pw1 {
 			d.serverError(server, v, path, "a password in the URL must be a reference such as ${API_PASSWORD} (the value is not shown)")
 		}
 	}
 	return true
+}
+
+// withPlaceholders replaces each reference in s with p.
+func withPlaceholders(s string, refs []ref, p string) string {
+	var b strings.Builder
+	last := 0
+	for _, r := range refs {
+		b.WriteString(s[last:r.start])
+		b.WriteString(p)
+		last = r.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // serverError records a problem that makes one server unusable but leaves
@@ -356,9 +374,10 @@ func credentialHeader(key string) bool {
 func (d *decoder) checkSecrets(r *rawServer, path string, v *hujson.Value) bool {
 	ok := true
 	check := func(field string, m map[string]string, credential func(string) bool, example string) {
+		values := memberValues(v, field)
 		for _, k := range sortedKeys(m) {
 			p := joinPath(joinPath(path, field), k)
-			at := v.Find("/" + field + "/" + pointerEscape(k))
+			at := values[k]
 			if at == nil {
 				at = v
 			}
@@ -387,7 +406,26 @@ func envExample(env map[string]string) string {
 	return "TOKEN"
 }
 
-// pointerEscape escapes a key for a JSON pointer (RFC 6901).
-func pointerEscape(k string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+// memberValues maps the keys of the object in member field of the server
+// object v to their values (the last one of a duplicate, which counts), for
+// positions. One pass: a Find per key is quadratic in a file with many.
+func memberValues(v *hujson.Value, field string) map[string]*hujson.Value {
+	server, ok := v.Value.(*hujson.Object)
+	if !ok {
+		return nil
+	}
+	var obj *hujson.Object
+	for i := range server.Members {
+		if server.Members[i].Name.Value.(hujson.Literal).String() == field {
+			obj, _ = server.Members[i].Value.Value.(*hujson.Object)
+		}
+	}
+	if obj == nil {
+		return nil
+	}
+	out := make(map[string]*hujson.Value, len(obj.Members))
+	for i := range obj.Members {
+		out[obj.Members[i].Name.Value.(hujson.Literal).String()] = &obj.Members[i].Value
+	}
+	return out
 }

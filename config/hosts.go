@@ -14,9 +14,6 @@ type Import struct {
 	Problems []Problem // warnings: an import never fails the configuration
 }
 
-// hostImporters maps a host name to the function that reads its files.
-var hostImporters = map[string]func(Dirs) *Import{}
-
 // HostNames lists the hosts Switchboard imports from, sorted.
 func HostNames() []string {
 	names := []string{"claude-code", "claude-desktop", "codex", "cursor", "gemini", "opencode", "vscode", "windsurf"}

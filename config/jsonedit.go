@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -22,27 +23,50 @@ func memberIndex(obj *hujson.Object, key string) int {
 }
 
 // multiline reports whether obj puts its members on lines of their own, and
-// the indentation of those lines.
+// the indentation of those lines. parentIndent is the indentation of the
+// member that holds obj; callers edit objects one level down from the top,
+// so an empty obj is indented one more such step.
 func multiline(obj *hujson.Object, parentIndent string) (bool, string) {
 	if len(obj.Members) > 0 {
 		before := string(obj.Members[0].Name.BeforeExtra)
 		if i := strings.LastIndexByte(before, '\n'); i >= 0 {
-			return true, before[i+1:]
+			if line := before[i+1:]; blanks(line) == line {
+				return true, line
+			}
+			return true, parentIndent + "  " // the line starts with the end of a comment
 		}
 		return false, ""
 	}
+	step := parentIndent
+	if step == "" {
+		step = "  "
+	}
 	after := string(obj.AfterExtra)
 	if i := strings.LastIndexByte(after, '\n'); i >= 0 {
-		return true, after[i+1:] + "  "
+		return true, blanks(after[i+1:]) + step
 	}
-	return true, parentIndent + "  "
+	return true, parentIndent + step
+}
+
+// blanks returns the spaces and tabs that start s: the indentation of a line,
+// without a comment that may end on it.
+func blanks(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }
+
+// indentStep returns the file's indentation step: the difference between a
+// member's indentation and its parent's, or two spaces.
+func indentStep(indent, parentIndent string) string {
+	if step, ok := strings.CutPrefix(indent, parentIndent); ok && step != "" && strings.Trim(step, " \t") == "" {
+		return step
+	}
+	return "  "
 }
 
 // setMember sets key in obj to the JSON value val, replacing an existing
 // member in place or appending a new one after the last.
 func setMember(obj *hujson.Object, key string, val any, parentIndent string) error {
 	multi, indent := multiline(obj, parentIndent)
-	text, err := marshalAt(val, indent, multi)
+	step := indentStep(indent, parentIndent)
+	text, err := marshalAt(val, indent, step, multi)
 	if err != nil {
 		return err
 	}
@@ -68,7 +92,7 @@ func setMember(obj *hujson.Object, key string, val any, parentIndent string) err
 	// Comments that trail the last member stay on its line; the closing
 	// brace keeps its own indentation.
 	after := string(obj.AfterExtra)
-	lead, closing := "\n", strings.TrimSuffix(indent, "  ")
+	lead, closing := "\n", strings.TrimSuffix(indent, step)
 	if i := strings.LastIndexByte(after, '\n'); i >= 0 {
 		lead, closing = after[:i+1], after[i+1:]
 	}
@@ -82,32 +106,85 @@ func setMember(obj *hujson.Object, key string, val any, parentIndent string) err
 }
 
 // removeMember deletes key from obj and reports whether it was there.
+//
+// A comment after a member's comma, on the same line, is held as the start
+// of the text before the next member (or after the last). So the removed
+// member's leading text begins with the tail of the line before it, which
+// stays, and the text after it begins with the tail of its own line, which
+// goes with it.
 func removeMember(obj *hujson.Object, key string) bool {
 	i := memberIndex(obj, key)
 	if i < 0 {
 		return false
 	}
+	prevTail, _, _ := splitLine(obj.Members[i].Name.BeforeExtra)
 	last := i == len(obj.Members)-1
-	trailing := obj.Members[i].Value.AfterExtra
+	after := obj.AfterExtra
+	if !last {
+		after = obj.Members[i+1].Name.BeforeExtra
+	}
+	if _, rest, ok := splitLine(after); ok {
+		after = rest
+	}
+	after = hujson.Extra(string(prevTail) + string(after))
+	trailingComma := obj.Members[i].Value.AfterExtra != nil // on the last member only
 	obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
-	if last && len(obj.Members) > 0 {
-		obj.Members[len(obj.Members)-1].Value.AfterExtra = trailing
+	if !last {
+		obj.Members[i].Name.BeforeExtra = after
+		return true
+	}
+	obj.AfterExtra = after
+	if n := len(obj.Members); n > 0 {
+		// The new last member keeps the file's trailing comma, or the lack
+		// of one; a last value's AfterExtra stands for the comma.
+		v := &obj.Members[n-1].Value
+		switch {
+		case trailingComma && v.AfterExtra == nil:
+			v.AfterExtra = hujson.Extra{}
+		case !trailingComma && v.AfterExtra != nil:
+			obj.AfterExtra = hujson.Extra(string(v.AfterExtra) + string(obj.AfterExtra))
+			v.AfterExtra = nil
+		}
 	}
 	return true
 }
 
-func marshalAt(val any, indent string, multi bool) ([]byte, error) {
+// splitLine splits extra (whitespace and comments) after its first line
+// break outside a block comment; ok is false when it has none.
+func splitLine(extra hujson.Extra) (line, rest hujson.Extra, ok bool) {
+	for i := 0; i < len(extra); i++ {
+		switch {
+		case extra[i] == '\n':
+			return extra[:i+1], extra[i+1:], true
+		case bytes.HasPrefix(extra[i:], []byte("//")): // may hold "/*"
+			j := bytes.IndexByte(extra[i:], '\n')
+			if j < 0 {
+				return nil, extra, false
+			}
+			return extra[:i+j+1], extra[i+j+1:], true
+		case bytes.HasPrefix(extra[i:], []byte("/*")):
+			j := bytes.Index(extra[i+2:], []byte("*/"))
+			if j < 0 {
+				return nil, extra, false
+			}
+			i += j + 3
+		}
+	}
+	return nil, extra, false
+}
+
+func marshalAt(val any, indent, step string, multi bool) ([]byte, error) {
 	if !multi {
 		return json.Marshal(val)
 	}
-	return json.MarshalIndent(val, indent, "  ")
+	return json.MarshalIndent(val, indent, step)
 }
 
 // indentOf returns the indentation of the line a member name starts on.
 func indentOf(m *hujson.ObjectMember) string {
 	before := string(m.Name.BeforeExtra)
 	if i := strings.LastIndexByte(before, '\n'); i >= 0 {
-		return before[i+1:]
+		return blanks(before[i+1:])
 	}
 	return ""
 }

@@ -37,8 +37,17 @@ func Load(d Dirs) *Config {
 			continue
 		}
 		if err != nil {
-			c.fail(Problem{Severity: SeverityError, File: src.Path, Message: err.Error()})
+			prob := Problem{Severity: SeverityError, File: src.Path, Message: err.Error()}
 			c.Files = append(c.Files, File{Source: src, State: FileInvalid})
+			if src.InProject() {
+				// Like a file that does not parse: fatal only once trusted.
+				c.Project.Files = append(c.Project.Files, src.Path)
+				projectCanon = append(projectCanon, []byte(src.Kind), []byte("unreadable"))
+				projectProblems = append(projectProblems, prob)
+				projectFatal = true
+				continue
+			}
+			c.fail(prob)
 			continue
 		}
 		doc, problems, fatal := decodeFile(src, data)
@@ -248,6 +257,7 @@ func (c *Config) define(merged map[string]*Server, s *Server) {
 
 // finish fills defaults from settings and sorts.
 func (c *Config) finish(merged map[string]*Server) []*Server {
+	serverErrs := c.serverErrors()
 	out := make([]*Server, 0, len(merged))
 	for _, s := range merged {
 		if s.IdleTimeout < 0 {
@@ -260,7 +270,9 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 			s.DirectTools = DirectTools{All: true}
 		}
 		if s.Err == nil {
-			s.Err = c.serverErr(s)
+			if p, ok := serverErrs[serverKey{s.Source.Path, s.Name}]; ok {
+				s.Err = fmt.Errorf("server %q: %s", s.Name, p.Error())
+			}
 		}
 		out = append(out, s)
 	}
@@ -268,14 +280,19 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 	return out
 }
 
-// serverErr finds the first server-scoped error recorded for s in its file.
-func (c *Config) serverErr(s *Server) error {
+type serverKey struct{ file, server string }
+
+// serverErrors indexes the first server-scoped error recorded for each
+// server in each file.
+func (c *Config) serverErrors() map[serverKey]Problem {
+	out := map[serverKey]Problem{}
 	for _, p := range c.Problems {
-		if p.Severity == SeverityError && p.Server == s.Name && p.File == s.Source.Path {
-			return fmt.Errorf("server %q: %s", s.Name, p.Error())
+		k := serverKey{p.File, p.Server}
+		if _, seen := out[k]; !seen && p.Severity == SeverityError && p.Server != "" {
+			out[k] = p
 		}
 	}
-	return nil
+	return out
 }
 
 func (st *Settings) merge(doc *document) {

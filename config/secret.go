@@ -11,11 +11,22 @@ import (
 // Secret is a value resolved from the environment. It prints as [redacted]
 // in every fmt verb and in JSON, so it cannot reach a log, an error or a
 // result by accident; Reveal returns the value for the one place that needs
-// it (a child's environment, a request header).
-type Secret struct{ v string }
+// it (a child's environment, a request header). The zero value is empty.
+//
+// The value sits behind a pointer: fmt cannot call Format on a Secret held
+// in another type's unexported field and prints such fields by reflection,
+// which then shows an address instead of the value.
+type Secret struct{ v *string }
+
+func newSecret(v string) Secret { return Secret{&v} }
 
 // Reveal returns the value.
-func (s Secret) Reveal() string { return s.v }
+func (s Secret) Reveal() string {
+	if s.v == nil {
+		return ""
+	}
+	return *s.v
+}
 
 // String returns "[redacted]".
 func (Secret) String() string { return "[redacted]" }
@@ -75,7 +86,7 @@ func (s *Server) Resolve(lookup func(string) (string, bool)) (*Resolved, error) 
 		if missing != "" {
 			return Secret{}, &ReferenceError{Server: s.Name, File: s.Source.Path, Path: path, Var: missing}
 		}
-		return Secret{v}, nil
+		return newSecret(v), nil
 	}
 	var err error
 	if s.URL != "" {

@@ -98,6 +98,7 @@ type Server struct {
 	// a lower definition and carries nothing else.
 	stub      bool
 	directSet bool // directTools was written, so settings.directTools does not apply
+	idleSet   bool // idleTimeout was written, so settings.idleTimeout does not apply
 }
 
 // String returns a one-line description with references as written.

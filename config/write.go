@@ -36,21 +36,30 @@ func (d Dirs) File(scope Scope) (string, error) {
 // Definition is a server definition to write, in the field order people
 // expect to read. Values that refer to secrets are written as references.
 type Definition struct {
-	Type             string              `json:"type,omitempty"`
-	Command          string              `json:"command,omitempty"`
-	Args             []string            `json:"args,omitempty"`
-	Cwd              string              `json:"cwd,omitempty"`
-	Env              map[string]string   `json:"env,omitempty"`
-	URL              string              `json:"url,omitempty"`
-	Headers          map[string]string   `json:"headers,omitempty"`
-	Lifecycle        string              `json:"lifecycle,omitempty"`
-	IdleTimeout      *int                `json:"idleTimeout,omitempty"`
-	RequestTimeoutMs *int                `json:"requestTimeoutMs,omitempty"`
-	Disabled         bool                `json:"disabled,omitempty"`
-	IncludeTools     []string            `json:"includeTools,omitempty"`
-	ExcludeTools     []string            `json:"excludeTools,omitempty"`
-	SearchKeywords   map[string][]string `json:"searchKeywords,omitempty"`
-	ProtocolVersion  string              `json:"protocolVersion,omitempty"`
+	Type             string               `json:"type,omitempty"`
+	Command          string               `json:"command,omitempty"`
+	Args             []string             `json:"args,omitempty"`
+	Cwd              string               `json:"cwd,omitempty"`
+	Env              map[string]string    `json:"env,omitempty"`
+	URL              string               `json:"url,omitempty"`
+	Headers          map[string]string    `json:"headers,omitempty"`
+	Lifecycle        string               `json:"lifecycle,omitempty"`
+	IdleTimeout      *int                 `json:"idleTimeout,omitempty"`
+	RequestTimeoutMs *int                 `json:"requestTimeoutMs,omitempty"`
+	Reconnect        *ReconnectDefinition `json:"reconnect,omitempty"`
+	Disabled         bool                 `json:"disabled,omitempty"`
+	IncludeTools     []string             `json:"includeTools,omitempty"`
+	ExcludeTools     []string             `json:"excludeTools,omitempty"`
+	DirectTools      any                  `json:"directTools,omitempty"` // nil, a bool or a list of tool names
+	SearchKeywords   map[string][]string  `json:"searchKeywords,omitempty"`
+	ProtocolVersion  string               `json:"protocolVersion,omitempty"`
+}
+
+// ReconnectDefinition is the reconnect object of a Definition.
+type ReconnectDefinition struct {
+	Automatic   bool `json:"automatic,omitempty"`
+	MaxAttempts int  `json:"maxAttempts,omitempty"`
+	BaseDelayMs int  `json:"baseDelayMs,omitempty"`
 }
 
 // Definition returns what to write to reproduce s in one of our files.
@@ -73,6 +82,20 @@ func (s *Server) Definition() Definition {
 	if s.RequestTimeout > 0 && s.RequestTimeout != DefaultRequestTimeout {
 		ms := int(s.RequestTimeout / time.Millisecond)
 		def.RequestTimeoutMs = &ms
+	}
+	if s.idleSet {
+		m := int(s.IdleTimeout / time.Minute)
+		def.IdleTimeout = &m
+	}
+	if s.Reconnect != (Reconnect{}) {
+		def.Reconnect = &ReconnectDefinition{Automatic: s.Reconnect.Automatic, MaxAttempts: s.Reconnect.MaxAttempts,
+			BaseDelayMs: int(s.Reconnect.BaseDelay / time.Millisecond)}
+	}
+	if s.directSet {
+		def.DirectTools = s.DirectTools.All
+		if s.DirectTools.Names != nil {
+			def.DirectTools = s.DirectTools.Names
+		}
 	}
 	return def
 }
@@ -187,7 +210,7 @@ func editServers(d Dirs, scope Scope, name string, edit func(serversEdit) error)
 	case err != nil:
 		return path, err
 	}
-	root, err := hujson.Parse(data)
+	root, err := parseJSONC(data)
 	if err != nil {
 		_, probs, _ := decodeFile(src, data)
 		return path, fmt.Errorf("not changing %s: it does not parse: %s (hint: fix it, or run switchboard config validate)", path, firstError(probs))
@@ -211,8 +234,8 @@ func editServers(d Dirs, scope Scope, name string, edit func(serversEdit) error)
 		return path, err
 	}
 	out := root.Pack()
-	if !created && bytes.Equal(out, data) {
-		return path, nil
+	if bytes.Equal(out, data) {
+		return path, nil // nothing changed: not even a new, empty file
 	}
 	if _, probs, fatal := decodeFile(src, out); fatal || hasServerError(probs, name) {
 		return path, fmt.Errorf("not changing %s: the result would be invalid: %s", path, firstError(probs))

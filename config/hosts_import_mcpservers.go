@@ -1,0 +1,207 @@
+package config
+
+import (
+	"path/filepath"
+	"time"
+)
+
+// shape says how the server entries of a host in the mcpServers family
+// (command, args and env, or url and headers) differ from ours.
+type shape struct {
+	host    string            // the host's name in messages
+	vars    varSyntax         // nil: the host's values hold no references, or ours
+	urlKey  string            // another field holding the URL, which wins over url
+	urlHTTP bool              // urlKey also means Streamable HTTP
+	timeout time.Duration     // unit of "timeout"; 0 when the host has none to map
+	floor   time.Duration     // timeouts below it are ignored by the host
+	tools   bool              // includeTools and excludeTools mean what ours do
+	other   map[string]string // known fields we do not model: "" drops silently, else what is lost
+}
+
+const (
+	lostEnvFile       = "the variables it holds are not passed to the server"
+	lostHeadersHelper = "the headers it prints are not sent"
+)
+
+var (
+	claudeDesktopShape = &shape{host: "Claude Desktop"}
+	claudeCodeShape    = &shape{host: "Claude Code", timeout: time.Millisecond, floor: time.Second,
+		other: map[string]string{"alwaysLoad": "", "oauth": "", "headersHelper": lostHeadersHelper}}
+	cursorShape = &shape{host: "Cursor", vars: envColonVars,
+		other: map[string]string{"auth": "", "envFile": lostEnvFile}}
+	vscodeShape = &shape{host: "VS Code", vars: envColonVars,
+		other: map[string]string{"dev": "", "oauth": "", "gallery": "", "version": "", "envFile": lostEnvFile,
+			"sandboxEnabled": "the server runs without VS Code's sandbox"}}
+	windsurfShape = &shape{host: "Windsurf", vars: envColonVars, urlKey: "serverUrl"}
+	geminiShape   = &shape{host: "Gemini CLI", vars: geminiVars, urlKey: "httpUrl", urlHTTP: true,
+		timeout: time.Millisecond, tools: true,
+		other: map[string]string{"trust": "", "description": "", "oauth": "", "authProviderType": "",
+			"targetAudience": "", "targetServiceAccount": "", "tcp": "Switchboard has no WebSocket transport"}}
+)
+
+// entry normalizes one server entry of the host.
+func (sh *shape) entry(f *hostFile, name, path string, v any) *entry {
+	e, obj := f.newEntry(name, path, v)
+	var alt any
+	for _, k := range sortedKeys(obj) {
+		val, p := obj[k], joinPath(path, k)
+		switch {
+		case k == "type":
+			e.set(k, normalizeType(val), k)
+		case k == "command" || k == "cwd" || k == "url":
+			e.set(k, sh.vars.str(f, e, sh.host, p, val), k)
+		case k == "args":
+			e.set(k, sh.vars.list(f, e, sh.host, p, val), k)
+		case k == "env" || k == "headers":
+			e.set(k, sh.vars.dict(f, e, sh.host, p, val), k)
+		case k == "disabled":
+			e.set(k, val, k)
+		case k == "timeout" && sh.timeout != 0:
+			f.setTimeout(e, k, val, sh.timeout, sh.floor)
+		case (k == "includeTools" || k == "excludeTools") && sh.tools:
+			e.set(k, val, k)
+		case k == sh.urlKey && k != "":
+			alt = sh.vars.str(f, e, sh.host, p, val)
+		default:
+			f.unmodeled(e, k, sh.other)
+		}
+	}
+	if alt != nil {
+		e.set("url", alt, sh.urlKey)
+		if sh.urlHTTP {
+			e.set("type", "http", sh.urlKey)
+		}
+	}
+	return e
+}
+
+// unmodeled reports a host field that has no place in our schema: silently
+// for known fields whose loss changes nothing the server receives.
+func (f *hostFile) unmodeled(e *entry, field string, other map[string]string) {
+	lost, known := other[field]
+	switch {
+	case !known:
+		f.warnf(e.name, e.path, "unknown field %q ignored", field)
+	case lost != "":
+		f.warnf(e.name, joinPath(e.path, field), "%s is not supported: %s", field, lost)
+	}
+}
+
+// importJSONFile imports the servers at key of a host's JSON file.
+func (imp *Import) importJSONFile(path, key string, sh *shape) {
+	root, read := imp.readJSON(path)
+	if !read {
+		return
+	}
+	f := imp.newFile(path)
+	if v, ok := root[key]; ok {
+		f.servers(v, key, sh.entry)
+	}
+	imp.add(f)
+}
+
+// importClaudeDesktop reads claude_desktop_config.json. Claude Desktop ships
+// for macOS and Windows; unofficial Linux builds use ~/.config/Claude
+// (reported).
+func importClaudeDesktop(d Dirs) *Import {
+	dir := filepath.Join(d.ConfigHome, "Claude")
+	if d.GOOS == "darwin" {
+		dir = filepath.Join(d.Home, "Library", "Application Support", "Claude")
+	}
+	imp := &Import{Host: "claude-desktop"}
+	imp.importJSONFile(filepath.Join(dir, "claude_desktop_config.json"), "mcpServers", claudeDesktopShape)
+	return imp
+}
+
+// importClaudeCode reads the user scope of Claude Code: the top-level
+// mcpServers of ~/.claude.json. The local scope, projects["/abs/dir"], is
+// not imported: it belongs to one directory, keyed by where claude was
+// started, and outranks Claude Code's own user and project scopes there,
+// which an import below all our sources cannot reproduce.
+func importClaudeCode(d Dirs) *Import {
+	imp := &Import{Host: "claude-code"}
+	imp.importJSONFile(filepath.Join(d.Home, ".claude.json"), "mcpServers", claudeCodeShape)
+	return imp
+}
+
+// importCursor reads ~/.cursor/mcp.json.
+func importCursor(d Dirs) *Import {
+	imp := &Import{Host: "cursor"}
+	imp.importJSONFile(filepath.Join(d.Home, ".cursor", "mcp.json"), "mcpServers", cursorShape)
+	return imp
+}
+
+// importWindsurf reads the Windsurf editor's mcp_config.json, after the
+// JetBrains plugin's and the one Devin Desktop is reported to use, so the
+// editor's wins a name they share.
+func importWindsurf(d Dirs) *Import {
+	imp := &Import{Host: "windsurf"}
+	for _, path := range []string{
+		filepath.Join(d.Home, ".codeium", "mcp_config.json"),
+		filepath.Join(d.ConfigHome, "devin", "mcp_config.json"),
+		filepath.Join(d.Home, ".codeium", "windsurf", "mcp_config.json"),
+	} {
+		imp.importJSONFile(path, "mcpServers", windsurfShape)
+	}
+	return imp
+}
+
+// importVSCode reads the default profile's mcp.json, and the "mcp" block
+// that older releases kept in settings.json (VS Code migrates it into
+// mcp.json, which is read last so that it wins). Other profiles, Insiders
+// and the Copilot CLI's mcp-config.json are not read.
+func importVSCode(d Dirs) *Import {
+	dir := filepath.Join(d.ConfigHome, "Code", "User")
+	if d.GOOS == "darwin" {
+		dir = filepath.Join(d.Home, "Library", "Application Support", "Code", "User")
+	}
+	imp := &Import{Host: "vscode"}
+	settings := filepath.Join(dir, "settings.json")
+	if root, read := imp.readJSON(settings); read {
+		if mcp, ok := root["mcp"]; ok || root == nil {
+			f := imp.newFile(settings)
+			if obj, ok := mcp.(map[string]any); ok && obj["servers"] != nil {
+				f.servers(obj["servers"], "mcp.servers", vscodeShape.entry)
+			}
+			imp.add(f)
+		}
+	}
+	imp.importJSONFile(filepath.Join(dir, "mcp.json"), "servers", vscodeShape)
+	return imp
+}
+
+// importGemini reads ~/.gemini/settings.json. Names in mcp.excluded, or
+// missing from a non-empty mcp.allowed, are imported disabled, since Gemini
+// CLI does not start them.
+func importGemini(d Dirs) *Import {
+	imp := &Import{Host: "gemini"}
+	path := filepath.Join(d.Home, ".gemini", "settings.json")
+	root, read := imp.readJSON(path)
+	if !read {
+		return imp
+	}
+	f := imp.newFile(path)
+	if v, ok := root["mcpServers"]; ok {
+		f.servers(v, "mcpServers", geminiShape.entry)
+		mcp, _ := root["mcp"].(map[string]any)
+		excluded, allowed := nameSet(mcp["excluded"]), nameSet(mcp["allowed"])
+		for _, e := range f.entries {
+			if excluded[e.name] || (len(allowed) > 0 && !allowed[e.name]) {
+				e.def["disabled"] = true
+			}
+		}
+	}
+	imp.add(f)
+	return imp
+}
+
+func nameSet(v any) map[string]bool {
+	list, _ := v.([]any)
+	set := map[string]bool{}
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			set[s] = true
+		}
+	}
+	return set
+}

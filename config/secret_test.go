@@ -1,0 +1,522 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// lookupOf returns a lookup function over env, like os.LookupEnv.
+func lookupOf(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}
+}
+
+func TestResolve(t *testing.T) {
+	env := map[string]string{
+		"A":     "a",
+		"B":     "b",
+		"EMPTY": "",
+		"REC":   "${A}",    // not expanded again
+		"ENVR":  "$env:A",  // nor this
+		"DEF":   "${X:-y}", // nor this
+	}
+	tests := []struct {
+		value string
+		want  string
+		miss  string // the variable of the *ReferenceError
+	}{
+		{"${A}", "a", ""},
+		{"pre-${A}-post", "pre-a-post", ""},
+		{"${A}${B}", "ab", ""},
+		{"Bearer ${A}", "Bearer a", ""},
+		{"${UNSET:-dflt}", "dflt", ""},
+		{"${EMPTY:-dflt}", "dflt", ""},
+		{"${A:-dflt}", "a", ""},
+		{"${UNSET:-}", "", ""},
+		{"${UNSET:-has:colon}", "has:colon", ""},
+		{"${UNSET:-$env:A}", "$env:A", ""}, // a default is literal too
+		{"$env:A", "a", ""},
+		{"x$env:A", "x$env:A", ""}, // $env: only as the whole value
+		{"$A", "$A", ""},
+		{"$", "$", ""},
+		{"{A}", "{A}", ""},
+		{"${A}}", "a}", ""},
+		{"plain", "plain", ""},
+		{"", "", ""},
+		{"${REC}", "${A}", ""},
+		{"${ENVR}", "$env:A", ""},
+		{"${DEF}", "${X:-y}", ""},
+		{"${UNSET}", "", "UNSET"},
+		{"${EMPTY}", "", "EMPTY"},
+		{"$env:UNSET", "", "UNSET"},
+		{"$env:EMPTY", "", "EMPTY"},
+		{"${A}${UNSET}${OTHER}", "", "UNSET"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			s := &Server{Name: "s", Source: Source{Kind: KindUser, Path: "/cfg.json"}, Path: "mcpServers.s",
+				Type: TransportStdio, Command: "x", Env: map[string]string{"V": tt.value}}
+			r, err := s.Resolve(lookupOf(env))
+			if tt.miss == "" {
+				if err != nil {
+					t.Fatalf("Resolve: %v", err)
+				}
+				if got := r.Env["V"].Reveal(); got != tt.want {
+					t.Errorf("got %q, want %q", got, tt.want)
+				}
+				return
+			}
+			var re *ReferenceError
+			if !errors.As(err, &re) || !errors.Is(err, ErrReference) {
+				t.Fatalf("Resolve: got %v, want a *ReferenceError matching ErrReference", err)
+			}
+			want := &ReferenceError{Server: "s", File: "/cfg.json", Path: "mcpServers.s.env.V", Var: tt.miss}
+			if diff := cmp.Diff(want, re); diff != "" {
+				t.Errorf("ReferenceError (-want +got):\n%s", diff)
+			}
+			msg := err.Error()
+			for _, part := range []string{`server "s"`, "/cfg.json", "mcpServers.s.env.V", tt.miss, "hint: export " + tt.miss} {
+				if !strings.Contains(msg, part) {
+					t.Errorf("got %q, want it to name %q", msg, part)
+				}
+			}
+			if r != nil {
+				t.Errorf("got resolved %v with an error, want nil", r)
+			}
+		})
+	}
+}
+
+func TestResolveFields(t *testing.T) {
+	// References are expanded in env, headers and url; command, args and
+	// cwd are literal, with a warning.
+	d := newDirs(t)
+	writeFile(t, pathsOf(d).user, `{"mcpServers": {
+		"web": {"url": "https://${HOST}/mcp?key=${KEY}", "headers": {"Authorization": "Bearer ${KEY}", "X-Plain": "v"}},
+		"cli": {"command": "${BIN}", "args": ["--key", "${KEY}"], "cwd": "${DIR}", "env": {"API_KEY": "$env:KEY"}},
+		"nothing": {"command": "x"}
+	}}`)
+	c := Load(d)
+	noErrors(t, c)
+	lookup := lookupOf(map[string]string{"HOST": "h.example", "KEY": "k1", "BIN": "/bin/evil", "DIR": "/tmp"})
+	resolved := func(name string) *Resolved {
+		r, err := mustServer(t, c, name).Resolve(lookup)
+		if err != nil {
+			t.Fatalf("Resolve(%s): %v", name, err)
+		}
+		return r
+	}
+	type flat struct {
+		URL     string
+		Env     map[string]string
+		Headers map[string]string
+	}
+	reveal := func(r *Resolved) flat {
+		f := flat{URL: r.URL.Reveal()}
+		for k, v := range r.Env {
+			if f.Env == nil {
+				f.Env = map[string]string{}
+			}
+			f.Env[k] = v.Reveal()
+		}
+		for k, v := range r.Headers {
+			if f.Headers == nil {
+				f.Headers = map[string]string{}
+			}
+			f.Headers[k] = v.Reveal()
+		}
+		return f
+	}
+	tests := []struct {
+		name string
+		want flat
+	}{
+		{"web", flat{URL: "https://h.example/mcp?key=k1", Headers: map[string]string{"Authorization": "Bearer k1", "X-Plain": "v"}}},
+		{"cli", flat{Env: map[string]string{"API_KEY": "k1"}}},
+		{"nothing", flat{}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, reveal(resolved(tt.name))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	cli := mustServer(t, c, "cli")
+	if cli.Command != "${BIN}" || cli.Cwd != "${DIR}" || !cmp.Equal(cli.Args, []string{"--key", "${KEY}"}) {
+		t.Errorf("cli: got command %q, args %q, cwd %q, want them as written", cli.Command, cli.Args, cli.Cwd)
+	}
+	if w := problemText(c.Warnings()); !strings.Contains(w, "mcpServers.cli.command: command is passed literally: the reference ${BIN} is not expanded there") {
+		t.Errorf("warnings: got %q, want one about the literal command", w)
+	}
+	for _, tt := range []struct{ body, path string }{
+		{`{"command": "x", "cwd": "${DIR}"}`, "mcpServers.s.cwd"},
+		{`{"command": "x", "args": ["a", "$env:X"]}`, "mcpServers.s.args"},
+	} {
+		_, problems, _ := decode(KindUser, srv(tt.body))
+		if len(problems) != 1 || problems[0].Severity != SeverityWarning || problems[0].Path != tt.path {
+			t.Errorf("%s: got %v, want one warning at %s", tt.body, problems, tt.path)
+		}
+	}
+	if got, want := mustServer(t, c, "web").References(), []string{"HOST", "KEY"}; !cmp.Equal(got, want) {
+		t.Errorf("References: got %v, want %v", got, want)
+	}
+
+	// A missing variable in a header or the URL names that path.
+	for _, tt := range []struct {
+		lookup     map[string]string
+		path, miss string
+	}{
+		{map[string]string{"KEY": "k"}, "mcpServers.web.url", "HOST"},
+		{map[string]string{"HOST": "h", "KEY": ""}, "mcpServers.web.url", "KEY"},
+	} {
+		_, err := mustServer(t, c, "web").Resolve(lookupOf(tt.lookup))
+		var re *ReferenceError
+		if !errors.As(err, &re) || re.Path != tt.path || re.Var != tt.miss {
+			t.Errorf("got %v, want a reference error for %s at %s", err, tt.miss, tt.path)
+		}
+	}
+	h := &Server{Name: "h", Path: "mcpServers.h", Type: TransportHTTP, URL: "https://x", Headers: map[string]string{"Authorization": "Bearer ${T}"}}
+	if _, err := h.Resolve(lookupOf(nil)); !errors.Is(err, ErrReference) || !strings.Contains(err.Error(), "mcpServers.h.headers.Authorization") {
+		t.Errorf("header: got %v, want a reference error at mcpServers.h.headers.Authorization", err)
+	}
+}
+
+func TestParseRefs(t *testing.T) {
+	tests := []struct {
+		value string
+		names []string // nil with ok false for an error
+		ok    bool
+	}{
+		{"", nil, true},
+		{"no refs", nil, true},
+		{"${A}", []string{"A"}, true},
+		{"${_a1}-${B:-x}", []string{"_a1", "B"}, true},
+		{"$env:A_1", []string{"A_1"}, true},
+		{"$env", nil, true},
+		{"$$ {A} $A }", nil, true},
+		{"${", nil, false},
+		{"x ${A", nil, false},
+		{"${}", nil, false},
+		{"${1A}", nil, false},
+		{"${A-B}", nil, false},
+		{"${A B}", nil, false},
+		{"${:-x}", nil, false},
+		{"${A:x}", nil, false},
+		{"${é}", nil, false},
+		{"$env:", nil, false},
+		{"$env:1A", nil, false},
+		{"$env:A-B", nil, false},
+		{"$env:A B", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			refs, err := parseRefs(tt.value)
+			if (err == nil) != tt.ok {
+				t.Fatalf("got error %v, want ok %v", err, tt.ok)
+			}
+			var names []string
+			for _, r := range refs {
+				names = append(names, r.name)
+				if got := tt.value[r.start:r.end]; !strings.HasPrefix(got, "$") || (!strings.HasSuffix(got, "}") && !strings.HasPrefix(got, "$env:")) {
+					t.Errorf("range: got %q, want the whole reference", got)
+				}
+			}
+			if !cmp.Equal(names, tt.names) {
+				t.Errorf("names: got %v, want %v", names, tt.names)
+			}
+		})
+	}
+}
+
+func TestInvalidReferenceFailsClosed(t *testing.T) {
+	// A reference that does not parse is a schema error: the value cannot
+	// be what the user meant.
+	tests := []struct{ body, path string }{
+		{`{"command": "x", "env": {"A": "${A"}}`, "mcpServers.s.env.A"},
+		{`{"command": "x", "env": {"TOKEN": "${1}"}}`, "mcpServers.s.env.TOKEN"},
+		{`{"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${T"}}`, "mcpServers.s.headers.Authorization"},
+		{`{"url": "https://h/${"}`, "mcpServers.s.url"},
+		{`{"url": "$env:bad-name"}`, "mcpServers.s.url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			for _, kind := range []Kind{KindUser, KindShared} {
+				_, problems, fatal := decode(kind, srv(tt.body))
+				if !fatal || len(problems) != 1 || problems[0].Path != tt.path || !strings.Contains(problems[0].Message, "reference") {
+					t.Errorf("%s: got %v (fatal %v), want one fatal reference error at %s", kind, problems, fatal, tt.path)
+				}
+			}
+		})
+	}
+	// Resolve checks again, for a Server made by hand.
+	s := &Server{Name: "s", Path: "mcpServers.s", Env: map[string]string{"A": "${A"}}
+	if _, err := s.Resolve(lookupOf(map[string]string{"A": "a"})); err == nil || errors.Is(err, ErrReference) || !strings.Contains(err.Error(), "mcpServers.s.env.A") {
+		t.Errorf("Resolve: got %v, want a syntax error naming mcpServers.s.env.A", err)
+	}
+}
+
+func TestCredentialLiterals(t *testing.T) {
+	const literal = "lit-canary-0123"
+	tests := []struct {
+		name  string
+		kind  string // "env" or "headers"
+		key   string
+		value string
+		bad   bool
+	}{
+		{"token", "env", "GITHUB_TOKEN", literal, true},
+		{"token lower case", "env", "github_token", literal, true},
+		{"token mixed case", "env", "AccessToken", literal, true},
+		{"secret", "env", "CLIENT_SECRET", literal, true},
+		{"password", "env", "db_password", literal, true},
+		{"api key", "env", "OPENAI_API_KEY", literal, true},
+		{"apikey", "env", "ApiKey", literal, true},
+		{"credential", "env", "GOOGLE_APPLICATION_CREDENTIALS", literal, true},
+		{"oauth", "env", "OAUTH_CLIENT", literal, true},
+		{"authorization", "headers", "Authorization", "Bearer " + literal, true},
+		{"authorization lower case", "headers", "authorization", literal, true},
+		{"cookie", "headers", "COOKIE", "session=" + literal, true},
+		{"proxy authorization", "headers", "Proxy-Authorization", literal, true},
+		{"reference", "env", "GITHUB_TOKEN", "${GITHUB_TOKEN}", false},
+		{"reference with a default", "env", "API_KEY", "${API_KEY:-}", false},
+		{"$env reference", "env", "API_KEY", "$env:API_KEY", false},
+		{"bearer reference", "headers", "Authorization", "Bearer ${API_TOKEN}", false},
+		{"empty literal", "env", "API_TOKEN", "", false},
+		{"not a credential", "env", "DEBUG", literal, false},
+		{"key alone is not a credential", "env", "KEY_FILE", literal, false},
+		{"other header", "headers", "X-Trace", literal, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			def := fmt.Sprintf(`{"command": "x", "env": {%q: %q}}`, tt.key, tt.value)
+			if tt.kind == "headers" {
+				def = fmt.Sprintf(`{"url": "https://h/mcp", "headers": {%q: %q}}`, tt.key, tt.value)
+			}
+			d := newDirs(t)
+			writeFile(t, pathsOf(d).user, `{"mcpServers": {"bad": `+def+`, "good": {"command": "good"}}}`)
+			c := Load(d)
+			if c.Err() != nil {
+				t.Fatalf("Err: got %v, want nil: the error is scoped to the server", c.Err())
+			}
+			if _, err := c.Usable("good"); err != nil {
+				t.Errorf("Usable(good): got %v, want usable", err)
+			}
+			bad := mustServer(t, c, "bad")
+			_, err := c.Usable("bad")
+			if !tt.bad {
+				if err != nil || bad.Err != nil || len(c.Errors()) > 0 {
+					t.Errorf("got Usable %v, Err %v, errors %v, want none", err, bad.Err, c.Errors())
+				}
+				return
+			}
+			if err == nil || bad.Err == nil || err != bad.Err {
+				t.Fatalf("Usable(bad): got %v, Server.Err %v, want the server's error", err, bad.Err)
+			}
+			path := "mcpServers.bad." + tt.kind + "." + tt.key
+			for _, part := range []string{`server "bad"`, pathsOf(d).user, path, "must be a reference", "the value is not shown"} {
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("got %q, want it to name %q", err, part)
+				}
+			}
+			all := problemText(c.Problems) + err.Error()
+			if strings.Contains(all, "canary") {
+				t.Errorf("got %q, want the literal left out", all)
+			}
+		})
+	}
+}
+
+func TestCredentialLiteralScope(t *testing.T) {
+	tests := []struct {
+		name   string
+		files  func(p paths) map[string]string
+		trust  bool
+		usable bool
+	}{
+		{
+			name: "shared file, number literal",
+			files: func(p paths) map[string]string {
+				return map[string]string{p.shared: `{"mcpServers": {"x": {"command": "x", "env": {"API_TOKEN": 12345}}}}`}
+			},
+		},
+		{
+			name: "overridden by a higher definition",
+			files: func(p paths) map[string]string {
+				return map[string]string{
+					p.shared: `{"mcpServers": {"x": {"command": "x", "env": {"API_TOKEN": "lit"}}}}`,
+					p.user:   `{"mcpServers": {"x": {"command": "x", "env": {"API_TOKEN": "${API_TOKEN}"}}}}`,
+				}
+			},
+			usable: true,
+		},
+		{
+			name: "trusted project",
+			files: func(p paths) map[string]string {
+				return map[string]string{p.projectShared: `{"mcpServers": {"x": {"url": "https://h", "headers": {"Cookie": "lit"}}}}`}
+			},
+			trust: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDirs(t)
+			for path, text := range tt.files(pathsOf(d)) {
+				writeFile(t, path, text)
+			}
+			if tt.trust {
+				trust(t, d)
+			}
+			c := Load(d)
+			if c.Err() != nil {
+				t.Fatalf("Err: got %v, want nil", c.Err())
+			}
+			if _, err := c.Usable("x"); (err == nil) != tt.usable {
+				t.Errorf("Usable(x): got %v, want usable %v", err, tt.usable)
+			}
+		})
+	}
+}
+
+func TestSecretNeverPrints(t *testing.T) {
+	const canary = "canary-5ecret"
+	s := newSecret(canary)
+	if got := s.Reveal(); got != canary {
+		t.Fatalf("Reveal: got %q, want %q", got, canary)
+	}
+	if got := (Secret{}).Reveal(); got != "" {
+		t.Errorf("zero Reveal: got %q, want empty", got)
+	}
+	r := &Resolved{URL: s, Env: map[string]Secret{"K": s}, Headers: map[string]Secret{"Authorization": s}}
+	// A Secret kept in another type's unexported field, as a transport might.
+	type holder struct {
+		tok     Secret
+		headers map[string]Secret
+		res     Resolved
+	}
+	h := holder{s, map[string]Secret{"a": s}, *r}
+
+	var outs []string
+	for _, verb := range []string{"%v", "%s", "%+v", "%#v", "%q", "%x", "%X", "%d", "%10.3s", "%T"} {
+		for _, arg := range []any{s, &s, []Secret{s}, map[string]Secret{"k": s}, *r, r, h, &h} {
+			outs = append(outs, fmt.Sprintf(verb, arg))
+		}
+	}
+	outs = append(outs, fmt.Sprint(s, r), fmt.Sprintln(s, r), s.String(), s.GoString())
+	for _, v := range []any{s, r, map[string]Secret{"k": s}, struct{ S Secret }{s}} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, string(data))
+	}
+	if text, err := s.MarshalText(); err != nil || string(text) != "[redacted]" {
+		t.Errorf("MarshalText: got %q, %v, want [redacted]", text, err)
+	}
+	var logs bytes.Buffer
+	for _, l := range []*slog.Logger{slog.New(slog.NewTextHandler(&logs, nil)), slog.New(slog.NewJSONHandler(&logs, nil))} {
+		l.Info("connect", "secret", s, "resolved", r)
+	}
+	outs = append(outs, logs.String(), fmt.Errorf("wrapping %v", s).Error())
+
+	for _, out := range outs {
+		if strings.Contains(out, canary) || strings.Contains(out, fmt.Sprintf("%x", canary)) {
+			t.Errorf("got %q, want the value left out", out)
+		}
+	}
+	if got := fmt.Sprintf("%v|%s|%+v|%#v|%q", s, s, s, s, s); got != strings.Repeat("[redacted]|", 4)+"[redacted]" {
+		t.Errorf("got %q, want [redacted] for every verb", got)
+	}
+}
+
+// TestCanary resolves references to a canary value and checks that the
+// value reaches nothing but Reveal: no problem, error, String, Target or
+// fmt output of the configuration, its servers or the resolved values.
+func TestCanary(t *testing.T) {
+	const canary = "cAnArY-9d1e"     // every variable's value
+	const literal = "cAnArY-literal" // a credential written as a literal
+	d := newDirs(t)
+	p := pathsOf(d)
+	writeFile(t, p.user, `{"mcpServers": {
+		"cli": {"command": "run", "args": ["--key", "${KEY}"], "env": {"GITHUB_TOKEN": "${KEY}", "MIXED": "x-${KEY}-y", "D": "${NOPE:-${KEY}}"}},
+		"web": {"url": "https://${HOST}/mcp?key=${KEY}", "headers": {"Authorization": "Bearer ${KEY}", "Cookie": "$env:KEY"}},
+		"partial": {"command": "run", "env": {"A": "${KEY}", "B": "${MISSING}"}},
+		"literal": {"command": "run", "env": {"API_TOKEN": "`+literal+`"}},
+		"userinfo": {"url": "https://me:`+literal+`@h/mcp"}
+	}, "settings": {"embeddings": {"baseUrl": "${HOST}", "apiKey": "${KEY}"}}}`)
+	writeFile(t, p.projectShared, `{"mcpServers": {"proj": {"command": "x", "env": {"SECRET": "`+literal+`"}}}}`)
+	c := Load(d)
+	lookup := lookupOf(map[string]string{"KEY": canary, "HOST": canary + ".example"})
+
+	var outs []string
+	add := func(xs ...any) {
+		for _, x := range xs {
+			outs = append(outs, fmt.Sprintf("%v", x), fmt.Sprintf("%+v", x), fmt.Sprintf("%#v", x), fmt.Sprintf("%s", x))
+		}
+	}
+	revealed := 0
+	for _, s := range c.Servers {
+		r, err := s.Resolve(lookup)
+		if err != nil {
+			add(err)
+		} else {
+			add(r, *r)
+			if data, err := json.Marshal(r); err == nil {
+				outs = append(outs, string(data))
+			}
+			for _, v := range r.Env {
+				if strings.Contains(v.Reveal(), canary) {
+					revealed++
+				}
+			}
+		}
+		outs = append(outs, s.String(), s.Target())
+		add(s, *s)
+		if s.Err != nil {
+			add(s.Err)
+		}
+		if _, err := c.Usable(s.Name); err != nil {
+			add(err)
+		}
+	}
+	if revealed == 0 {
+		t.Fatalf("got no value holding the canary from Reveal: the test checks nothing")
+	}
+	add(c, *c, c.Err(), c.Settings)
+	for _, p := range c.Problems {
+		outs = append(outs, p.Error())
+		add(p)
+	}
+	for _, out := range outs {
+		if strings.Contains(out, canary) {
+			t.Errorf("got %q, want the resolved value left out", out)
+		}
+	}
+
+	// A credential written as a literal is held as written (Server.Env is
+	// the file's text), but no problem or error repeats it.
+	var errs []string
+	for _, p := range c.Problems {
+		errs = append(errs, p.Error())
+	}
+	for _, s := range c.Servers {
+		if s.Err != nil {
+			errs = append(errs, s.Err.Error())
+		}
+	}
+	if len(errs) < 2 {
+		t.Fatalf("got problems %v, want the two literals reported", errs)
+	}
+	for _, e := range errs {
+		if strings.Contains(e, literal) {
+			t.Errorf("got %q, want the literal left out", e)
+		}
+	}
+}
