@@ -15,7 +15,7 @@ import (
 // t.TempDir() and a project inside it. Nothing reads the real environment.
 
 // newDirs returns Dirs for a fresh fake machine. The project directory
-// exists but holds no file; the explicit file is named but not written.
+// exists but holds no file; the explicit file holds an empty object.
 func newDirs(t *testing.T) Dirs {
 	t.Helper()
 	home := t.TempDir()
@@ -23,7 +23,13 @@ func newDirs(t *testing.T) Dirs {
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return Dirs{Home: home, Project: proj, Explicit: filepath.Join(home, "explicit.json")}
+	explicit := filepath.Join(home, "explicit.json")
+	// An explicit file that does not exist is an error, so every fake
+	// machine starts with an empty one.
+	if err := os.WriteFile(explicit, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return Dirs{Home: home, Project: proj, Explicit: explicit}
 }
 
 // paths names the files of every source of d.

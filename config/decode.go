@@ -163,9 +163,7 @@ func (d *decoder) file() *document {
 		case key == "imports" && d.strict:
 			doc.imports = d.imports(v, "imports")
 		default:
-			if d.strict {
-				d.unknown(v, "", key, known)
-			}
+			d.unknown(v, "", key, known) // a warning in shared files
 		}
 	}
 	return doc

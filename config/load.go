@@ -34,6 +34,10 @@ func Load(d Dirs) *Config {
 		data, err := readFile(src.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			c.Files = append(c.Files, File{Source: src, State: FileMissing})
+			if src.Kind == KindExplicit {
+				// The user asked for this file: its absence is an error, not a default.
+				c.fail(Problem{Severity: SeverityError, File: src.Path, Message: "the configuration file given with --config or SWITCHBOARD_CONFIG does not exist"})
+			}
 			continue
 		}
 		if err != nil {

@@ -192,10 +192,26 @@ func TestFiles(t *testing.T) {
 		{Source: Source{Kind: KindUser, Path: p.user}, State: FileInvalid},
 		{Source: Source{Kind: KindProjectShared, Path: p.projectShared}, State: FileIgnored, Servers: []string{"p"}},
 		{Source: Source{Kind: KindProject, Path: p.project}, State: FileMissing},
-		{Source: Source{Kind: KindExplicit, Path: p.explicit}, State: FileMissing},
+		{Source: Source{Kind: KindExplicit, Path: p.explicit}, State: FileLoaded},
 	}
 	if diff := cmp.Diff(want, c.Files); diff != "" {
 		t.Errorf("Files (-want +got):\n%s", diff)
+	}
+}
+
+func TestMissingExplicitFileFailsClosed(t *testing.T) {
+	d := newDirs(t)
+	writeFile(t, pathsOf(d).user, `{"mcpServers": {"a": {"command": "a"}}}`)
+	d.Explicit = filepath.Join(d.Home, "typo.json")
+	c := Load(d)
+	if !errors.Is(c.Err(), ErrInvalid) {
+		t.Fatalf("Err() = %v, want ErrInvalid for a missing --config file", c.Err())
+	}
+	if !strings.Contains(c.Err().Error(), "typo.json: the configuration file given with --config or SWITCHBOARD_CONFIG does not exist") {
+		t.Errorf("Err() = %q, want it to name the missing file", c.Err())
+	}
+	if _, err := c.Usable("a"); err == nil {
+		t.Error("Usable succeeded although the explicit file is missing")
 	}
 }
 

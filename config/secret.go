@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -93,6 +94,9 @@ func (s *Server) Resolve(lookup func(string) (string, bool)) (*Resolved, error) 
 		if r.URL, err = expand(joinPath(s.Path, "url"), s.URL); err != nil {
 			return nil, err
 		}
+		if u, perr := url.Parse(r.URL.Reveal()); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("server %q: %s: %s: after its references are resolved, the URL is not an http:// or https:// URL (the value is not shown)", s.Name, s.Source.Path, joinPath(s.Path, "url"))
+		}
 	}
 	if r.Env, err = expandMap(s.Env, joinPath(s.Path, "env"), expand); err != nil {
 		return nil, err
@@ -133,7 +137,7 @@ var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func parseRefs(value string) ([]ref, error) {
 	if name, ok := strings.CutPrefix(value, "$env:"); ok {
 		if !varNameRE.MatchString(name) {
-			return nil, fmt.Errorf("invalid reference %q: $env:NAME takes a variable name of letters, digits and '_'", truncate(value, 40))
+			return nil, errors.New("invalid reference: $env:NAME takes a variable name of letters, digits and '_' (the value is not shown)")
 		}
 		return []ref{{start: 0, end: len(value), name: name}}, nil
 	}

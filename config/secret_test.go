@@ -520,3 +520,19 @@ func TestCanary(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveChecksTheResolvedURL(t *testing.T) {
+	s := &Server{Name: "api", Source: Source{Path: "/cfg.json"}, Path: "mcpServers.api", Type: TransportHTTP, URL: "${API_URL}"}
+	lookup := func(k string) (string, bool) { return "ftp://canary-host.example/secret-path", true }
+	_, err := s.Resolve(lookup)
+	if err == nil || !strings.Contains(err.Error(), "mcpServers.api.url") || !strings.Contains(err.Error(), "not an http:// or https:// URL") {
+		t.Fatalf("Resolve = %v, want an error naming mcpServers.api.url", err)
+	}
+	if strings.Contains(err.Error(), "canary-host") {
+		t.Errorf("error shows the resolved value: %v", err)
+	}
+	ok := func(k string) (string, bool) { return "https://example.com", true }
+	if _, err := s.Resolve(ok); err != nil {
+		t.Errorf("Resolve with an https URL = %v", err)
+	}
+}
