@@ -2,6 +2,9 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -298,4 +301,20 @@ func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// Hash identifies the definition: two definitions with the same hash start
+// the same server the same way. The catalog keys what it knows of a server
+// by this hash, so a changed definition is indexed anew. References are
+// hashed as written, never resolved.
+func (s *Server) Hash() string {
+	def := s.Definition()
+	def.Type = string(s.Type)
+	def.Disabled = false
+	data, _ := json.Marshal(struct {
+		Name string     `json:"name"`
+		Def  Definition `json:"def"`
+	}{s.Name, def})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
 }

@@ -1,0 +1,99 @@
+package testserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Instructions are the good server's instructions.
+const Instructions = "Fixture server for switchboard tests."
+
+type echoArgs struct {
+	Text string `json:"text"`
+}
+
+type slowArgs struct {
+	Millis int `json:"millis"`
+}
+
+type sizeArgs struct {
+	Bytes int `json:"bytes"`
+}
+
+// serveGood serves a well-behaved go-sdk server over stdio.
+func serveGood() error {
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{Instructions: Instructions})
+	addTools(s)
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "name"}}},
+		func(_ context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user",
+				Content: &mcp.TextContent{Text: "hello " + r.Params.Arguments["name"]}}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, Text: "static text"}}}, nil
+		})
+	return s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func addTools(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+			return text(a.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Waits millis, or until cancelled."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a slowArgs) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-time.After(time.Duration(a.Millis) * time.Millisecond):
+				return text("done"), nil, nil
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			select {}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "panic: fixture crashed on purpose")
+			os.Exit(2)
+			return nil, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "Answers with bytes of text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a sizeArgs) (*mcp.CallToolResult, any, error) {
+			return text(strings.Repeat("x", a.Bytes)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "spawn", Description: "Starts a grandchild and returns its pid."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			exe, _ := os.Executable()
+			cmd := exec.Command(exe, "-test.run=^$")
+			cmd.Env = append(os.Environ(), Env+"="+Sleeper)
+			if err := cmd.Start(); err != nil {
+				return nil, nil, err
+			}
+			return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "add-tool", Description: "Adds a tool named after text; the server sends tools/list_changed."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+			mcp.AddTool(s, &mcp.Tool{Name: a.Text, Description: "Added."},
+				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return text("added"), nil, nil
+				})
+			return text("ok"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns the server's pid."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return text(fmt.Sprint(os.Getpid())), nil, nil
+		})
+}

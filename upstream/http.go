@@ -1,0 +1,272 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// An httpTransport is the http.RoundTripper of one HTTP connection. It
+//
+//   - adds the server's resolved headers (the SDK's transports have no
+//     header option);
+//   - bounds the server/discover probe's POST by probeTimeout while probing
+//     (see negotiate.go);
+//   - notes HTTP 401, so the server can be marked needs-auth, and transport
+//     errors, so a dropped server is noticed at once (the SDK closes the
+//     session only after its SSE retries give up, ~22 s);
+//   - bounds JSON bodies and repairs unknown content types in responses,
+//     both plain JSON and event streams (see content.go).
+type httpTransport struct {
+	base         http.RoundTripper
+	header       http.Header // resolved: never log it
+	probeTimeout time.Duration
+	maxBytes     int
+
+	probing      atomic.Bool
+	unauthorized atomic.Bool
+
+	mu      sync.Mutex
+	lastErr error // the last transport error, until taken
+}
+
+func newHTTPTransport(base http.RoundTripper, headers map[string]config.Secret, probe time.Duration, maxBytes int) *httpTransport {
+	h := make(http.Header, len(headers))
+	for k, v := range headers {
+		h.Set(k, v.Reveal())
+	}
+	return &httpTransport{base: base, header: h, probeTimeout: probe, maxBytes: maxBytes}
+}
+
+func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.header {
+		req.Header[k] = v
+	}
+	cancel := context.CancelFunc(func() {})
+	if t.probing.Load() && isProbe(req) {
+		var ctx context.Context
+		ctx, cancel = context.WithTimeout(req.Context(), t.probeTimeout)
+		req = req.WithContext(ctx)
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		cancel()
+		if req.Context().Err() == nil {
+			t.noteErr(err)
+		}
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		t.unauthorized.Store(true)
+	}
+	resp.Body = t.wrapBody(resp, cancel)
+	return resp, nil
+}
+
+// isProbe reports whether req is the POST of a server/discover request.
+func isProbe(req *http.Request) bool {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(body, head)
+	return bytes.Contains(head[:n], []byte(`"method":"`+methodDiscover+`"`))
+}
+
+func (t *httpTransport) noteErr(err error) {
+	t.mu.Lock()
+	t.lastErr = err
+	t.mu.Unlock()
+}
+
+// takeErr returns and forgets the last transport error.
+func (t *httpTransport) takeErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err := t.lastErr
+	t.lastErr = nil
+	return err
+}
+
+// wrapBody bounds and repairs a response body; cancel runs when it is closed.
+func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc) io.ReadCloser {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "application/json":
+		return &jsonBody{rc: resp.Body, max: t.maxBytes, cancel: cancel}
+	case "text/event-stream":
+		return &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel}
+	}
+	return &closeHook{ReadCloser: resp.Body, cancel: cancel}
+}
+
+type closeHook struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *closeHook) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// A jsonBody reads a whole JSON body, at most max bytes, and repairs it.
+type jsonBody struct {
+	rc     io.ReadCloser
+	max    int
+	cancel context.CancelFunc
+	r      *bytes.Reader
+	err    error
+}
+
+func (b *jsonBody) Read(p []byte) (int, error) {
+	if b.r == nil && b.err == nil {
+		data, err := io.ReadAll(io.LimitReader(b.rc, int64(b.max)+1))
+		switch {
+		case err != nil:
+			b.err = err
+		case len(data) > b.max:
+			b.err = withClass(ClassProtocol, fmt.Errorf("response larger than %d MiB", b.max>>20))
+		default:
+			fixed, _ := sanitizeMessage(bytes.TrimSpace(data))
+			b.r = bytes.NewReader(fixed)
+		}
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.r.Read(p)
+}
+
+func (b *jsonBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}
+
+// An sseBody passes an event stream through line by line, repairing the
+// JSON of data lines and bounding each line to max bytes.
+type sseBody struct {
+	rc      io.ReadCloser
+	r       *bufio.Reader
+	max     int
+	cancel  context.CancelFunc
+	pending []byte
+	line    []byte
+}
+
+func (b *sseBody) Read(p []byte) (int, error) {
+	for len(b.pending) == 0 {
+		if err := b.next(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
+}
+
+func (b *sseBody) next() error {
+	b.line = b.line[:0]
+	for {
+		frag, err := b.r.ReadSlice('\n')
+		if len(b.line)+len(frag) > b.max {
+			return withClass(ClassProtocol, fmt.Errorf("event larger than %d MiB", b.max>>20))
+		}
+		b.line = append(b.line, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && len(b.line) == 0 {
+			return err
+		}
+		break
+	}
+	if data, ok := bytes.CutPrefix(b.line, []byte("data:")); ok {
+		if fixed, ok := sanitizeMessage(bytes.TrimSpace(data)); ok {
+			b.line = append(append([]byte("data: "), fixed...), '\n')
+		}
+	}
+	b.pending = b.line
+	return nil
+}
+
+func (b *sseBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}
+
+// httpClientTransport returns the SDK transport for an HTTP server. life
+// bounds the lifetime of a legacy SSE stream.
+func httpClientTransport(life context.Context, s *config.Server, url string, rt *httpTransport) mcp.Transport {
+	client := &http.Client{Transport: rt}
+	if s.Type == config.TransportSSE {
+		return &sseTransport{life: life, inner: &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: rt.maxBytes}}
+	}
+	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: 2, MaxEventSize: rt.maxBytes}
+}
+
+// classify replaces err when the server answered 401.
+func (t *httpTransport) classify(err error) error {
+	if err != nil && t.unauthorized.Load() {
+		return withClass(ClassAuth, errors.New("the server answered HTTP 401 Unauthorized; hint: give it credentials in the server's headers"))
+	}
+	return err
+}
+
+// An sseTransport connects a legacy SSE transport with a context that
+// outlives Connect. go-sdk's SSEClientTransport.Connect (mcp/sse.go) makes its
+// event stream's GET with the context given to Connect, so a Connect bounded
+// by a timeout would end the stream, and the session, as soon as it returns.
+// Here the caller's context bounds only the connecting; the stream ends when
+// the connection is closed or life ends.
+type sseTransport struct {
+	life  context.Context
+	inner *mcp.SSEClientTransport
+}
+
+func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	sctx, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.inner.Connect(sctx)
+	if !stop() && err == nil {
+		_ = conn.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &cancelOnClose{Connection: conn, cancel: cancel}, nil
+}
+
+type cancelOnClose struct {
+	mcp.Connection
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
+}

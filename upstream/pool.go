@@ -1,0 +1,286 @@
+// Package upstream owns Switchboard's connections to MCP servers.
+//
+// A [Pool] holds one connection state machine per configured server. It
+// starts nothing it is not asked for: lazy servers (the default) connect on
+// first use and close after their idle timeout; eager and keep-alive servers
+// connect when the pool is made. Every operation is bounded by the server's
+// request timeout, concurrent first uses share one connection attempt, a
+// crashed child or dropped session is noticed and replaced on the next use,
+// and Close ends every connection and child process within a bounded time.
+//
+// Lifecycles: "lazy" (the default) connects on first use and closes after
+// idleTimeout without use (0: never); "eager" connects when the pool is made;
+// "keep-alive" connects when the pool is made, pings every PingInterval and
+// reconnects automatically; "lazy-keep-alive" connects on first use and is
+// then kept alive like keep-alive (no idle close). Any server reconnects
+// automatically after a crash when its reconnect.automatic is set; otherwise
+// the next operation connects again.
+//
+// See DESIGN.md (Connections, Bounds) for the behaviour this implements.
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Defaults of Options.
+const (
+	DefaultProbeTimeout     = 3 * time.Second
+	DefaultTerminateTimeout = time.Second
+	DefaultCloseTimeout     = 5 * time.Second
+	DefaultPingInterval     = 30 * time.Second
+)
+
+// Options configures a Pool. The zero value works.
+type Options struct {
+	// Lookup resolves the ${VAR} references of env, headers and URL when a
+	// server connects. Default: os.LookupEnv.
+	Lookup func(string) (string, bool)
+
+	// BaseEnv is the environment every stdio child starts from, before its
+	// own env. Default: BaseEnv(os.Environ()), a small allow-list (PATH,
+	// HOME, locale, temporary directories, proxies, …): a child does not
+	// inherit switchboard's credentials.
+	BaseEnv []string
+
+	// Logger receives warnings (skipped tools, ignored stdout lines, failed
+	// refreshes) and connection events. Default: discard.
+	Logger *slog.Logger
+
+	// OnChange is called when a server's state or lists change, with no lock
+	// held, possibly concurrently. It must not block for long.
+	OnChange func(server string)
+
+	// ClientName and ClientVersion identify switchboard to servers.
+	// Default: "switchboard", "dev".
+	ClientName, ClientVersion string
+
+	// Client is a template for the go-sdk client options of every
+	// connection: this is where server-to-client requests (sampling,
+	// elicitation, roots) and other notification handlers plug in. The pool
+	// sets its own list_changed handlers, calling the template's after its
+	// own, and the logger if the template has none.
+	Client *mcp.ClientOptions
+
+	// ProbeTimeout bounds the server/discover probe of protocolVersion
+	// "auto". It is capped at half the server's request timeout. Default 3s.
+	ProbeTimeout time.Duration
+
+	// TerminateTimeout is how long closing a stdio server waits after
+	// closing its stdin before it signals the process group. Default 1s.
+	TerminateTimeout time.Duration
+
+	// CloseTimeout bounds Close: after it, children still running are
+	// killed. Default 5s.
+	CloseTimeout time.Duration
+
+	// PingInterval is the health-check interval of keep-alive servers.
+	// Default 30s.
+	PingInterval time.Duration
+
+	// MaxMessageBytes bounds one message from a server. Default 16 MiB.
+	MaxMessageBytes int
+
+	// HTTPTransport is the base round tripper of HTTP servers. Default: a
+	// clone of http.DefaultTransport, owned by the pool.
+	HTTPTransport http.RoundTripper
+}
+
+// A Pool holds the connections to a set of servers. Its methods are safe for
+// concurrent use.
+type Pool struct {
+	opts    Options
+	log     *slog.Logger
+	servers map[string]*server
+	names   []string        // sorted
+	ownHTTP *http.Transport // closed by Close when we made it
+
+	ctx    context.Context // cancelled by Close; parent of all background work
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup // every goroutine the pool starts
+
+	closeOnce sync.Once
+	closeDone chan struct{}
+}
+
+// New returns a pool for servers. It copies opts and fills in defaults. It
+// starts nothing for lazy servers; eager and keep-alive servers start
+// connecting in the background.
+func New(servers []*config.Server, opts *Options) *Pool {
+	p := &Pool{servers: make(map[string]*server), closeDone: make(chan struct{})}
+	if opts != nil {
+		p.opts = *opts
+	}
+	p.fillDefaults()
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	for _, cfg := range servers {
+		if _, dup := p.servers[cfg.Name]; dup {
+			continue
+		}
+		p.servers[cfg.Name] = newServer(p, cfg)
+		p.names = append(p.names, cfg.Name)
+	}
+	sort.Strings(p.names)
+	for _, name := range p.names {
+		if s := p.servers[name]; s.eager() {
+			p.goOwned(s.connectEagerly)
+		}
+	}
+	return p
+}
+
+func (p *Pool) fillDefaults() {
+	o := &p.opts
+	if o.Lookup == nil {
+		o.Lookup = os.LookupEnv
+	}
+	if o.BaseEnv == nil {
+		o.BaseEnv = BaseEnv(os.Environ())
+	}
+	o.BaseEnv = slices.Clone(o.BaseEnv)
+	p.log = o.Logger
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if o.ClientName == "" {
+		o.ClientName = "switchboard"
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = "dev"
+	}
+	setDefault(&o.ProbeTimeout, DefaultProbeTimeout)
+	setDefault(&o.TerminateTimeout, DefaultTerminateTimeout)
+	setDefault(&o.CloseTimeout, DefaultCloseTimeout)
+	setDefault(&o.PingInterval, DefaultPingInterval)
+	setDefault(&o.MaxMessageBytes, DefaultMaxMessageBytes)
+	if o.HTTPTransport == nil {
+		p.ownHTTP = http.DefaultTransport.(*http.Transport).Clone()
+		o.HTTPTransport = p.ownHTTP
+	}
+}
+
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+// goOwned runs f in a goroutine that Close waits for. It reports false, and
+// does not run f, once the pool is closed.
+func (p *Pool) goOwned(f func()) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// notify calls OnChange. Callers hold no lock.
+func (p *Pool) notify(name string) {
+	if p.opts.OnChange != nil {
+		p.opts.OnChange(name)
+	}
+}
+
+// Names returns the configured server names, sorted.
+func (p *Pool) Names() []string { return slices.Clone(p.names) }
+
+// Snapshot returns the status of every server, sorted by name. It never
+// connects and never resolves a secret.
+func (p *Pool) Snapshot() []Status {
+	out := make([]Status, 0, len(p.names))
+	for _, name := range p.names {
+		out = append(out, p.servers[name].status())
+	}
+	return out
+}
+
+// Stderr returns what the server's current or last stdio child wrote to
+// stderr lately (at most 8 KiB), for diagnosis. It may hold anything the
+// server printed.
+func (p *Pool) Stderr(name string) (string, error) {
+	s, err := p.server(name, "reading stderr")
+	if err != nil {
+		return "", err
+	}
+	return s.stderrTail(), nil
+}
+
+// server returns the named server, or an error naming the configured ones.
+func (p *Pool) server(name, op string) (*server, error) {
+	if s, ok := p.servers[name]; ok {
+		return s, nil
+	}
+	return nil, &Error{Server: name, Op: op, Class: ClassConfig,
+		Err: fmt.Errorf("%w (configured: %s)", ErrUnknownServer, strings.Join(p.names, ", "))}
+}
+
+// Close closes every server in parallel and stops all background work. It
+// returns within about CloseTimeout: a stdio child still running then is
+// killed with its process group, so no child outlives Close. (A Streamable
+// HTTP session's closing DELETE is bounded by the SDK at 5 s more.) Close is
+// idempotent and safe to call concurrently; later calls wait for the first.
+// Operations after Close fail with ErrClosed. Calling Close on SIGINT or
+// SIGTERM is enough to leave nothing behind.
+func (p *Pool) Close() error {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
+		p.cancel()
+		p.closeServers()
+		p.wg.Wait()
+		if p.ownHTTP != nil {
+			p.ownHTTP.CloseIdleConnections()
+		}
+		close(p.closeDone)
+	})
+	<-p.closeDone
+	return nil
+}
+
+// closeServers shuts every server down in parallel; after CloseTimeout it
+// kills the children that remain, which ends the shutdowns promptly.
+func (p *Pool) closeServers() {
+	var wg sync.WaitGroup
+	for _, s := range p.servers {
+		wg.Go(s.shutdown)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(p.opts.CloseTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	p.log.Warn("closing servers took too long; killing their processes", "timeout", p.opts.CloseTimeout)
+	for _, s := range p.servers {
+		s.kill()
+	}
+	<-done
+}

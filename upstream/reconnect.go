@@ -1,0 +1,140 @@
+package upstream
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Defaults of config.Reconnect.
+const (
+	defaultReconnectAttempts = 3
+	defaultReconnectDelay    = 500 * time.Millisecond
+	maxReconnectDelay        = 30 * time.Second
+)
+
+// A reconnectLoop is a running automatic reconnection of one server.
+type reconnectLoop struct{ cancel context.CancelFunc }
+
+// startReconnectLocked starts reconnecting in the background, unless that is
+// already under way. s.mu is held.
+func (s *server) startReconnectLocked() {
+	if s.recon != nil || s.closed {
+		return
+	}
+	ctx, cancel := context.WithCancel(s.pool.ctx)
+	loop := &reconnectLoop{cancel: cancel}
+	if !s.pool.goOwned(func() { s.reconnectLoop(ctx, loop) }) {
+		cancel()
+		return
+	}
+	s.recon = loop
+}
+
+// stopReconnectLocked cancels automatic reconnection. s.mu is held.
+func (s *server) stopReconnectLocked() {
+	if s.recon != nil {
+		s.recon.cancel()
+		s.recon = nil
+	}
+}
+
+// reconnectLoop tries to connect up to MaxAttempts times, with exponential
+// backoff and jitter from BaseDelay. It stops when connected, when it is
+// cancelled (Close, an explicit Reconnect), or when an error cannot be cured
+// by trying again (configuration, authorization). It never repeats a call:
+// it only connects.
+func (s *server) reconnectLoop(ctx context.Context, loop *reconnectLoop) {
+	defer func() {
+		s.mu.Lock()
+		if s.recon == loop {
+			s.recon = nil
+		}
+		s.mu.Unlock()
+		loop.cancel()
+	}()
+	attempts := s.cfg.Reconnect.MaxAttempts
+	if attempts <= 0 {
+		attempts = defaultReconnectAttempts
+	}
+	for i := range attempts {
+		if !sleep(ctx, backoff(s.cfg.Reconnect.BaseDelay, i)) {
+			return
+		}
+		d, ok := s.reconnectAttempt(ctx)
+		if !ok {
+			return
+		}
+		if d.err == nil {
+			return
+		}
+		if c := classOf(d.err, ClassTransport); c == ClassConfig || c == ClassAuth || c == ClassClosed {
+			return
+		}
+		s.log.Warn("reconnect attempt failed", "attempt", i+1, "of", attempts, "error", d.err)
+	}
+}
+
+// reconnectAttempt joins or starts a connection attempt and waits for it.
+// It reports false when there is nothing (more) to do.
+func (s *server) reconnectAttempt(ctx context.Context) (*dialCall, bool) {
+	s.mu.Lock()
+	if s.sess != nil || s.closed {
+		s.mu.Unlock()
+		return nil, false
+	}
+	d, started := s.dialLocked(nil)
+	s.mu.Unlock()
+	if started {
+		s.pool.notify(s.cfg.Name)
+	}
+	select {
+	case <-d.done:
+		return d, true
+	case <-ctx.Done():
+		return nil, false
+	}
+}
+
+// backoff returns the delay before attempt i (from 0): base·2^i, capped,
+// with ±20% jitter.
+func backoff(base time.Duration, i int) time.Duration {
+	if base <= 0 {
+		base = defaultReconnectDelay
+	}
+	d := base << min(i, 16)
+	if d > maxReconnectDelay || d <= 0 {
+		d = maxReconnectDelay
+	}
+	jitter := time.Duration(rand.Int64N(int64(d)/5*2+1)) - d/5
+	return d + jitter
+}
+
+// sleep waits d or until ctx ends; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// connectEagerly connects an eager or keep-alive server when the pool is
+// made; a keep-alive server that fails keeps trying.
+func (s *server) connectEagerly() {
+	s.mu.Lock()
+	d, started := s.dialLocked(nil)
+	s.mu.Unlock()
+	if started {
+		s.pool.notify(s.cfg.Name)
+	}
+	<-d.done
+	if d.err != nil && s.autoReconnect() {
+		s.mu.Lock()
+		s.startReconnectLocked()
+		s.mu.Unlock()
+	}
+}

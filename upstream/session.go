@@ -1,0 +1,304 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// exitWait bounds how long an error waits for a dying child to be reaped, so
+// that it can say how the child ended.
+const exitWait = time.Second
+
+// A session is one connection to a server: an initialized go-sdk session and
+// what is under it (a child process, or an HTTP transport).
+type session struct {
+	cs           *mcp.ClientSession
+	gen          uint64
+	proc         *process       // stdio; nil for HTTP
+	rt           *httpTransport // HTTP; nil for stdio
+	protocol     string
+	instructions string
+	scrub        *scrubber
+
+	closeOnce sync.Once
+	mu        sync.Mutex
+	dropErr   error         // why we dropped it, if we did
+	endErr    error         // why it ended; set before done is closed
+	done      chan struct{} // closed when it has ended
+}
+
+// connect opens a new session: it resolves the server's references, starts
+// the transport and negotiates the protocol.
+func (s *server) connect(ctx context.Context) (*session, error) {
+	res, err := s.cfg.Resolve(s.pool.opts.Lookup)
+	if err != nil {
+		return nil, withClass(ClassConfig, err)
+	}
+	s.mu.Lock()
+	fellBack := s.fellBack
+	s.mu.Unlock()
+	version, err := pinnedVersion(s.cfg.ProtocolVersion, fellBack)
+	if err != nil {
+		return nil, err
+	}
+	scrub := newScrubber(s.cfg, res)
+	sess, probeDied, err := s.open(ctx, res, version)
+	if err != nil && probeDied && ctx.Err() == nil {
+		s.log.Info("server died on the protocol probe; connecting again with the legacy handshake", "version", legacyVersion, "error", scrub.error(err))
+		s.mu.Lock()
+		s.fellBack = true
+		s.mu.Unlock()
+		sess, _, err = s.open(ctx, res, legacyVersion)
+	}
+	if err != nil {
+		return nil, scrub.error(err)
+	}
+	sess.scrub = scrub
+	return sess, nil
+}
+
+// open makes one connection attempt with the given protocol version ("" to
+// probe). probeDied reports that a stdio server died during the probe.
+func (s *server) open(ctx context.Context, res *config.Resolved, version string) (sess *session, probeDied bool, err error) {
+	client := s.newClient()
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
+	sess = &session{done: make(chan struct{})}
+	if s.cfg.Type == config.TransportStdio {
+		sess.cs, probeDied, err = s.openStdio(ctx, client, opts, res, sess)
+	} else {
+		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
+	}
+	if err != nil {
+		return nil, probeDied, err
+	}
+	if r := sess.cs.InitializeResult(); r != nil {
+		sess.protocol, sess.instructions = r.ProtocolVersion, r.Instructions
+	}
+	return sess, false, nil
+}
+
+func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, bool, error) {
+	env := make(map[string]string, len(res.Env))
+	for k, v := range res.Env {
+		env[k] = v.Reveal()
+	}
+	o := &s.pool.opts
+	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), o.TerminateTimeout, s.timeout)
+	if err != nil {
+		return nil, false, err
+	}
+	if !s.track(proc) {
+		proc.close()
+		return nil, false, withClass(ClassClosed, ErrClosed)
+	}
+	sess.proc = proc
+	t := &mcp.IOTransport{Reader: newLineReader(proc.stdout, o.MaxMessageBytes, s.log), Writer: stdinWriter{proc}, MaxLineLength: -1}
+	conn, _ := t.Connect(ctx) // never fails
+	var probe *probeConn
+	if opts.ProtocolVersion == "" {
+		probe = newProbeConn(conn, s.probeTimeout())
+		conn = probe
+	}
+	cs, err := client.Connect(ctx, connTransport{conn}, opts)
+	if err == nil {
+		if probe != nil && probe.timedOut.Load() {
+			// The server ignores the probe: do not wait for it next time.
+			s.mu.Lock()
+			s.fellBack = true
+			s.mu.Unlock()
+		}
+		return cs, false, nil
+	}
+	exited := proc.waitExit(exitWait)
+	_ = conn.Close()
+	if exited {
+		err = withClass(ClassStart, fmt.Errorf("starting %q: %w", s.cfg.Command, proc.exitError()))
+	}
+	return nil, probe != nil && probe.diedProbing(), err
+}
+
+// track registers a child so that Close can kill it; it reports false once
+// the server is closed. The child is forgotten when it has been closed.
+func (s *server) track(p *process) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.procs[p] = true
+	s.stderr = p.errRing
+	s.pool.goOwned(func() {
+		<-p.closed
+		s.mu.Lock()
+		delete(s.procs, p)
+		s.mu.Unlock()
+	})
+	return true
+}
+
+func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, error) {
+	o := &s.pool.opts
+	rt := newHTTPTransport(o.HTTPTransport, res.Headers, s.probeTimeout(), o.MaxMessageBytes)
+	rt.probing.Store(opts.ProtocolVersion == "")
+	endpoint := res.URL.Reveal()
+	if endpoint == "" {
+		endpoint = s.cfg.URL
+	}
+	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt), opts)
+	rt.probing.Store(false)
+	if err != nil {
+		return nil, rt.classify(withClass(ClassTransport, err))
+	}
+	sess.rt = rt
+	return cs, nil
+}
+
+func (s *server) probeTimeout() time.Duration {
+	return min(s.pool.opts.ProbeTimeout, s.timeout/2)
+}
+
+// newClient returns a go-sdk client for one connection, from the pool's
+// template, with the pool's list_changed handlers.
+func (s *server) newClient() *mcp.Client {
+	var o mcp.ClientOptions
+	if t := s.pool.opts.Client; t != nil {
+		o = *t
+	}
+	if o.Logger == nil {
+		o.Logger = s.log
+	}
+	o.ToolListChangedHandler = chain(o.ToolListChangedHandler, func(context.Context, *mcp.ToolListChangedRequest) {
+		s.listChanged(kindTools)
+	})
+	o.ResourceListChangedHandler = chain(o.ResourceListChangedHandler, func(context.Context, *mcp.ResourceListChangedRequest) {
+		s.listChanged(kindResources)
+		s.listChanged(kindTemplates)
+	})
+	o.PromptListChangedHandler = chain(o.PromptListChangedHandler, func(context.Context, *mcp.PromptListChangedRequest) {
+		s.listChanged(kindPrompts)
+	})
+	return mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
+}
+
+// chain returns a handler calling ours, then theirs if set.
+func chain[R any](theirs, ours func(context.Context, R)) func(context.Context, R) {
+	if theirs == nil {
+		return ours
+	}
+	return func(ctx context.Context, r R) {
+		ours(ctx, r)
+		theirs(ctx, r)
+	}
+}
+
+// waitEnd waits until the session has ended and records why.
+func (sess *session) waitEnd() {
+	waitErr := sess.cs.Wait()
+	var reason error
+	switch {
+	case sess.proc != nil && sess.proc.waitExit(exitWait):
+		reason = withClass(ClassExited, sess.proc.exitError())
+	case waitErr != nil && !errors.Is(waitErr, mcp.ErrConnectionClosed):
+		reason = withClass(ClassTransport, waitErr)
+	default:
+		reason = withClass(ClassTransport, errors.New("connection closed by the server"))
+	}
+	sess.mu.Lock()
+	if sess.dropErr != nil {
+		reason = sess.dropErr
+	}
+	sess.endErr = sess.scrub.error(reason)
+	sess.mu.Unlock()
+	close(sess.done)
+}
+
+// drop closes the session because it is broken, with reason as the cause.
+func (sess *session) drop(reason error) {
+	sess.mu.Lock()
+	if sess.dropErr == nil {
+		sess.dropErr = reason
+	}
+	sess.mu.Unlock()
+	sess.close()
+}
+
+// close closes the session and waits for its child, if any. It is idempotent.
+func (sess *session) close() {
+	sess.closeOnce.Do(func() {
+		_ = sess.cs.Close()
+		if sess.proc != nil {
+			sess.proc.close()
+		}
+	})
+}
+
+// reason returns why the session ended, waiting a moment for it to end.
+func (sess *session) reason() error {
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-sess.done:
+		return sess.endErr
+	case <-t.C:
+		return nil
+	}
+}
+
+// A scrubber removes a server's resolved secret values from error text.
+type scrubber struct{ r *strings.Replacer }
+
+// newScrubber collects the values that came from references: header values
+// always, env values and the URL when they held a reference.
+func newScrubber(s *config.Server, res *config.Resolved) *scrubber {
+	var pairs []string
+	add := func(v, with string) {
+		if len(v) < 4 {
+			return
+		}
+		pairs = append(pairs, v, with)
+		if q := url.QueryEscape(v); q != v {
+			pairs = append(pairs, q, with)
+		}
+	}
+	if u := res.URL.Reveal(); u != "" && u != s.URL {
+		add(u, s.Target())
+	}
+	for _, v := range res.Headers {
+		add(v.Reveal(), "[redacted]")
+	}
+	for k, v := range res.Env {
+		if v.Reveal() != s.Env[k] {
+			add(v.Reveal(), "[redacted]")
+		}
+	}
+	if len(pairs) == 0 {
+		return &scrubber{}
+	}
+	return &scrubber{r: strings.NewReplacer(pairs...)}
+}
+
+// error returns err with every secret value replaced, keeping its class.
+func (sc *scrubber) error(err error) error {
+	if err == nil || sc == nil || sc.r == nil {
+		return err
+	}
+	msg := err.Error()
+	clean := sc.r.Replace(msg)
+	if clean == msg {
+		return err
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return &Error{Server: e.Server, Op: e.Op, Class: e.Class, Limit: e.Limit, Err: errors.New(sc.r.Replace(e.Err.Error()))}
+	}
+	return withClass(classOf(err, ClassTransport), errors.New(clean))
+}

@@ -1,0 +1,249 @@
+package upstream
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// killGrace is how long a process group has between SIGTERM and SIGKILL.
+const killGrace = time.Second
+
+// A process is a stdio server's child, started in its own process group so
+// that closing it also ends what it started (npx starts node, for one).
+//
+// Its two goroutines (the waiter and the stderr copier) are owned by the
+// process: close waits for both.
+type process struct {
+	cmd       *exec.Cmd
+	pid       int
+	stdin     *os.File // our end of the child's stdin
+	stdout    *os.File // our end of the child's stdout
+	stderr    *os.File // our end of the child's stderr
+	errRing   *ring
+	terminate time.Duration // how long close waits after closing stdin
+	writeMax  time.Duration // bound on one write to stdin
+
+	exited  chan struct{} // closed once the child has been waited for and its group killed
+	closed  chan struct{} // closed when close has finished
+	waitErr error         // set before exited is closed
+
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// startProcess starts the server's command with env in the server's working
+// directory. The child's stdin, stdout and stderr are pipes; stderr is kept
+// in a ring buffer.
+func startProcess(s *config.Server, env []string, terminate, writeMax time.Duration) (*process, error) {
+	path, err := lookPath(s.Command, env)
+	if err != nil {
+		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, errors.Unwrap(err)))
+	}
+	cmd := exec.Command(path, s.Args...)
+	cmd.Args[0] = s.Command
+	cmd.Dir = s.Cwd
+	cmd.Env = env
+	cmd.SysProcAttr = sysProcAttr()
+	files, err := pipes(cmd)
+	if err != nil {
+		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
+	}
+	if err := cmd.Start(); err != nil {
+		closeFiles(files...)
+		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, unwrapExec(err)))
+	}
+	closeFiles(files[0], files[3], files[5]) // the child's ends
+	p := &process{
+		cmd: cmd, pid: cmd.Process.Pid,
+		stdin: files[1], stdout: files[2], stderr: files[4],
+		errRing: newRing(stderrRingSize), terminate: terminate, writeMax: writeMax,
+		exited: make(chan struct{}), closed: make(chan struct{}),
+	}
+	p.wg.Add(2)
+	go p.copyStderr()
+	go p.wait()
+	return p, nil
+}
+
+// pipes makes the child's stdin, stdout and stderr pipes and returns
+// [stdin read, stdin write, stdout read, stdout write, stderr read, stderr write].
+func pipes(cmd *exec.Cmd) ([]*os.File, error) {
+	var files []*os.File
+	for range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeFiles(files...)
+			return nil, err
+		}
+		files = append(files, r, w)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
+	return files, nil
+}
+
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+// unwrapExec drops the "fork/exec /abs/path:" prefix of a start error, which
+// repeats the command.
+func unwrapExec(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (p *process) copyStderr() {
+	defer p.wg.Done()
+	_, _ = io.Copy(p.errRing, p.stderr)
+}
+
+// wait reaps the child, then kills its group: once the leader is gone, what
+// it started has no one to stop it.
+func (p *process) wait() {
+	defer p.wg.Done()
+	p.waitErr = p.cmd.Wait()
+	p.signal(syscall.SIGKILL)
+	close(p.exited)
+}
+
+func (p *process) signal(sig syscall.Signal) { _ = syscall.Kill(-p.pid, sig) }
+
+// close ends the child the way the MCP stdio transport asks: close its stdin,
+// wait p.terminate for it to exit, send SIGTERM to its group, wait killGrace,
+// send SIGKILL. It then waits for the process's goroutines. It is idempotent.
+func (p *process) close() {
+	p.closeOnce.Do(func() {
+		_ = p.stdin.Close()
+		if !p.waitExit(p.terminate) {
+			p.signal(syscall.SIGTERM)
+			if !p.waitExit(killGrace) {
+				p.signal(syscall.SIGKILL)
+				<-p.exited
+			}
+		}
+		p.waitGroupGone()
+		// A grandchild that left the group may still hold the pipes: closing
+		// our ends unblocks the readers.
+		_ = p.stdout.Close()
+		_ = p.stderr.Close()
+		p.wg.Wait()
+		close(p.closed)
+	})
+}
+
+// groupGoneWait bounds how long close waits for the killed group to vanish.
+const groupGoneWait = 500 * time.Millisecond
+
+// waitGroupGone waits, briefly, until no process of the child's group is
+// left, so that when close returns its descendants are gone too. Signals are
+// asynchronous and the kernel offers no event for a group that is not ours to
+// wait for, so this polls.
+func (p *process) waitGroupGone() {
+	deadline := time.Now().Add(groupGoneWait)
+	for syscall.Kill(-p.pid, 0) == nil && time.Now().Before(deadline) {
+		p.signal(syscall.SIGKILL)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// kill ends the child and its group at once; close still has to be called.
+func (p *process) kill() { p.signal(syscall.SIGKILL) }
+
+func (p *process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// exitError describes how the child ended ("exited with status 1"), followed
+// by the line of its stderr that best says why. Call it after exited is
+// closed.
+func (p *process) exitError() error {
+	var msg string
+	var ee *exec.ExitError
+	switch {
+	case p.waitErr == nil:
+		msg = "exited with status 0"
+	case errors.As(p.waitErr, &ee) && ee.Exited():
+		msg = fmt.Sprintf("exited with status %d", ee.ExitCode())
+	case errors.As(p.waitErr, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			msg = "killed by signal " + ws.Signal().String()
+		} else {
+			msg = ee.Error()
+		}
+	default:
+		msg = p.waitErr.Error()
+	}
+	if why := explain(p.errRing.tail(2048)); why != "" {
+		msg += ": " + why
+	}
+	return errors.New(msg)
+}
+
+// explain picks from the tail of stderr the line that best says why a process
+// failed: the first that looks like an error, else the last.
+func explain(tail string) string {
+	var lines []string
+	for l := range strings.SplitSeq(tail, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	pick := lines[len(lines)-1]
+	for _, l := range lines {
+		lower := strings.ToLower(l)
+		if strings.Contains(lower, "error") || strings.Contains(lower, "panic") ||
+			strings.Contains(lower, "fatal") || strings.Contains(lower, "exception") {
+			pick = l
+			break
+		}
+	}
+	if len(pick) > 300 {
+		pick = strings.ToValidUTF8(pick[:300], "") + "…"
+	}
+	return pick
+}
+
+// stdinWriter writes to the child's stdin, each write bounded in time: a
+// child that stops reading cannot block a request forever. Closing it closes
+// the process.
+type stdinWriter struct{ p *process }
+
+func (w stdinWriter) Write(b []byte) (int, error) {
+	if w.p.writeMax > 0 {
+		_ = w.p.stdin.SetWriteDeadline(time.Now().Add(w.p.writeMax))
+	}
+	n, err := w.p.stdin.Write(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = withClass(ClassProtocol, fmt.Errorf("server stopped reading its input (write blocked for %s)", fmtDuration(w.p.writeMax)))
+	}
+	return n, err
+}
+
+func (w stdinWriter) Close() error {
+	w.p.close()
+	return nil
+}
