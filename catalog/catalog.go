@@ -1,0 +1,108 @@
+// Package catalog stores what each MCP server offers — tools, resources,
+// resource templates, prompts and instructions — and searches its tools.
+//
+// The catalog is a SQLite file (pure Go, no cgo) that several processes may
+// use at once: a CLI and a long-running serve process share one file. The
+// database runs in WAL mode with a busy timeout, and every write is one
+// immediate transaction, so readers never see half of a server's entry.
+//
+// Each server's entry is keyed by the server's name and a hash of its
+// definition, computed by the caller. An entry stored under another hash is
+// stale: [Catalog.Get] does not return it, and [Catalog.Prune] removes it.
+//
+// Search runs over an in-memory index built from all stored tools, rebuilt
+// lazily when any process changes the catalog (see [Catalog.Search]).
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Entry is everything stored about one server.
+type Entry struct {
+	Server string // the server's name
+	Hash   string // the hash of the server's definition, opaque to the catalog
+
+	Tools             []*mcp.Tool
+	Resources         []*mcp.Resource
+	ResourceTemplates []*mcp.ResourceTemplate
+	Prompts           []*mcp.Prompt
+	Instructions      string
+
+	// Keywords are extra search words for tools, keyed by tool name or by a
+	// glob over tool names (path.Match syntax): the server's searchKeywords.
+	Keywords map[string][]string
+
+	FetchedAt time.Time // when the server was listed; stored to the millisecond
+}
+
+// ServerInfo summarises one stored entry.
+type ServerInfo struct {
+	Name      string
+	Hash      string
+	FetchedAt time.Time
+	Tools     int
+}
+
+// Catalog is an open catalog file. Its methods are safe for concurrent use.
+type Catalog struct {
+	db   *sql.DB
+	path string
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// mu guards the search index; index is rebuilt when the catalog's
+	// generation, bumped by every write from any process, moves on.
+	mu    sync.Mutex
+	index *index
+}
+
+// ErrNewerSchema reports a catalog file written by a newer Switchboard.
+var ErrNewerSchema = errors.New("catalog written by a newer version of switchboard")
+
+// busyTimeout bounds how long a statement waits for another process's write.
+const busyTimeout = 10 * time.Second
+
+// Open opens the catalog file at path, creating it (but not its directory)
+// if needed, and brings its schema up to date.
+func Open(path string) (*Catalog, error) {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
+	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}).String()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetConnMaxIdleTime(time.Minute)
+	c := &Catalog{db: db, path: path}
+	if err := c.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Close closes the catalog. It is idempotent and safe to call concurrently;
+// calls after the first return the first call's result.
+func (c *Catalog) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.db.Close() })
+	return c.closeErr
+}
+
+// Path returns the file the catalog was opened from.
+func (c *Catalog) Path() string { return c.path }

@@ -1,0 +1,249 @@
+package catalog
+
+import (
+	"cmp"
+	"encoding/json"
+	"math"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The search index: a BM25F inverted index over every stored tool, held in
+// memory. Each tool is a document with these fields, weighted and length-
+// normalised separately, then combined before saturation (Robertson and
+// Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", §3.5).
+const (
+	fieldName     = iota // the tool's name, split into words
+	fieldServer          // the server's name
+	fieldText            // title and description
+	fieldParams          // input schema property names and descriptions
+	fieldKeywords        // searchKeywords from the configuration
+	fieldGloss           // English words for Chinese text (see cjkGlossary)
+	numFields
+)
+
+// fieldWeight and fieldB are each field's weight and length normalisation.
+var (
+	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldText: 1, fieldParams: 0.3, fieldKeywords: 2, fieldGloss: 0.6}
+	fieldB      = [numFields]float64{fieldName: 0.5, fieldServer: 0.3, fieldText: 0.75, fieldParams: 0.75, fieldKeywords: 0.5, fieldGloss: 0.75}
+)
+
+// bm25K1 saturates a term's combined frequency.
+const bm25K1 = 1.2
+
+// toolDoc is one tool as the index reads it.
+type toolDoc struct {
+	Server, Name, Title, Description string
+	Params                           string   // see paramText
+	Keywords                         []string // extra words
+}
+
+// hit is one indexed tool, with what a result line needs.
+type hit struct {
+	server, name, title, description string
+}
+
+// posting is one document containing a term and the term's precomputed
+// BM25F contribution there.
+type posting struct {
+	doc int32
+	w   float32
+}
+
+// index is immutable once built.
+type index struct {
+	gen      int64 // the catalog generation it was built from
+	docs     []hit
+	postings map[string][]posting
+	vocab    []string // every term, sorted, for prefix expansion
+
+	// Names folded by normName, for exact and prefix name matches: the
+	// tool's name alone, and server name + tool name.
+	names      map[string][]int32
+	namesOrder []nameRef // sorted by norm
+}
+
+type nameRef struct {
+	norm string
+	doc  int32
+}
+
+// fieldTerms is one document's analysed fields.
+type fieldTerms [numFields][]string
+
+func analyze(d *toolDoc) fieldTerms {
+	var f fieldTerms
+	f[fieldName] = terms(d.Name)
+	f[fieldServer] = terms(d.Server)
+	text := d.Title + " " + d.Description
+	f[fieldText] = terms(text)
+	f[fieldParams] = terms(d.Params)
+	f[fieldKeywords] = terms(strings.Join(d.Keywords, " "))
+	f[fieldGloss] = defaultGlossary.english(text)
+	return f
+}
+
+// buildIndex indexes docs. It sorts them by server and name, so that
+// document order breaks ties between equal scores.
+func buildIndex(gen int64, docs []toolDoc) *index {
+	slices.SortStableFunc(docs, func(a, b toolDoc) int {
+		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Name, b.Name))
+	})
+	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
+	analysed := make([]fieldTerms, len(docs))
+	var avg [numFields]float64
+	for i := range docs {
+		d := &docs[i]
+		ix.docs[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description}
+		analysed[i] = analyze(d)
+		for f := range numFields {
+			avg[f] += float64(len(analysed[i][f]))
+		}
+		ix.addName(normName(d.Name), int32(i))
+		ix.addName(normName(d.Server)+normName(d.Name), int32(i))
+	}
+	for f := range numFields {
+		avg[f] = max(avg[f]/float64(max(len(docs), 1)), 1)
+	}
+	tf := map[string]float64{}
+	for i, ft := range analysed {
+		clear(tf)
+		for f, ts := range ft {
+			norm := 1 - fieldB[f] + fieldB[f]*float64(len(ts))/avg[f]
+			for _, t := range ts {
+				tf[t] += fieldWeight[f] / norm
+			}
+		}
+		for t, x := range tf {
+			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), w: float32(x)})
+		}
+	}
+	n := float64(len(docs))
+	ix.vocab = make([]string, 0, len(ix.postings))
+	for t, ps := range ix.postings {
+		ix.vocab = append(ix.vocab, t)
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for j := range ps {
+			x := float64(ps[j].w)
+			ps[j].w = float32(idf * x * (bm25K1 + 1) / (x + bm25K1))
+		}
+	}
+	sort.Strings(ix.vocab)
+	slices.SortFunc(ix.namesOrder, func(a, b nameRef) int { return strings.Compare(a.norm, b.norm) })
+	return ix
+}
+
+func (ix *index) addName(norm string, doc int32) {
+	if norm == "" {
+		return
+	}
+	if ds := ix.names[norm]; len(ds) > 0 && ds[len(ds)-1] == doc {
+		return
+	}
+	ix.names[norm] = append(ix.names[norm], doc)
+	ix.namesOrder = append(ix.namesOrder, nameRef{norm, doc})
+}
+
+// withPrefix returns up to limit vocabulary terms that start with p and are
+// longer than p.
+func (ix *index) withPrefix(p string, limit int) []string {
+	i := sort.SearchStrings(ix.vocab, p)
+	var out []string
+	for ; i < len(ix.vocab) && len(out) < limit && strings.HasPrefix(ix.vocab[i], p); i++ {
+		if ix.vocab[i] != p {
+			out = append(out, ix.vocab[i])
+		}
+	}
+	return out
+}
+
+// namePrefixed calls fn for every document a folded name of which starts
+// with p.
+func (ix *index) namePrefixed(p string, fn func(doc int32)) {
+	i := sort.Search(len(ix.namesOrder), func(i int) bool { return ix.namesOrder[i].norm >= p })
+	for ; i < len(ix.namesOrder) && strings.HasPrefix(ix.namesOrder[i].norm, p); i++ {
+		fn(ix.namesOrder[i].doc)
+	}
+}
+
+// paramText returns the property names and descriptions of an input
+// schema, two levels deep (properties of object properties and of array
+// items), or "" for a schema that does not parse.
+func paramText(schema []byte) string {
+	if len(schema) == 0 {
+		return ""
+	}
+	var s jsonSchema
+	if json.Unmarshal(schema, &s) != nil {
+		return ""
+	}
+	var b strings.Builder
+	s.writeParams(&b, 2)
+	return b.String()
+}
+
+type jsonSchema struct {
+	Description string                 `json:"description"`
+	Properties  map[string]*jsonSchema `json:"properties"`
+	Items       *jsonSchema            `json:"items"`
+}
+
+// UnmarshalJSON tolerates schemas of the wrong shape (items as an array,
+// description as a number): whatever does not fit is left empty.
+func (s *jsonSchema) UnmarshalJSON(b []byte) error {
+	type plain jsonSchema
+	var p plain
+	if json.Unmarshal(b, &p) == nil {
+		*s = jsonSchema(p)
+		return nil
+	}
+	var loose map[string]json.RawMessage
+	if json.Unmarshal(b, &loose) != nil {
+		return nil
+	}
+	_ = json.Unmarshal(loose["description"], &s.Description)
+	_ = json.Unmarshal(loose["properties"], &s.Properties)
+	return nil
+}
+
+func (s *jsonSchema) writeParams(b *strings.Builder, depth int) {
+	if s == nil || depth == 0 {
+		return
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := s.Properties[name]
+		b.WriteString(name)
+		b.WriteByte(' ')
+		if p == nil {
+			continue
+		}
+		b.WriteString(p.Description)
+		b.WriteByte(' ')
+		p.writeParams(b, depth-1)
+		if p.Items != nil {
+			p.Items.writeParams(b, depth-1)
+		}
+	}
+}
+
+// keywordsFor returns the extra words for tool from a server's
+// searchKeywords, whose keys are tool names or globs over them.
+func keywordsFor(kw map[string][]string, tool string) []string {
+	var out []string
+	for pattern, words := range kw {
+		if pattern == tool {
+			out = append(out, words...)
+		} else if ok, _ := path.Match(pattern, tool); ok {
+			out = append(out, words...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+)
+
+// schemaVersion is stored in PRAGMA user_version. The catalog is a cache:
+// a file with an older version is rebuilt empty (servers are listed again),
+// unless a step in migrations upgrades it in place.
+const schemaVersion = 1
+
+// schema creates every table of schemaVersion.
+//
+// The generation row counts writes from any process: each search compares it
+// with the generation its index was built from.
+var schema = []string{
+	`CREATE TABLE servers (
+		name         TEXT PRIMARY KEY,
+		hash         TEXT NOT NULL,
+		instructions TEXT NOT NULL,
+		keywords     TEXT NOT NULL, -- JSON {"toolNameOrGlob": ["word", ...]}
+		fetched_at   INTEGER NOT NULL -- Unix milliseconds
+	) STRICT`,
+	`CREATE TABLE tools (
+		server        TEXT NOT NULL,
+		seq           INTEGER NOT NULL, -- order as listed by the server
+		name          TEXT NOT NULL,
+		title         TEXT NOT NULL,
+		description   TEXT NOT NULL,
+		input_schema  TEXT, -- JSON
+		output_schema TEXT, -- JSON
+		annotations   TEXT, -- JSON
+		extra         TEXT, -- JSON of the remaining fields (_meta, icons)
+		params        TEXT NOT NULL, -- parameter names and descriptions, for search
+		PRIMARY KEY (server, seq)
+	) STRICT`,
+	`CREATE TABLE resources (
+		server TEXT NOT NULL,
+		seq    INTEGER NOT NULL,
+		uri    TEXT NOT NULL,
+		name   TEXT NOT NULL,
+		doc    TEXT NOT NULL, -- JSON of the mcp.Resource
+		PRIMARY KEY (server, seq)
+	) STRICT`,
+	`CREATE TABLE resource_templates (
+		server       TEXT NOT NULL,
+		seq          INTEGER NOT NULL,
+		uri_template TEXT NOT NULL,
+		name         TEXT NOT NULL,
+		doc          TEXT NOT NULL, -- JSON of the mcp.ResourceTemplate
+		PRIMARY KEY (server, seq)
+	) STRICT`,
+	`CREATE TABLE prompts (
+		server TEXT NOT NULL,
+		seq    INTEGER NOT NULL,
+		name   TEXT NOT NULL,
+		doc    TEXT NOT NULL, -- JSON of the mcp.Prompt, arguments included
+		PRIMARY KEY (server, seq)
+	) STRICT`,
+	`CREATE TABLE generation (
+		id    INTEGER PRIMARY KEY CHECK (id = 1),
+		value INTEGER NOT NULL
+	) STRICT`,
+	`INSERT INTO generation (id, value) VALUES (1, 1)`,
+}
+
+// tables lists every table, for rebuilding.
+var tables = []string{"servers", "tools", "resources", "resource_templates", "prompts", "generation"}
+
+// migrations[v] upgrades a file of version v to v+1 in place. None yet: a
+// future schema change adds a step here, or leaves it out to rebuild.
+var migrations = map[int][]string{}
+
+// migrate brings the file's schema to schemaVersion in one immediate
+// transaction, so two processes opening a new file at once do not race.
+func (c *Catalog) migrate(ctx context.Context) error {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("reading schema version: %w", err)
+	}
+	switch {
+	case v == schemaVersion:
+		return nil
+	case v > schemaVersion:
+		return fmt.Errorf("%w (schema %d, this one reads %d)\nhint: upgrade switchboard, or delete the file to rebuild it", ErrNewerSchema, v, schemaVersion)
+	}
+	stmts := schema
+	if v > 0 {
+		stmts = upgrade(v)
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("creating schema %d: %w", schemaVersion, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return fmt.Errorf("setting schema version: %w", err)
+	}
+	return tx.Commit()
+}
+
+// upgrade returns the statements that take version v to schemaVersion: the
+// migration steps if every one exists, else drop everything and recreate.
+func upgrade(v int) []string {
+	var stmts []string
+	for ; v < schemaVersion; v++ {
+		step, ok := migrations[v]
+		if !ok {
+			stmts = nil
+			for _, t := range tables {
+				stmts = append(stmts, "DROP TABLE IF EXISTS "+t)
+			}
+			return append(stmts, schema...)
+		}
+		stmts = append(stmts, step...)
+	}
+	return stmts
+}

@@ -1,0 +1,413 @@
+package catalog
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// SearchOptions narrow and page a search. The zero value searches every
+// server and returns the first DefaultLimit results.
+type SearchOptions struct {
+	Servers []string // only these servers; empty means all
+	Limit   int      // at most this many results; 0 means DefaultLimit
+	Offset  int      // skip this many results first
+	Regex   bool     // the query is a regular expression (see Search)
+}
+
+// DefaultLimit is the number of results of a search without a Limit.
+const DefaultLimit = 10
+
+// Match says why a result matched, strongest first.
+type Match string
+
+const (
+	MatchExact  Match = "exact"  // the query is the tool's name, or server and name
+	MatchPrefix Match = "prefix" // the tool's name starts with the query
+	MatchText   Match = "text"   // words of the query occur in the tool's text
+	MatchRegex  Match = "regex"  // the pattern matches the name or description
+)
+
+// Result is one tool found by a search.
+type Result struct {
+	Server      string
+	Name        string
+	Title       string
+	Description string // the description's first line, shortened
+	Score       float64
+	Match       Match
+}
+
+// Results is one page of a search.
+type Results struct {
+	Results []Result
+	Total   int // matches before paging
+}
+
+// Search finds the stored tools that best serve query.
+//
+// The query is free text: any string is valid and none is an error. Words
+// are matched, stemmed and expanded with related words, against each tool's
+// name (split on case changes, _, -, . and digits), server name, title and
+// description, parameter names and descriptions, and searchKeywords;
+// unknown words also match as prefixes of known ones. Chinese, Japanese and
+// Korean text is matched by characters and character pairs. A tool whose
+// name is the query (compared ignoring case and punctuation: readFile finds
+// read_file; github.search finds the server's search) ranks first, then one
+// whose name starts with it, then the rest by score. Ties are broken by
+// server, then tool name, so results are deterministic.
+//
+// With opts.Regex the query is a regular expression (RE2 syntax,
+// case-insensitive unless it says otherwise with (?-i)) matched against each
+// tool's name, server/name and description; name matches come first. An
+// invalid pattern is an error that says what is wrong with it.
+func (c *Catalog) Search(ctx context.Context, query string, opts SearchOptions) (Results, error) {
+	var re *regexp.Regexp
+	if opts.Regex {
+		var err error
+		if re, err = regexp.Compile("(?i)" + query); err != nil {
+			return Results{}, fmt.Errorf("invalid regex %q: %w", query, err)
+		}
+	}
+	ix, err := c.currentIndex(ctx)
+	if err != nil {
+		return Results{}, fmt.Errorf("searching the catalog: %w", err)
+	}
+	if re != nil {
+		return ix.searchRegex(re, opts), nil
+	}
+	return ix.search(query, opts), nil
+}
+
+// pageBounds returns the bounds of the requested page among n results.
+func pageBounds(n int, opts SearchOptions) (lo, hi int) {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	lo = min(max(opts.Offset, 0), n)
+	return lo, min(lo+limit, n)
+}
+
+// currentIndex returns the index of the catalog as it is now, rebuilding it
+// if any process changed the catalog since it was built.
+func (c *Catalog) currentIndex(ctx context.Context) (*index, error) {
+	gen, err := c.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.index != nil && c.index.gen == gen {
+		return c.index, nil
+	}
+	ix, err := c.loadIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.index = ix
+	return ix, nil
+}
+
+// loadIndex reads every tool and its generation in one transaction and
+// indexes them.
+func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
+	tx, err := c.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var gen int64
+	if err := tx.QueryRowContext(ctx, "SELECT value FROM generation WHERE id = 1").Scan(&gen); err != nil {
+		return nil, err
+	}
+	keywords := map[string]map[string][]string{}
+	rows, err := tx.QueryContext(ctx, "SELECT name, keywords FROM servers WHERE keywords != '{}'")
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var name, kw string
+		var m map[string][]string
+		if rows.Scan(&name, &kw) == nil && json.Unmarshal([]byte(kw), &m) == nil {
+			keywords[name] = m
+		}
+	}
+	rows.Close()
+	rows, err = tx.QueryContext(ctx, "SELECT server, name, title, description, params FROM tools")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var docs []toolDoc
+	for rows.Next() {
+		var d toolDoc
+		if err := rows.Scan(&d.Server, &d.Name, &d.Title, &d.Description, &d.Params); err != nil {
+			return nil, err
+		}
+		d.Keywords = keywordsFor(keywords[d.Server], d.Name)
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return buildIndex(gen, docs), nil
+}
+
+// Query term weights by where the term came from.
+const (
+	weightGloss  = 0.8 // an English word for a Chinese one in the query
+	weightPrefix = 0.5 // a known word that an unknown query word starts
+	prefixLimit  = 8   // known words one unknown query word expands to
+)
+
+// queryTerms analyses a query into weighted terms.
+func (ix *index) queryTerms(query string) map[string]float64 {
+	qt := map[string]float64{}
+	put := func(t string, w float64) {
+		if w > qt[t] {
+			qt[t] = w
+		}
+	}
+	for _, w := range words(query) {
+		if stopwords[w] {
+			continue
+		}
+		t := stem(w)
+		put(t, 1)
+		for _, x := range defaultThesaurus[t] {
+			put(x, expansionWeight)
+		}
+		if _, known := ix.postings[t]; !known && len(w) >= 3 && !isCJK([]rune(w)[0]) {
+			for _, x := range ix.withPrefix(w, prefixLimit) {
+				put(x, weightPrefix)
+			}
+		}
+	}
+	for _, t := range defaultGlossary.english(query) {
+		put(t, weightGloss)
+		for _, x := range defaultThesaurus[t] {
+			put(x, expansionWeight*weightGloss)
+		}
+	}
+	return qt
+}
+
+// scratch is reusable per-search memory.
+type scratch struct {
+	score   []float32
+	tier    []int8
+	touched []int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// cand is a matching document, compact for ranking.
+type cand struct {
+	doc   int32
+	tier  int8
+	score float32
+}
+
+// before reports whether a ranks above b: by tier, then score, then
+// document order, which is server then name (see buildIndex).
+func (a cand) before(b cand) bool {
+	if a.tier != b.tier {
+		return a.tier > b.tier
+	}
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.doc < b.doc
+}
+
+func (ix *index) search(query string, opts SearchOptions) Results {
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	if len(s.score) < len(ix.docs) {
+		s.score = make([]float32, len(ix.docs))
+		s.tier = make([]int8, len(ix.docs))
+	}
+	s.touched = s.touched[:0]
+	touch := func(d int32) {
+		if s.tier[d] == 0 {
+			s.tier[d] = 1
+			s.touched = append(s.touched, d)
+		}
+	}
+	for t, w := range ix.queryTerms(query) {
+		for _, p := range ix.postings[t] {
+			touch(p.doc)
+			s.score[p.doc] += float32(w) * p.w
+		}
+	}
+	ix.markNames(query, s, touch)
+
+	allow := serverSet(opts.Servers)
+	cands := make([]cand, 0, len(s.touched))
+	for _, d := range s.touched {
+		if allow == nil || allow[ix.docs[d].server] {
+			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d]})
+		}
+		s.score[d], s.tier[d] = 0, 0
+	}
+	lo, hi := pageBounds(len(cands), opts)
+	top := topN(cands, hi)
+	out := Results{Total: len(cands), Results: make([]Result, 0, hi-lo)}
+	for _, c := range top[lo:hi] {
+		out.Results = append(out.Results, ix.docs[c.doc].result(float64(c.score), tierMatch[c.tier]))
+	}
+	return out
+}
+
+// topN returns the best n of cands, best first; it reorders cands.
+func topN(cands []cand, n int) []cand {
+	less := func(a, b cand) int {
+		if a.before(b) {
+			return -1
+		}
+		if b.before(a) {
+			return 1
+		}
+		return 0
+	}
+	if n <= 0 {
+		return nil
+	}
+	if n >= len(cands)/4 {
+		slices.SortFunc(cands, less)
+		return cands[:n]
+	}
+	// Keep the best n in a heap whose root is the worst of them.
+	h := cands[:0:0]
+	h = append(h, cands[:n]...)
+	heapify(h)
+	for _, c := range cands[n:] {
+		if c.before(h[0]) {
+			h[0] = c
+			siftDown(h, 0)
+		}
+	}
+	slices.SortFunc(h, less)
+	return h
+}
+
+// heapify and siftDown keep h a heap with the worst candidate at the root.
+func heapify(h []cand) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+}
+
+func siftDown(h []cand, i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h[worst].before(h[l]) {
+			worst = l
+		}
+		if r < len(h) && h[worst].before(h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
+}
+
+var tierMatch = [...]Match{1: MatchText, 2: MatchPrefix, 3: MatchExact}
+var matchTier = map[Match]int{MatchText: 1, MatchPrefix: 2, MatchExact: 3, MatchRegex: 1}
+
+// markNames raises the tier of tools named by the query: exactly (3) or by
+// prefix (2), after folding case and punctuation.
+func (ix *index) markNames(query string, s *scratch, touch func(int32)) {
+	q := normName(query)
+	if q == "" {
+		return
+	}
+	raise := func(d int32, t int8) {
+		touch(d)
+		s.tier[d] = max(s.tier[d], t)
+	}
+	if utf8.RuneCountInString(q) >= 3 {
+		ix.namePrefixed(q, func(d int32) { raise(d, 2) })
+	}
+	for _, d := range ix.names[q] {
+		raise(d, 3)
+	}
+}
+
+func sortResults(rs []Result) {
+	slices.SortFunc(rs, func(a, b Result) int {
+		if c := cmp.Compare(matchTier[b.Match], matchTier[a.Match]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Server, b.Server); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+func serverSet(servers []string) map[string]bool {
+	if len(servers) == 0 {
+		return nil
+	}
+	m := make(map[string]bool, len(servers))
+	for _, s := range servers {
+		m[s] = true
+	}
+	return m
+}
+
+func (ix *index) searchRegex(re *regexp.Regexp, opts SearchOptions) Results {
+	allow := serverSet(opts.Servers)
+	var rs []Result
+	for i := range ix.docs {
+		h := &ix.docs[i]
+		if allow != nil && !allow[h.server] {
+			continue
+		}
+		switch {
+		case re.MatchString(h.name) || re.MatchString(h.server+"/"+h.name):
+			rs = append(rs, h.result(2, MatchRegex))
+		case re.MatchString(h.title) || re.MatchString(h.description):
+			rs = append(rs, h.result(1, MatchRegex))
+		}
+	}
+	sortResults(rs)
+	lo, hi := pageBounds(len(rs), opts)
+	return Results{Results: rs[lo:hi:hi], Total: len(rs)}
+}
+
+func (h *hit) result(score float64, m Match) Result {
+	return Result{Server: h.server, Name: h.name, Title: h.title, Description: headline(h.description), Score: score, Match: m}
+}
+
+// headlineLen bounds a result's description, in runes.
+const headlineLen = 160
+
+// headline returns the first line of a description, cut at headlineLen
+// runes with an ellipsis.
+func headline(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if utf8.RuneCountInString(s) <= headlineLen {
+		return s
+	}
+	rs := []rune(s)
+	return strings.TrimSpace(string(rs[:headlineLen-1])) + "…"
+}
