@@ -2,14 +2,16 @@
 // servers.
 //
 // An agent that mounts Switchboard sees one compact proxy tool, mcp, instead
-// of every tool of every server. Behind it the engine reads the user's
+// of every tool of every server. Behind it an [Engine] reads the user's
 // configuration (package config), connects each server lazily on first use
-// and owns those connections (package upstream), keeps a catalog of the
-// servers' tools for search and description, bounds every result, and keeps
-// secrets out of everything it prints. The same engine serves the
-// switchboard command line, switchboard serve (an MCP server over stdio and
-// Streamable HTTP), and Go programs that embed it.
+// and owns those connections (package upstream), keeps a catalog of what
+// the servers offer for search and description (package catalog), bounds
+// every result and labels untrusted data (package bound), and keeps secrets
+// out of everything it shows. The request contract lives in package proxy.
 //
-// The engine type itself arrives with the proxy tool; until then this
-// package documents the whole and the subpackages carry the work.
+// The same engine serves the switchboard command line, switchboard serve,
+// and Go programs that embed it: make one with [New], register the tool that
+// [Engine.Tool] describes with the host, and pass each call's arguments to
+// [Engine.Handle]. [Result.MCP] turns a result into an MCP tool result. Give
+// each agent its own [Session] where several share one engine.
 package switchboard

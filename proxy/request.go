@@ -307,16 +307,11 @@ func actionStrings(as []Action) []string {
 }
 
 // Schema is the JSON schema of the proxy tool's arguments. It is stable:
-// agents cache tool definitions, so it changes only with the contract.
+// agents cache tool definitions, so it changes only with the contract. The
+// tool's description explains the fields; the schema stays lean.
 const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
-	`"search":{"type":"string","description":"find tools by what they do"},` +
-	`"describe":{"type":"string","description":"a tool's full description and input schema"},` +
-	`"tool":{"type":"string","description":"call this tool once (name, or server_name)"},` +
-	`"args":{"type":["object","string"],"description":"arguments of tool or prompts.get"},` +
-	`"server":{"type":"string","description":"server name; alone: list its tools"},` +
-	`"operation":{"type":"string","enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect"]},` +
-	`"resource":{"type":"string","description":"reference from resources.list"},` +
-	`"prompt":{"type":"string"},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":50},` +
-	`"offset":{"type":"integer","minimum":0},` +
-	`"regex":{"type":"boolean","description":"search is a regular expression"}}}`
+	`"search":{"type":"string"},"describe":{"type":"string"},"tool":{"type":"string"},` +
+	`"args":{"type":["object","string"]},"server":{"type":"string"},` +
+	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect"]},` +
+	`"resource":{"type":"string"},"prompt":{"type":"string"},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":50},"offset":{"type":"integer","minimum":0},"regex":{"type":"boolean"}}}`

@@ -72,17 +72,35 @@ func (p *Pool) Instructions(ctx context.Context, name string) (string, error) {
 // includeTools/excludeTools exclude is not called. A result with isError set
 // is returned as a result, not an error: it is the tool's answer.
 func (p *Pool) CallTool(ctx context.Context, name, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	op := fmt.Sprintf("calling %q", tool)
-	if s, ok := p.servers[name]; ok && !s.cfg.ToolAllowed(tool) {
-		return nil, &Error{Server: name, Op: op, Class: ClassConfig,
-			Err: errors.New("the tool is excluded by the server's includeTools/excludeTools")}
-	}
 	if args == nil {
 		args = map[string]any{}
 	}
-	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	return p.Call(ctx, name, &mcp.CallToolParams{Name: tool, Arguments: args})
+}
+
+// Call is CallTool with the whole request: a gateway uses it to pass on
+// _meta such as a progress token. Arguments that are nil are sent as {}.
+func (p *Pool) Call(ctx context.Context, name string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	op := fmt.Sprintf("calling %q", params.Name)
+	if s, ok := p.servers[name]; ok && !s.cfg.ToolAllowed(params.Name) {
+		return nil, &Error{Server: name, Op: op, Class: ClassConfig,
+			Err: errors.New("the tool is excluded by the server's includeTools/excludeTools")}
+	}
+	if params.Arguments == nil {
+		cp := *params
+		cp.Arguments = map[string]any{}
+		params = &cp
+	}
 	return run(ctx, p, name, op, func(ctx context.Context, _ *server, sess *session) (*mcp.CallToolResult, error) {
 		return sess.cs.CallTool(ctx, params)
+	})
+}
+
+// Complete asks the server to complete a prompt or resource template
+// argument.
+func (p *Pool) Complete(ctx context.Context, name string, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	return run(ctx, p, name, "completing an argument", func(ctx context.Context, _ *server, sess *session) (*mcp.CompleteResult, error) {
+		return sess.cs.Complete(ctx, params)
 	})
 }
 

@@ -20,18 +20,24 @@ func versionCommand() *command {
 			if len(args) > 0 {
 				return usagef("version takes no arguments")
 			}
-			v, goVersion := version, "unknown"
+			goVersion := "unknown"
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				goVersion = bi.GoVersion
-				if v == "" {
-					v = bi.Main.Version
-				}
 			}
-			if v == "" || v == "(devel)" {
-				v = "devel"
-			}
-			fmt.Fprintf(e.stdout, "switchboard %s (%s)\n", v, goVersion)
+			fmt.Fprintf(e.stdout, "switchboard %s (%s)\n", versionString(), goVersion)
 			return nil
 		},
 	}
+}
+
+// versionString is the version set at build time, else the module's.
+func versionString() string {
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "" {
+		v = bi.Main.Version
+	}
+	if v == "" || v == "(devel)" {
+		return "devel"
+	}
+	return v
 }

@@ -58,6 +58,16 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		statusCommand(),
+		toolsCommand(),
+		searchCommand(),
+		describeCommand(),
+		callCommand(),
+		resourcesCommand(),
+		readCommand(),
+		promptsCommand(),
+		promptCommand(),
+		instructionsCommand(),
+		reconnectCommand(),
 		configCommand(),
 		addCommand(),
 		removeCommand(),
@@ -67,6 +77,7 @@ func commands() []*command {
 		importCommand(),
 		completionCommand(),
 		versionCommand(),
+		debugCommand(),
 	}
 }
 

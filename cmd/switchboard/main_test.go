@@ -6,11 +6,15 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // TestMain lets testscript run this test binary as the switchboard command:
 // the scripts exercise the real main, in a real process, with a fake HOME.
 func TestMain(m *testing.M) {
+	testserver.Main() // when started as the fixture server
 	testscript.Main(m, map[string]func(){"switchboard": main})
 }
 
@@ -18,9 +22,29 @@ func TestMain(m *testing.M) {
 // with HOME=$WORK/home and no XDG variables, so nothing of the real user's
 // configuration is read or written.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script", nil))
+}
+
+// TestPeerScripts runs testdata/peers/*.txtar, which use real MCP servers:
+// $EVERYTHING is the path of server-everything's script and $NODE of node;
+// $FIXTURE starts the fixture server (with SWITCHBOARD_TESTSERVER set).
+func TestPeerScripts(t *testing.T) {
+	p := mcptest.Peers(t)
+	fixture, _, _ := testserver.Command(testserver.Good)
+	testscript.Run(t, scriptParams("testdata/peers", map[string]string{
+		"NODE":       p.Node,
+		"EVERYTHING": filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"),
+		"FIXTURE":    fixture,
+	}))
+}
+
+func scriptParams(dir string, vars map[string]string) testscript.Params {
+	return testscript.Params{
+		Dir: dir,
 		Setup: func(e *testscript.Env) error {
+			for k, v := range vars {
+				e.Setenv(k, v)
+			}
 			home := filepath.Join(e.WorkDir, "home")
 			proj := filepath.Join(e.WorkDir, "proj")
 			for _, d := range []string{home, proj} {
@@ -36,5 +60,5 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		RequireExplicitExec: true,
-	})
+	}
 }

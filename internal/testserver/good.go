@@ -22,6 +22,11 @@ type slowArgs struct {
 	Millis int `json:"millis"`
 }
 
+type recordArgs struct {
+	File string `json:"file"`
+	Then string `json:"then"` // "", "fail", "hang" or "crash"
+}
+
 type sizeArgs struct {
 	Bytes int `json:"bytes"`
 }
@@ -91,6 +96,24 @@ func addTools(s *mcp.Server) {
 					return text("added"), nil, nil
 				})
 			return text("ok"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "record", Description: "Appends a line to file, then answers, fails, hangs or crashes as then says."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a recordArgs) (*mcp.CallToolResult, any, error) {
+			f, err := os.OpenFile(a.File, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				return nil, nil, err
+			}
+			fmt.Fprintln(f, "called")
+			f.Close()
+			switch a.Then {
+			case "fail":
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "record failed as asked"}}}, nil, nil
+			case "hang":
+				select {}
+			case "crash":
+				os.Exit(3)
+			}
+			return text("recorded"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns the server's pid."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {

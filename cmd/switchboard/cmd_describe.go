@@ -1,0 +1,17 @@
+package main
+
+import "github.com/switchboard-mcp/switchboard/proxy"
+
+func describeCommand() *command {
+	var server string
+	return verb{
+		name: "describe", summary: "show a tool's full description and input schema", usage: "NAME [--server S] [--json]", args: 1,
+		help: `Describes one tool from the catalog, connecting only if the catalog does not
+know it. NAME is the tool's name (with --server), or server_name. Case does
+not matter, and - and _ are alike.`,
+		setup: func(f *flags) { f.StringVar(&server, "server", "", "the `server` of the tool") },
+		request: func(pos []string) (*proxy.Request, error) {
+			return &proxy.Request{Action: proxy.ActionDescribe, Name: pos[0], Server: server}, exactly(pos, 1, "describe")
+		},
+	}.command()
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// openEngine loads the configuration and makes an engine over it. A
+// configuration that failed closed is an error here: these commands need
+// a server.
+func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Engine, error) {
+	cfg := config.Load(e.dirs(explicit))
+	if err := cfg.Err(); err != nil {
+		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
+	}
+	return switchboard.New(ctx, cfg, &switchboard.Options{
+		Lookup:  e.lookupEnv,
+		Logger:  slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Version: versionString(),
+	})
+}
+
+// runRequest opens an engine, carries out one request and prints its
+// result: the text on stdout, or the details with --json. An error result
+// goes to stderr and fails the command; so does a tool's own error.
+func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) (err error) {
+	eng, err := e.openEngine(ctx, f.config)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, eng.Close()) }()
+	r := eng.Do(ctx, req)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return e.printResult(r, f.json)
+}
+
+func (e *env) printResult(r *switchboard.Result, asJSON bool) error {
+	switch {
+	case asJSON:
+		e.stdout.Write(r.JSON())
+	case r.IsError:
+		fmt.Fprintln(e.stderr, r.Text)
+	default:
+		fmt.Fprintln(e.stdout, r.Text)
+		for _, img := range r.Images {
+			fmt.Fprintf(e.stderr, "(an image of %d bytes is attached; use --json or the MCP tool to get it)\n", len(img.Data))
+		}
+	}
+	if r.IsError {
+		return errSilent
+	}
+	return nil
+}

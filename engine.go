@@ -1,0 +1,297 @@
+package switchboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/bound"
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// ToolName is the name of the proxy tool.
+const ToolName = "mcp"
+
+// Options configures an Engine. The zero value works.
+type Options struct {
+	// Lookup resolves ${VAR} references when a server connects.
+	// Default: os.LookupEnv.
+	Lookup func(string) (string, bool)
+
+	// BaseEnv is the environment every stdio child starts from.
+	// Default: upstream.BaseEnv(os.Environ()).
+	BaseEnv []string
+
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+
+	// CatalogPath is the catalog file. Default: catalog.db in the
+	// configuration's cache directory.
+	CatalogPath string
+
+	// SpillDir is where results too large to show are written, in a
+	// directory of this process's own. Default: switchboard-spill-UID in
+	// the system's temporary directory.
+	SpillDir string
+
+	// Client is a template for the go-sdk client options of every upstream
+	// connection (see upstream.Options.Client).
+	Client *mcp.ClientOptions
+
+	// IndexConcurrency bounds how many servers are indexed at once.
+	// Default 4.
+	IndexConcurrency int
+
+	// Version is reported to servers as the client version. Default "dev".
+	Version string
+}
+
+// Engine is Switchboard: the proxy tool and every operation behind it,
+// over one configuration. Its methods are safe for concurrent use.
+type Engine struct {
+	cfg   *config.Config
+	opts  Options
+	log   *slog.Logger
+	pool  *upstream.Pool
+	cat   *catalog.Catalog
+	spill *bound.Spiller
+	def   *Session // the session of Handle and of the engine's own methods
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // background refreshes
+
+	mu      sync.Mutex
+	subs    map[int]func(ServerStatus)
+	nextSub int
+	closed  bool
+	refresh map[string]bool // servers with a catalog refresh pending
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New returns an engine over cfg. It starts no server unless one's
+// lifecycle says so (eager, keep-alive), opens the catalog, and removes the
+// spill directories of processes that died without cleaning up. A
+// configuration that failed closed still makes an engine: status works, and
+// every operation on a server reports the configuration's error.
+func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error) {
+	e := &Engine{cfg: cfg, subs: map[int]func(ServerStatus){}, refresh: map[string]bool{}}
+	if opts != nil {
+		e.opts = *opts
+	}
+	e.fillDefaults()
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	if _, err := bound.Clean(e.opts.SpillDir); err != nil {
+		e.log.Warn("removing stale spill directories", "err", err)
+	}
+	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: cfg.Settings.Output.MaxBytes, MaxLines: cfg.Settings.Output.MaxLines})
+	if err := os.MkdirAll(filepath.Dir(e.opts.CatalogPath), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the cache directory: %w", err)
+	}
+	cat, err := catalog.Open(e.opts.CatalogPath)
+	if err != nil {
+		return nil, err
+	}
+	e.cat = cat
+	e.pool = upstream.New(e.usable(), &upstream.Options{
+		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
+		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
+	})
+	e.def = e.NewSession()
+	return e, nil
+}
+
+func (e *Engine) fillDefaults() {
+	o := &e.opts
+	if o.Lookup == nil {
+		o.Lookup = os.LookupEnv
+	}
+	if o.BaseEnv == nil {
+		o.BaseEnv = upstream.BaseEnv(os.Environ())
+	}
+	e.log = o.Logger
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if o.CatalogPath == "" {
+		o.CatalogPath = filepath.Join(e.cfg.Dirs.CacheDir(), "catalog.db")
+	}
+	if o.SpillDir == "" {
+		o.SpillDir = filepath.Join(os.TempDir(), fmt.Sprintf("switchboard-spill-%d", os.Getuid()))
+	}
+	if o.IndexConcurrency <= 0 {
+		o.IndexConcurrency = 4
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+}
+
+// usable returns the definitions the pool may connect: none when the
+// configuration failed closed, and no disabled or invalid one.
+func (e *Engine) usable() []*config.Server {
+	if e.cfg.Err() != nil {
+		return nil
+	}
+	var out []*config.Server
+	for _, s := range e.cfg.Servers {
+		if !s.Disabled && s.Err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Config returns the configuration the engine runs.
+func (e *Engine) Config() *config.Config { return e.cfg }
+
+// Close closes every connection, stops every child process, removes this
+// process's spill files and closes the catalog. It is idempotent, safe to
+// call concurrently, and bounded in time by the upstream close timeout.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
+		e.cancel()
+		errs := []error{e.pool.Close()}
+		e.wg.Wait()
+		errs = append(errs, e.spill.Close(), e.cat.Close())
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}
+
+// Tool is the definition of the proxy tool, ready to register with any MCP
+// server or agent host.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+}
+
+// Tool returns the proxy tool's definition. The description names the
+// configured servers and is byte-stable for a given configuration and
+// catalog.
+func (e *Engine) Tool(ctx context.Context) Tool {
+	return Tool{Name: ToolName, Description: e.description(ctx), InputSchema: json.RawMessage(proxy.Schema)}
+}
+
+// Handle carries out one call of the proxy tool with its raw JSON arguments
+// and returns what the model sees. Invalid arguments are an error result
+// that connects nothing.
+func (e *Engine) Handle(ctx context.Context, args json.RawMessage) *Result {
+	return e.def.Handle(ctx, args)
+}
+
+// Do carries out a parsed request in the engine's own session.
+func (e *Engine) Do(ctx context.Context, req *proxy.Request) *Result {
+	return e.def.Do(ctx, req)
+}
+
+// ServerStatus is what is known of one configured server, without
+// connecting to it.
+type ServerStatus struct {
+	Name       string    `json:"name"`
+	State      string    `json:"state"`
+	Transport  string    `json:"transport"`
+	Tools      int       `json:"tools"` // -1 when not known
+	ErrorClass string    `json:"errorClass,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	ErrorAt    time.Time `json:"errorAt,omitzero"`
+	IndexedAt  time.Time `json:"indexedAt,omitzero"`
+	Headline   string    `json:"headline,omitempty"` // first line of the server's instructions
+}
+
+// Status returns every configured server's status. It never connects.
+func (e *Engine) Status(ctx context.Context) []ServerStatus {
+	live := map[string]upstream.Status{}
+	for _, st := range e.pool.Snapshot() {
+		live[st.Name] = st
+	}
+	var out []ServerStatus
+	for _, s := range e.cfg.Servers {
+		st := ServerStatus{Name: s.Name, Transport: string(s.Type), Tools: -1}
+		switch {
+		case e.cfg.Err() != nil:
+			st.State, st.Error = "blocked", e.cfg.Err().Error()
+		case s.Disabled:
+			st.State = "disabled"
+		case s.Err != nil:
+			st.State, st.ErrorClass, st.Error = "invalid", "config", s.Err.Error()
+		default:
+			l := live[s.Name]
+			st.State, st.Tools = string(l.State), l.Tools
+			st.ErrorClass, st.Error, st.ErrorAt = string(l.ErrorClass), l.Error, l.ErrorAt
+		}
+		if ent, ok := e.cached(ctx, s); ok {
+			if st.Tools < 0 {
+				st.Tools = len(ent.Tools)
+			}
+			st.IndexedAt = ent.FetchedAt
+			st.Headline = headline(ent.Instructions, 80)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Subscribe calls f with a server's status whenever its state or lists
+// change, until the returned function is called. f runs on a goroutine of
+// the engine's and must not block for long.
+func (e *Engine) Subscribe(f func(ServerStatus)) (cancel func()) {
+	e.mu.Lock()
+	id := e.nextSub
+	e.nextSub++
+	e.subs[id] = f
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		delete(e.subs, id)
+		e.mu.Unlock()
+	}
+}
+
+// onChange is the pool's callback: it tells subscribers and refreshes the
+// catalog of a connected server whose lists may have changed.
+func (e *Engine) onChange(name string) {
+	e.mu.Lock()
+	if e.closed || e.refresh[name] {
+		e.mu.Unlock()
+		return
+	}
+	e.refresh[name] = true
+	e.wg.Add(1)
+	e.mu.Unlock()
+	go func() {
+		defer e.wg.Done()
+		e.refreshCatalog(name)
+		e.mu.Lock()
+		delete(e.refresh, name)
+		subs := make([]func(ServerStatus), 0, len(e.subs))
+		for _, f := range e.subs {
+			subs = append(subs, f)
+		}
+		e.mu.Unlock()
+		for _, st := range e.Status(e.ctx) {
+			if st.Name == name {
+				for _, f := range subs {
+					f(st)
+				}
+			}
+		}
+	}()
+}

@@ -1,0 +1,57 @@
+package switchboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+)
+
+// Example embeds the engine: load the configuration, make the engine,
+// register its tool with the host, and pass the tool's calls to Handle.
+func Example() {
+	ctx := context.Background()
+	home := exampleHome() // a configuration with one server, "demo"
+	defer os.RemoveAll(home)
+
+	cfg := config.Load(config.Dirs{Home: home})
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+
+	tool := eng.Tool(ctx) // name, description and input schema to register
+	fmt.Println(tool.Name)
+
+	r := eng.Handle(ctx, json.RawMessage(`{"tool": "echo", "server": "demo", "args": {"text": "hello"}}`))
+	fmt.Println(r.Text, r.IsError)
+	// Output:
+	// mcp
+	// hello false
+}
+
+// exampleHome writes a user configuration whose one server is the test
+// fixture; a real host would use config.FromEnv.
+func exampleHome() string {
+	home, err := os.MkdirTemp("", "switchboard-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	path, args, env := testserver.Command(testserver.Good)
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"demo": map[string]any{"command": path, "args": args, "env": env}}})
+	d := config.Dirs{Home: home}
+	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o700); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
+		log.Fatal(err)
+	}
+	return home
+}

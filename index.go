@@ -1,0 +1,189 @@
+package switchboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// cached returns the catalog's entry for a server's current definition.
+func (e *Engine) cached(ctx context.Context, s *config.Server) (*catalog.Entry, bool) {
+	ent, ok, err := e.cat.Get(ctx, s.Name, s.Hash())
+	if err != nil {
+		e.log.Warn("reading the catalog", "server", s.Name, "err", err)
+		return nil, false
+	}
+	return ent, ok
+}
+
+// IndexResult reports the indexing of one server.
+type IndexResult struct {
+	Server    string        `json:"server"`
+	Tools     int           `json:"tools"`
+	Resources int           `json:"resources"`
+	Prompts   int           `json:"prompts"`
+	Duration  time.Duration `json:"durationNs"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// Index connects to each named server (all usable ones when names is
+// empty), lists everything it offers and stores it in the catalog, with at
+// most Options.IndexConcurrency servers at once. progress, if not nil, is
+// called as each server finishes. A failing server does not stop the rest.
+func (e *Engine) Index(ctx context.Context, names []string, progress func(IndexResult)) ([]IndexResult, error) {
+	if len(names) == 0 {
+		for _, s := range e.usable() {
+			names = append(names, s.Name)
+		}
+	}
+	servers := make([]*config.Server, 0, len(names))
+	for _, n := range names {
+		name, err := e.server(n)
+		if err != nil {
+			return nil, err
+		}
+		s, _ := e.cfg.Server(name)
+		servers = append(servers, s)
+	}
+	results := make([]IndexResult, len(servers))
+	sem := make(chan struct{}, e.opts.IndexConcurrency)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, s := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				results[i] = IndexResult{Server: s.Name, Error: ctx.Err().Error()}
+				return
+			}
+			results[i] = e.indexOne(ctx, s)
+			if progress != nil {
+				mu.Lock()
+				progress(results[i])
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return results, ctx.Err()
+}
+
+// indexOne lists what one server offers and stores it.
+func (e *Engine) indexOne(ctx context.Context, s *config.Server) IndexResult {
+	start := time.Now()
+	ent, err := e.fetch(ctx, s.Name, true)
+	r := IndexResult{Server: s.Name, Duration: time.Since(start)}
+	if err == nil {
+		err = e.cat.Put(ctx, ent)
+	}
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Tools, r.Resources, r.Prompts = len(ent.Tools), len(ent.Resources)+len(ent.ResourceTemplates), len(ent.Prompts)
+	return r
+}
+
+// fetch lists everything a server offers. With connect it connects the
+// server if needed. Resources, templates and prompts are optional
+// capabilities: a server without them has none.
+func (e *Engine) fetch(ctx context.Context, name string, connect bool) (*catalog.Entry, error) {
+	s, _ := e.cfg.Server(name)
+	if !connect && !e.connected(name) {
+		return nil, errNotConnected
+	}
+	tools, err := e.pool.Tools(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	ent := &catalog.Entry{Server: name, Hash: s.Hash(), Tools: tools, Keywords: s.SearchKeywords, FetchedAt: time.Now()}
+	var errs []error
+	if ent.Resources, err = e.pool.Resources(ctx, name); err != nil {
+		errs = append(errs, err)
+	}
+	if ent.ResourceTemplates, err = e.pool.ResourceTemplates(ctx, name); err != nil {
+		errs = append(errs, err)
+	}
+	if ent.Prompts, err = e.pool.Prompts(ctx, name); err != nil {
+		errs = append(errs, err)
+	}
+	if ent.Instructions, err = e.pool.Instructions(ctx, name); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		// The tools are what search needs; keep them, and say what failed.
+		e.log.Warn("listing a server", "server", name, "err", err)
+		if ctx.Err() != nil {
+			return nil, err
+		}
+	}
+	return ent, nil
+}
+
+var errNotConnected = errors.New("not connected")
+
+func (e *Engine) connected(name string) bool {
+	for _, st := range e.pool.Snapshot() {
+		if st.Name == name {
+			return st.State == upstream.StateConnected
+		}
+	}
+	return false
+}
+
+// refreshCatalog stores a connected server's current lists, after a
+// list_changed notification or a new connection. It never connects.
+func (e *Engine) refreshCatalog(name string) {
+	if _, ok := e.cfg.Server(name); !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	ent, err := e.fetch(ctx, name, false)
+	if err != nil {
+		if !errors.Is(err, errNotConnected) && e.ctx.Err() == nil {
+			e.log.Warn("refreshing the catalog", "server", name, "err", err)
+		}
+		return
+	}
+	if err := e.cat.Put(ctx, ent); err != nil && e.ctx.Err() == nil {
+		e.log.Warn("refreshing the catalog", "server", name, "err", err)
+	}
+}
+
+// ensureIndexed indexes the given servers that the catalog does not know
+// at their current definition, in parallel and bounded. It returns the
+// servers that could not be indexed, with why.
+func (e *Engine) ensureIndexed(ctx context.Context, names []string) map[string]error {
+	var missing []string
+	for _, n := range names {
+		s, _ := e.cfg.Server(n)
+		if _, ok := e.cached(ctx, s); !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	results, _ := e.Index(ctx, missing, nil)
+	failed := map[string]error{}
+	for _, r := range results {
+		if r.Error != "" {
+			failed[r.Server] = fmt.Errorf("%s", r.Error)
+		}
+	}
+	return failed
+}
+
+func normalize(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }

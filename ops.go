@@ -1,0 +1,329 @@
+package switchboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/bound"
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// status lists every server without connecting.
+func (s *Session) status(ctx context.Context) *Result {
+	sts := s.e.Status(ctx)
+	r := &Result{Details: Details{Operation: string(proxy.ActionStatus), Servers: sts, Count: len(sts)}}
+	if len(sts) == 0 {
+		return s.bounded(r, "status", []string{"no servers configured (hint: switchboard add NAME -- COMMAND ARGS…)"})
+	}
+	connected := 0
+	for _, st := range sts {
+		if st.State == "connected" {
+			connected++
+		}
+	}
+	lines := []string{fmt.Sprintf("%s (%d connected)", plural(len(sts), "server", "servers"), connected)}
+	now := time.Now()
+	for _, st := range sts {
+		line := st.Name + "  " + st.State
+		if st.Tools >= 0 {
+			line += "  " + plural(st.Tools, "tool", "tools")
+		}
+		if st.Error != "" {
+			line += fmt.Sprintf("  last error (%s, %s ago): %s", orDash(st.ErrorClass), age(now, st.ErrorAt), headline(st.Error, 160))
+		}
+		if st.Headline != "" {
+			line += "  — " + st.Headline
+		}
+		lines = append(lines, line)
+	}
+	return s.bounded(r, "status", lines)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	return now.Sub(t).Round(time.Second).String()
+}
+
+// serverTools connects a server and lists its tools.
+func (s *Session) serverTools(ctx context.Context, server string) *Result {
+	ent, err := s.e.entry(ctx, server)
+	if err != nil {
+		return s.errorResult(proxy.ActionServer, server, err)
+	}
+	r := &Result{Details: Details{Operation: string(proxy.ActionServer), Server: server, Count: len(ent.Tools)}}
+	lines := []string{fmt.Sprintf("%s on %q", plural(len(ent.Tools), "tool", "tools"), server)}
+	for _, t := range sortedTools(ent.Tools) {
+		info := ToolInfo{Server: server, Name: t.Name, Title: t.Title, Description: headline(t.Description, 120)}
+		r.Details.Tools = append(r.Details.Tools, info)
+		lines = append(lines, toolLine(t.Name, info.Description))
+	}
+	if h := headline(ent.Instructions, 200); h != "" {
+		lines = append(lines, "instructions: "+h)
+	}
+	return s.bounded(r, "tools-"+server, lines)
+}
+
+func sortedTools(tools []*mcp.Tool) []*mcp.Tool {
+	out := append([]*mcp.Tool(nil), tools...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func toolLine(name, desc string) string {
+	if desc == "" {
+		return name
+	}
+	return name + " — " + desc
+}
+
+// entry returns a server's catalog entry, connecting and indexing it first
+// when the catalog does not know its current definition.
+func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, error) {
+	s, _ := e.cfg.Server(server)
+	if ent, ok := e.cached(ctx, s); ok && e.connected(server) {
+		return ent, nil
+	}
+	ent, err := e.fetch(ctx, server, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.cat.Put(ctx, ent); err != nil {
+		e.log.Warn("writing the catalog", "server", server, "err", err)
+	}
+	return ent, nil
+}
+
+// search ranks tools across servers, indexing never-seen ones first.
+func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
+	servers := s.e.searchable(req.Server)
+	failed := s.e.ensureIndexed(ctx, servers)
+	res, err := s.e.cat.Search(ctx, req.Query, catalog.SearchOptions{Servers: servers, Limit: req.Limit, Offset: req.Offset, Regex: req.Regex})
+	if err != nil {
+		return s.errorResult(proxy.ActionSearch, req.Server, err)
+	}
+	mode := "lexical"
+	if req.Regex {
+		mode = "regex"
+	}
+	info := &SearchInfo{Query: req.Query, Mode: mode, Offset: req.Offset, Limit: req.Limit, Servers: servers}
+	for _, name := range sortedKeys(failed) {
+		info.Failed = append(info.Failed, name)
+	}
+	r := &Result{Details: Details{Operation: string(proxy.ActionSearch), Server: req.Server, Count: len(res.Results), Total: res.Total, Search: info}}
+	var lines []string
+	where := plural(len(servers), "server", "servers")
+	if req.Server != "" {
+		where = fmt.Sprintf("%q", req.Server)
+	}
+	switch {
+	case len(res.Results) == 0 && res.Total > 0:
+		lines = append(lines, fmt.Sprintf("no more tools match %q on %s: %d in all, offset %d", req.Query, where, res.Total, req.Offset))
+	case len(res.Results) == 0:
+		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", req.Query, where, strings.Join(servers, ", ")))
+	default:
+		head := fmt.Sprintf("%s match %q on %s", plural(res.Total, "tool", "tools"), req.Query, where)
+		if res.Total > len(res.Results) {
+			head += fmt.Sprintf("; showing %d-%d", req.Offset+1, req.Offset+len(res.Results))
+		}
+		lines = append(lines, head+"; call with {\"tool\": NAME, \"args\": {…}}")
+	}
+	for _, h := range res.Results {
+		ti := ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: headline(h.Description, 120), Score: h.Score}
+		r.Details.Tools = append(r.Details.Tools, ti)
+		lines = append(lines, toolLine(proxy.ToolRef{Server: h.Server, Name: h.Name}.Prefixed(), ti.Description))
+	}
+	for _, name := range info.Failed {
+		lines = append(lines, fmt.Sprintf("not searched: %q: %s", name, headline(failed[name].Error(), 160)))
+	}
+	if len(res.Results) == 0 && res.Total == 0 && !req.Regex {
+		lines = append(lines, "hint: try other words, or {\"server\": NAME} to list a server's tools")
+	}
+	return s.bounded(r, "search", lines)
+}
+
+// searchable returns the servers a search covers.
+func (e *Engine) searchable(server string) []string {
+	if server != "" {
+		return []string{server}
+	}
+	var out []string
+	for _, s := range e.usable() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// resolve finds the tool a request names, from the catalog, indexing
+// servers the catalog does not know yet only when the name is not found.
+func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRef, *mcp.Tool, error) {
+	servers := e.searchable(server)
+	lookup := func() (*proxy.Names, map[string][]*mcp.Tool) {
+		byName := map[string][]string{}
+		tools := map[string][]*mcp.Tool{}
+		for _, n := range servers {
+			s, _ := e.cfg.Server(n)
+			if ent, ok := e.cached(ctx, s); ok {
+				tools[n] = ent.Tools
+				for _, t := range ent.Tools {
+					byName[n] = append(byName[n], t.Name)
+				}
+			}
+		}
+		return proxy.NewNames(byName), tools
+	}
+	names, tools := lookup()
+	ref, err := names.Resolve(name, server)
+	if err != nil && len(tools) < len(servers) {
+		e.ensureIndexed(ctx, servers)
+		names, tools = lookup()
+		ref, err = names.Resolve(name, server)
+	}
+	if err != nil {
+		return proxy.ToolRef{}, nil, err
+	}
+	for _, t := range tools[ref.Server] {
+		if t.Name == ref.Name {
+			return ref, t, nil
+		}
+	}
+	return ref, nil, nil
+}
+
+// describe shows one tool in full, from the catalog when it can.
+func (s *Session) describe(ctx context.Context, req *proxy.Request) *Result {
+	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
+	if err != nil {
+		return s.errorResult(proxy.ActionDescribe, req.Server, err)
+	}
+	if t == nil {
+		return s.errorResult(proxy.ActionDescribe, ref.Server, fmt.Errorf("tool %q on %q is not in the catalog: this is a bug", ref.Name, ref.Server))
+	}
+	d := &ToolDetail{Server: ref.Server, Name: ref.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
+	r := &Result{Details: Details{Operation: string(proxy.ActionDescribe), Server: ref.Server, Count: 1, Tool: d}}
+	lines := []string{fmt.Sprintf("tool %q on %q (call as %q)", ref.Name, ref.Server, ref.Prefixed())}
+	if t.Title != "" {
+		lines = append(lines, "title: "+t.Title)
+	}
+	if t.Description != "" {
+		lines = append(lines, t.Description)
+	}
+	if a := annotationText(t.Annotations); a != "" {
+		lines = append(lines, "annotations: "+a)
+	}
+	lines = append(lines, "input schema: "+compactJSON(t.InputSchema))
+	if t.OutputSchema != nil {
+		lines = append(lines, "output schema: "+compactJSON(t.OutputSchema))
+	}
+	return s.bounded(r, "describe-"+ref.Name, lines)
+}
+
+func annotationText(a *mcp.ToolAnnotations) string {
+	if a == nil {
+		return ""
+	}
+	var parts []string
+	if a.ReadOnlyHint {
+		parts = append(parts, "read-only")
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint {
+		parts = append(parts, "destructive")
+	}
+	if a.IdempotentHint {
+		parts = append(parts, "idempotent")
+	}
+	if a.OpenWorldHint != nil && *a.OpenWorldHint {
+		parts = append(parts, "open-world")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func compactJSON(v any) string {
+	if v == nil {
+		return "{}"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}
+
+// call calls a tool exactly once.
+func (s *Session) call(ctx context.Context, req *proxy.Request) *Result {
+	ref, _, err := s.e.resolve(ctx, req.Name, req.Server)
+	if err != nil {
+		return s.errorResult(proxy.ActionCall, req.Server, err)
+	}
+	params := &mcp.CallToolParams{Name: ref.Name, Arguments: req.Args}
+	if tok := progressToken(ctx); tok != nil {
+		params.SetProgressToken(tok)
+	}
+	res, err := s.e.pool.Call(ctx, ref.Server, params)
+	if err != nil {
+		return s.errorResult(proxy.ActionCall, ref.Server, err)
+	}
+	conv, err := s.e.spill.Convert("call-"+ref.Name, res.Content, res.StructuredContent)
+	if err != nil {
+		return s.errorResult(proxy.ActionCall, ref.Server, err)
+	}
+	r := &Result{Text: conv.Text, Images: conv.Images, IsError: res.IsError, Details: Details{
+		Operation: string(proxy.ActionCall), Server: ref.Server, IsError: res.IsError, Count: len(res.Content),
+		Spills: conv.Spills, Structured: res.StructuredContent,
+	}}
+	if res.IsError {
+		r.Details.Error = headline(conv.Text, 500)
+		r.Text = fmt.Sprintf("tool %q on %q returned an error:\n%s", ref.Name, ref.Server, conv.Text)
+	}
+	if r.Text == "" {
+		r.Text = fmt.Sprintf("tool %q on %q returned no content", ref.Name, ref.Server)
+	}
+	return r
+}
+
+// instructions returns a server's full instructions.
+func (s *Session) instructions(ctx context.Context, server string) *Result {
+	text, err := s.e.pool.Instructions(ctx, server)
+	if err != nil {
+		return s.errorResult(proxy.ActionInstructions, server, err)
+	}
+	r := &Result{Details: Details{Operation: string(proxy.ActionInstructions), Server: server, Count: 1}}
+	if strings.TrimSpace(text) == "" {
+		return s.bounded(r, "instructions", []string{fmt.Sprintf("%q gave no instructions", server)})
+	}
+	return s.bounded(r, "instructions", []string{fmt.Sprintf("instructions of %q:", server), bound.Untrusted(fmt.Sprintf("instructions of %q", server), text)})
+}
+
+// reconnect closes a server's connection and connects again.
+func (s *Session) reconnect(ctx context.Context, server string) *Result {
+	if err := s.e.pool.Reconnect(ctx, server); err != nil {
+		return s.errorResult(proxy.ActionReconnect, server, err)
+	}
+	r := &Result{Details: Details{Operation: string(proxy.ActionReconnect), Server: server, Count: 1}}
+	s.e.onChange(server)
+	return s.bounded(r, "reconnect", []string{fmt.Sprintf("reconnected %q", server)})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

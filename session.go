@@ -1,0 +1,95 @@
+package switchboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// Session is one agent's view of the engine: the resource references it
+// was given are its own. Connections and the catalog are shared by all
+// sessions. Its methods are safe for concurrent use.
+type Session struct {
+	e *Engine
+
+	mu   sync.Mutex
+	refs map[string]*refTable // per server
+}
+
+// NewSession returns a session with no references of its own yet.
+func (e *Engine) NewSession() *Session {
+	return &Session{e: e, refs: map[string]*refTable{}}
+}
+
+// Handle carries out one call of the proxy tool with its raw JSON
+// arguments. Invalid arguments are an error result that connects nothing.
+func (s *Session) Handle(ctx context.Context, args json.RawMessage) *Result {
+	req, err := proxy.Parse(args)
+	if err != nil {
+		return s.errorResult("invalid", "", err)
+	}
+	return s.Do(ctx, req)
+}
+
+// Do carries out a parsed request.
+func (s *Session) Do(ctx context.Context, req *proxy.Request) *Result {
+	if req.Server != "" {
+		name, err := s.e.server(req.Server)
+		if err != nil {
+			return s.errorResult(req.Action, req.Server, err)
+		}
+		r := *req
+		r.Server = name
+		req = &r
+	}
+	switch req.Action {
+	case proxy.ActionStatus:
+		return s.status(ctx)
+	case proxy.ActionServer:
+		return s.serverTools(ctx, req.Server)
+	case proxy.ActionSearch:
+		return s.search(ctx, req)
+	case proxy.ActionDescribe:
+		return s.describe(ctx, req)
+	case proxy.ActionCall:
+		return s.call(ctx, req)
+	case proxy.ActionResourcesList:
+		return s.resources(ctx, req.Server)
+	case proxy.ActionResourcesRead:
+		return s.readResource(ctx, req.Server, req.Resource)
+	case proxy.ActionPromptsList:
+		return s.prompts(ctx, req.Server)
+	case proxy.ActionPromptsGet:
+		return s.getPrompt(ctx, req)
+	case proxy.ActionInstructions:
+		return s.instructions(ctx, req.Server)
+	case proxy.ActionReconnect:
+		return s.reconnect(ctx, req.Server)
+	}
+	return s.errorResult(req.Action, req.Server, fmt.Errorf("unsupported action %q: this is a bug", req.Action))
+}
+
+// server checks that name is configured and usable, with an error that
+// lists the configured names when it is not.
+func (e *Engine) server(name string) (string, error) {
+	if s, ok := e.cfg.Server(name); ok {
+		_, err := e.cfg.Usable(s.Name)
+		return s.Name, err
+	}
+	// Names are matched ignoring case and - versus _, like tool names.
+	for _, s := range e.cfg.Servers {
+		if normalize(s.Name) == normalize(name) {
+			_, err := e.cfg.Usable(s.Name)
+			return s.Name, err
+		}
+	}
+	_, err := e.cfg.Usable(name)
+	if err == nil {
+		err = errors.New("unknown server " + name)
+	}
+	return "", err
+}
