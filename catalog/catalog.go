@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -90,11 +91,32 @@ func Open(path string) (*Catalog, error) {
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
 	c := &Catalog{db: db, path: path}
-	if err := c.migrate(context.Background()); err != nil {
+	if err := c.migrateRetrying(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// migrateRetrying migrates, retrying while another process holds a lock
+// that SQLite does not wait for by itself: switching a new file to WAL
+// mode fails at once with SQLITE_BUSY when two processes create it
+// together, busy timeout or not.
+func (c *Catalog) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeout)
+	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		err := c.migrate(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(delay)
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED.
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "SQLITE_LOCKED") || strings.Contains(msg, "database is locked")
 }
 
 // Close closes the catalog. It is idempotent and safe to call concurrently;
