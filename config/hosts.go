@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 )
 
@@ -72,3 +73,44 @@ func importServers(src Source, defs map[string]any) ([]*Server, []Problem) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, probs
 }
+
+// Where each host keeps its user-scope MCP settings (HOSTS.md §1): the
+// importers read these files, and setup writes them. d has its defaults.
+
+// claudeDesktopConfig is Claude Desktop's file. It ships for macOS and
+// Windows; unofficial Linux builds use ~/.config/Claude (reported).
+func (d Dirs) claudeDesktopConfig() string {
+	dir := filepath.Join(d.ConfigHome, "Claude")
+	if d.GOOS == "darwin" {
+		dir = filepath.Join(d.Home, "Library", "Application Support", "Claude")
+	}
+	return filepath.Join(dir, "claude_desktop_config.json")
+}
+
+// claudeCodeConfig is ~/.claude.json, which also holds Claude Code's
+// per-project state, OAuth accounts and caches.
+func (d Dirs) claudeCodeConfig() string { return filepath.Join(d.Home, ".claude.json") }
+
+func (d Dirs) cursorConfig() string { return filepath.Join(d.Home, ".cursor", "mcp.json") }
+
+// vscodeUserDir is the folder of VS Code's default profile, which holds
+// mcp.json and settings.json.
+func (d Dirs) vscodeUserDir() string {
+	if d.GOOS == "darwin" {
+		return filepath.Join(d.Home, "Library", "Application Support", "Code", "User")
+	}
+	return filepath.Join(d.ConfigHome, "Code", "User")
+}
+
+// windsurfConfig is the Windsurf editor's file.
+func (d Dirs) windsurfConfig() string {
+	return filepath.Join(d.Home, ".codeium", "windsurf", "mcp_config.json")
+}
+
+func (d Dirs) codexConfig() string { return filepath.Join(d.CodexHome, "config.toml") }
+
+// opencodeDir holds opencode.json and opencode.jsonc: $XDG_CONFIG_HOME/opencode,
+// ~/.config/opencode on macOS too.
+func (d Dirs) opencodeDir() string { return filepath.Join(d.ConfigHome, "opencode") }
+
+func (d Dirs) geminiSettings() string { return filepath.Join(d.Home, ".gemini", "settings.json") }

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -15,7 +14,7 @@ import (
 // Project files (.codex/config.toml, trusted projects only) are not read.
 func importCodex(d Dirs) *Import {
 	imp := &Import{Host: "codex"}
-	path := filepath.Join(d.CodexHome, "config.toml")
+	path := d.codexConfig()
 	data, ok := imp.read(path)
 	if !ok {
 		return imp

@@ -104,12 +104,8 @@ func (imp *Import) importJSONFile(path, key string, sh *shape) {
 // for macOS and Windows; unofficial Linux builds use ~/.config/Claude
 // (reported).
 func importClaudeDesktop(d Dirs) *Import {
-	dir := filepath.Join(d.ConfigHome, "Claude")
-	if d.GOOS == "darwin" {
-		dir = filepath.Join(d.Home, "Library", "Application Support", "Claude")
-	}
 	imp := &Import{Host: "claude-desktop"}
-	imp.importJSONFile(filepath.Join(dir, "claude_desktop_config.json"), "mcpServers", claudeDesktopShape)
+	imp.importJSONFile(d.claudeDesktopConfig(), "mcpServers", claudeDesktopShape)
 	return imp
 }
 
@@ -120,14 +116,14 @@ func importClaudeDesktop(d Dirs) *Import {
 // which an import below all our sources cannot reproduce.
 func importClaudeCode(d Dirs) *Import {
 	imp := &Import{Host: "claude-code"}
-	imp.importJSONFile(filepath.Join(d.Home, ".claude.json"), "mcpServers", claudeCodeShape)
+	imp.importJSONFile(d.claudeCodeConfig(), "mcpServers", claudeCodeShape)
 	return imp
 }
 
 // importCursor reads ~/.cursor/mcp.json.
 func importCursor(d Dirs) *Import {
 	imp := &Import{Host: "cursor"}
-	imp.importJSONFile(filepath.Join(d.Home, ".cursor", "mcp.json"), "mcpServers", cursorShape)
+	imp.importJSONFile(d.cursorConfig(), "mcpServers", cursorShape)
 	return imp
 }
 
@@ -139,7 +135,7 @@ func importWindsurf(d Dirs) *Import {
 	for _, path := range []string{
 		filepath.Join(d.Home, ".codeium", "mcp_config.json"),
 		filepath.Join(d.ConfigHome, "devin", "mcp_config.json"),
-		filepath.Join(d.Home, ".codeium", "windsurf", "mcp_config.json"),
+		d.windsurfConfig(),
 	} {
 		imp.importJSONFile(path, "mcpServers", windsurfShape)
 	}
@@ -151,10 +147,7 @@ func importWindsurf(d Dirs) *Import {
 // mcp.json, which is read last so that it wins). Other profiles, Insiders
 // and the Copilot CLI's mcp-config.json are not read.
 func importVSCode(d Dirs) *Import {
-	dir := filepath.Join(d.ConfigHome, "Code", "User")
-	if d.GOOS == "darwin" {
-		dir = filepath.Join(d.Home, "Library", "Application Support", "Code", "User")
-	}
+	dir := d.vscodeUserDir()
 	imp := &Import{Host: "vscode"}
 	settings := filepath.Join(dir, "settings.json")
 	if root, read := imp.readJSON(settings); read {
@@ -175,7 +168,7 @@ func importVSCode(d Dirs) *Import {
 // CLI does not start them.
 func importGemini(d Dirs) *Import {
 	imp := &Import{Host: "gemini"}
-	path := filepath.Join(d.Home, ".gemini", "settings.json")
+	path := d.geminiSettings()
 	root, read := imp.readJSON(path)
 	if !read {
 		return imp

@@ -10,7 +10,7 @@ import (
 func importOpencode(d Dirs) *Import {
 	imp := &Import{Host: "opencode"}
 	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
-		path := filepath.Join(d.ConfigHome, "opencode", name)
+		path := filepath.Join(d.opencodeDir(), name)
 		root, read := imp.readJSON(path)
 		if !read {
 			continue

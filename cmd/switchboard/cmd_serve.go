@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/front"
+)
+
+func serveCommand() *command {
+	return &command{
+		name:    "serve",
+		summary: "serve all configured servers as one MCP server (stdio or HTTP)",
+		usage:   "[--http ADDR [--token-file FILE] [--stateless]] [--log-file FILE] [--log-level LEVEL]",
+		help: `Serves the mcp proxy tool (and any direct tools) over stdio, for an agent to
+start as a subprocess, or over Streamable HTTP at http://ADDR/mcp with --http.
+
+HTTP listens on loopback unless told otherwise; any other address needs a
+bearer token from --token-file or $SWITCHBOARD_TOKEN. Host and Origin headers
+are checked, request bodies are bounded, /healthz answers ok, and /metrics
+serves Prometheus metrics. SIGINT or SIGTERM shut down gracefully: upstream
+servers are closed and spill files removed.
+
+Logs go to stderr (warnings only over stdio, where stdout is the protocol),
+or to --log-file.
+
+Examples:
+  switchboard serve
+  switchboard serve --http 127.0.0.1:8080
+  switchboard serve --http 0.0.0.0:8080 --token-file ~/.config/switchboard/token`,
+		run: runServe,
+	}
+}
+
+type serveOptions struct {
+	http, tokenFile, logFile, logLevel, config string
+	stateless                                  bool
+}
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	f := newFlags("serve", false)
+	var o serveOptions
+	f.StringVar(&o.http, "http", "", "serve Streamable HTTP at `ADDR` (HOST:PORT) instead of stdio")
+	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from `FILE` (else $SWITCHBOARD_TOKEN)")
+	f.BoolVar(&o.stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
+	f.StringVar(&o.logFile, "log-file", "", "write logs to `FILE` instead of stderr")
+	f.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default warn on stdio, info on HTTP)")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("serve takes no arguments")
+	}
+	o.config = f.config
+	if o.stateless && o.http == "" {
+		return usagef("--stateless needs --http")
+	}
+	return e.serve(ctx, o)
+}
+
+func (e *env) serve(ctx context.Context, o serveOptions) error {
+	token, err := e.serveToken(o)
+	if err != nil {
+		return err
+	}
+	if o.http != "" {
+		if err := front.CheckListen(o.http, token); err != nil {
+			return err
+		}
+	}
+	logger, closeLog, err := e.serveLogger(o)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	cfg := config.Load(e.dirs(o.config))
+	for _, p := range cfg.Problems {
+		logger.Warn("configuration", "problem", p.Error())
+	}
+	bridge := front.NewBridge()
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(), Version: versionString()})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	metrics := front.NewMetrics(eng)
+	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if o.http == "" {
+		err := srv.MCP().Run(ctx, &mcp.StdioTransport{})
+		if ctx.Err() != nil {
+			return nil // a signal: a clean stop
+		}
+		return err
+	}
+	h, err := srv.Handler(front.HTTPOptions{Token: token, Stateless: o.stateless, Metrics: metrics})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.http)
+	if err != nil {
+		return err
+	}
+	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
+	fmt.Fprintf(e.stderr, "switchboard: serving http://%s/mcp\n", ln.Addr())
+	return front.Serve(ctx, ln, h, 5*time.Second)
+}
+
+func (e *env) serveToken(o serveOptions) (string, error) {
+	if o.tokenFile == "" {
+		return strings.TrimSpace(e.getenv("SWITCHBOARD_TOKEN")), nil
+	}
+	data, err := os.ReadFile(o.tokenFile)
+	if err != nil {
+		return "", fmt.Errorf("reading the token: %w", err)
+	}
+	token := strings.TrimSpace(string(data))
+	if token == "" {
+		return "", fmt.Errorf("the token file %s is empty", o.tokenFile)
+	}
+	return token, nil
+}
+
+func (e *env) serveLogger(o serveOptions) (*slog.Logger, func(), error) {
+	level := slog.LevelWarn
+	if o.http != "" {
+		level = slog.LevelInfo
+	}
+	if o.logLevel != "" {
+		if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+			return nil, nil, usagef("--log-level must be debug, info, warn or error")
+		}
+	}
+	var w io.Writer = e.stderr
+	closer := func() {}
+	if o.logFile != "" {
+		f, err := os.OpenFile(o.logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("opening the log file: %w", err)
+		}
+		w, closer = f, func() { f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closer, nil
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// setupCommandEnv overrides the command written into a host's file.
+const setupCommandEnv = "SWITCHBOARD_SETUP_COMMAND"
+
+// setupCommand mounts Switchboard in an agent host. With --write it is the
+// only command that changes a file of another program (config.Setup.Write).
+func setupCommand() *command {
+	return &command{
+		name:    "setup",
+		summary: "print (or --write) the snippet that mounts Switchboard in an agent host",
+		usage:   "HOST [--write [--force]] [--http URL] [--name NAME] [--json]",
+		help: `Prints the file of HOST's own user-scope MCP configuration and the entry
+that mounts Switchboard there: the host starts "switchboard serve" (the
+absolute path of this executable), or, with --http, connects to a running
+"switchboard serve --http" at URL. Where the host has a command of its own
+that adds the entry (claude, codex, gemini, code, opencode), it is shown as
+an alternative.
+
+With --write, after printing it, setup adds the entry to that file: a
+missing file is created; an existing one is first copied to
+FILE.switchboard-backup-<UTC time>, then only the one entry changes and
+every other byte (comments, order, indentation, the host's own state) is
+kept. A file that does not parse, or that defines NAME otherwise, is not
+changed (--force replaces that definition). A file already set up is not
+written again.
+
+This is the only command that writes a file of another program, and only
+with --write.
+
+Hosts: ` + strings.Join(config.HostNames(), ", ") + `
+
+Environment:
+  ` + setupCommandEnv + `   the command to write instead of this executable's
+                              path (for tests and packagers)
+
+` + flagHelp(setupFlags(new(setupOptions))),
+		run: runSetup,
+	}
+}
+
+type setupOptions struct {
+	json, write, force bool
+	url, name          string
+}
+
+func setupFlags(o *setupOptions) *flags {
+	f := &flags{FlagSet: flag.NewFlagSet("setup", flag.ContinueOnError)}
+	f.SetOutput(io.Discard)
+	f.BoolVar(&o.write, "write", false, "add the entry to the host's file, after a backup")
+	f.BoolVar(&o.force, "force", false, "with --write, replace a different definition of NAME")
+	f.StringVar(&o.url, "http", "", "mount Switchboard's Streamable HTTP endpoint at `URL` instead of starting it")
+	f.StringVar(&o.name, "name", "", "the server `NAME` in the host (default switchboard)")
+	f.BoolVar(&o.json, "json", false, "print stable JSON instead of text")
+	return f
+}
+
+type setupJSON struct {
+	Host    string `json:"host"`
+	File    string `json:"file"`
+	Name    string `json:"name"`
+	Snippet string `json:"snippet"`
+	Exists  bool   `json:"exists"`
+	Written bool   `json:"written"`
+	Backup  string `json:"backup"`
+	State   string `json:"state"`           // no-file, absent, same, different or invalid
+	Error   string `json:"error,omitempty"` // why the file cannot be changed, for invalid
+}
+
+func runSetup(ctx context.Context, e *env, args []string) error {
+	host, o, err := parseSetup(args)
+	if err != nil {
+		return err
+	}
+	opts := config.SetupOptions{Name: o.name, URL: o.url}
+	if o.url == "" {
+		if opts.Command, err = setupExecutable(e); err != nil {
+			return err
+		}
+	}
+	s, err := config.PlanSetup(e.dirs(""), host, opts)
+	if err != nil {
+		return err
+	}
+	out := setupJSON{Host: s.Host, File: s.File, Name: s.Name, Snippet: s.Snippet, Exists: s.Exists(), State: string(s.State)}
+	if s.Err != nil {
+		out.Error = s.Err.Error()
+	}
+	if !o.json {
+		printSetup(e, s)
+	}
+	if o.write {
+		out.Written, out.Backup, err = s.Write(o.force, time.Now())
+		if !o.json {
+			reportSetup(e, s, out.Written, out.Backup)
+		}
+		if err != nil {
+			return err
+		}
+	} else if !o.json {
+		setupHints(e, s, args)
+	}
+	if o.json {
+		return writeJSON(e.stdout, out)
+	}
+	return nil
+}
+
+func parseSetup(args []string) (host string, o setupOptions, err error) {
+	pos, _, err := setupFlags(&o).parse(args)
+	switch {
+	case err != nil:
+		return "", o, err
+	case len(pos) != 1:
+		return "", o, usagef("setup needs one HOST: %s", strings.Join(config.HostNames(), ", "))
+	case !contains(config.HostNames(), pos[0]):
+		return "", o, usagef("unknown host %q: use one of %s", pos[0], strings.Join(config.HostNames(), ", "))
+	case o.force && !o.write:
+		return "", o, usagef("--force only applies with --write")
+	}
+	return pos[0], o, nil
+}
+
+// printSetup prints the file, whether it mounts Switchboard already, and
+// the snippet.
+func printSetup(e *env, s *config.Setup) {
+	var status string
+	switch s.State {
+	case config.SetupNoFile:
+		status = "not set up (the file does not exist yet)"
+	case config.SetupAbsent:
+		status = fmt.Sprintf("not set up (%q is not in the file)", s.Name)
+	case config.SetupSame:
+		status = "already set up"
+	case config.SetupDifferent:
+		status = fmt.Sprintf("%q is in the file with another definition", s.Name)
+	case config.SetupInvalid:
+		status = fmt.Sprintf("the file cannot be changed: %v", s.Err)
+	}
+	fmt.Fprintf(e.stdout, "file:   %s\nstatus: %s\n\n%s", e.pretty(s.File), status, s.Snippet)
+	if s.Host == "claude-desktop" && e.goos != "darwin" && e.goos != "windows" {
+		fmt.Fprintln(e.stderr, "note: Claude Desktop ships for macOS and Windows; this is the file unofficial Linux builds read")
+	}
+}
+
+// setupHints says, on stderr, what to run next.
+func setupHints(e *env, s *config.Setup, args []string) {
+	switch s.State {
+	case config.SetupSame:
+		return
+	case config.SetupDifferent:
+		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write --force replaces it (after a backup of the file)\n", shellJoin(args))
+	case config.SetupInvalid:
+		fmt.Fprintln(e.stderr, "hint: fix the file, or add the snippet by hand")
+	case config.SetupNoFile:
+		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write creates the file with it\n", shellJoin(args))
+	default:
+		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write adds it (after a backup of the file)\n", shellJoin(args))
+	}
+	if s.HostCommand != nil && s.State != config.SetupInvalid {
+		fmt.Fprintf(e.stderr, "hint: or let %s add it: %s\n", s.Title, shellJoin(s.HostCommand))
+	}
+}
+
+// reportSetup says, on stderr, what a write did.
+func reportSetup(e *env, s *config.Setup, written bool, backup string) {
+	if backup != "" {
+		fmt.Fprintf(e.stderr, "backed up %s to %s\n", e.pretty(s.File), e.pretty(backup))
+	}
+	switch {
+	case written:
+		fmt.Fprintf(e.stderr, "wrote %s: restart %s (or reload its MCP servers) to use %q\n", e.pretty(s.File), s.Title, s.Name)
+	case s.State == config.SetupSame:
+		fmt.Fprintf(e.stderr, "already set up: %s mounts %q as shown; nothing written\n", e.pretty(s.File), s.Name)
+	}
+}
+
+// setupExecutable returns the command a host should start: $SWITCHBOARD_SETUP_COMMAND,
+// else the absolute path of this executable. A link on PATH that leads to
+// it is preferred to the file it points to: a package manager's link
+// (/opt/homebrew/bin/switchboard) outlives upgrades, the versioned file does not.
+func setupExecutable(e *env) (string, error) {
+	if c := e.getenv(setupCommandEnv); c != "" {
+		return c, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding this executable: %w (hint: set %s to its absolute path)", err, setupCommandEnv)
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	if p, err := exec.LookPath("switchboard"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && sameFile(abs, exe) {
+			exe = abs
+		}
+	}
+	if strings.HasPrefix(exe, filepath.Clean(os.TempDir())+string(filepath.Separator)) || strings.Contains(exe, "go-build") {
+		fmt.Fprintf(e.stderr, "warning: %s looks like a temporary build (go run?): install switchboard and run setup from there, or set %s\n", exe, setupCommandEnv)
+	}
+	return exe, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// shellJoin quotes args for a POSIX shell.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

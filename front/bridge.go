@@ -1,0 +1,150 @@
+package front
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard"
+)
+
+// Bridge carries what upstream servers send toward a client back to the
+// client session whose call caused it: progress notifications (matched by
+// progress token, rewritten so two sessions cannot collide), sampling and
+// elicitation requests and logging messages (sent to the session with the
+// most recent call in flight). A request the client did not declare the
+// capability for is refused with an error saying so.
+//
+// Make the engine with ClientOptions, then the Server with the same Bridge.
+// The zero value is not usable; a nil *Bridge passes nothing through.
+type Bridge struct {
+	mu       sync.Mutex
+	next     int
+	inflight []*route          // calls in flight, oldest first
+	tokens   map[string]*route // upstream progress token → route
+}
+
+// route is one call in flight from a client session.
+type route struct {
+	ss    *mcp.ServerSession
+	token any // the client's progress token, if it gave one
+}
+
+// NewBridge returns an empty bridge.
+func NewBridge() *Bridge { return &Bridge{tokens: map[string]*route{}} }
+
+// ClientOptions returns the go-sdk client options that route upstream
+// traffic through the bridge; pass them as switchboard.Options.Client.
+func (b *Bridge) ClientOptions() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		CreateMessageHandler:        b.createMessage,
+		ElicitationHandler:          b.elicit,
+		ProgressNotificationHandler: b.progress,
+		LoggingMessageHandler:       b.logging,
+	}
+}
+
+// enter records a call from a client session. It returns the context to
+// make the upstream call with (carrying a progress token of the bridge's
+// own when the client gave one) and a function to call when the call ends.
+func (b *Bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (context.Context, string, func()) {
+	if b == nil || ss == nil {
+		return ctx, "", func() {}
+	}
+	r := &route{ss: ss, token: token}
+	b.mu.Lock()
+	b.inflight = append(b.inflight, r)
+	var up string
+	if token != nil {
+		b.next++
+		up = "sb-" + strconv.Itoa(b.next)
+		b.tokens[up] = r
+	}
+	b.mu.Unlock()
+	if up != "" {
+		ctx = switchboard.WithProgressToken(ctx, up)
+	}
+	return ctx, up, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, x := range b.inflight {
+			if x == r {
+				b.inflight = append(b.inflight[:i], b.inflight[i+1:]...)
+				break
+			}
+		}
+		if up != "" {
+			delete(b.tokens, up)
+		}
+	}
+}
+
+// current returns the session with the most recent call in flight whose
+// client passes ok, or nil.
+func (b *Bridge) current(ok func(*mcp.ClientCapabilities) bool) (*mcp.ServerSession, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	any := false
+	for i := len(b.inflight) - 1; i >= 0; i-- {
+		ss := b.inflight[i].ss
+		any = true
+		if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && ok(p.Capabilities) {
+			return ss, true
+		}
+	}
+	return nil, any
+}
+
+var errNoClient = errors.New("no client call is in flight to pass this request to")
+
+func (b *Bridge) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ss, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
+	if ss == nil {
+		return nil, refusal("sampling", any)
+	}
+	return ss.CreateMessage(ctx, req.Params)
+}
+
+func (b *Bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	ss, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
+	if ss == nil {
+		return nil, refusal("elicitation", any)
+	}
+	return ss.Elicit(ctx, req.Params)
+}
+
+func refusal(what string, anyCall bool) error {
+	if anyCall {
+		return fmt.Errorf("switchboard: the connected client does not support %s", what)
+	}
+	return fmt.Errorf("switchboard: %s refused: %w", what, errNoClient)
+}
+
+// progress passes a progress notification on under the client's own token.
+func (b *Bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+	tok, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	r := b.tokens[tok]
+	b.mu.Unlock()
+	if r == nil {
+		return
+	}
+	p := *req.Params
+	p.ProgressToken = r.token
+	r.ss.NotifyProgress(ctx, &p)
+}
+
+// logging passes a log message on to the session with a call in flight.
+func (b *Bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
+	ss, _ := b.current(func(*mcp.ClientCapabilities) bool { return true })
+	if ss != nil {
+		ss.Log(ctx, req.Params)
+	}
+}

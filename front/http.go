@@ -1,0 +1,148 @@
+package front
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions configures serving over Streamable HTTP.
+type HTTPOptions struct {
+	// Token, if set, is the bearer token every request to /mcp and /metrics
+	// must carry. It is required to listen on an address other than
+	// loopback.
+	Token string
+	// Stateless serves each request with a session of its own (no
+	// Mcp-Session-Id), as the 2026-07-28 revision intends and as replicas
+	// behind a load balancer need. Server-to-client requests are then
+	// refused, and resource references last one request.
+	Stateless bool
+	// MaxBodyBytes bounds a request body. Default 4 MiB.
+	MaxBodyBytes int64
+	// TrustedOrigins are origins (scheme://host[:port]) besides the
+	// server's own that browsers may call it from.
+	TrustedOrigins []string
+	// Metrics, if set, is served at /metrics.
+	Metrics *Metrics
+}
+
+// ErrNeedToken is returned by CheckListen for an address off loopback
+// without a token.
+var ErrNeedToken = errors.New("refusing to listen off loopback without a bearer token")
+
+// CheckListen checks that addr may be served with the given token: an
+// address that is not loopback (including an empty host, which means every
+// interface) needs one.
+func CheckListen(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("invalid address %q: %w (hint: use HOST:PORT such as 127.0.0.1:8080)", addr, err)
+	}
+	if token != "" || isLoopback(host) {
+		return nil
+	}
+	return fmt.Errorf("%w: %q is reachable from other machines (hint: give --token-file FILE or SWITCHBOARD_TOKEN, or listen on 127.0.0.1)", ErrNeedToken, addr)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler returns the HTTP handler: Streamable HTTP at /mcp, /healthz, and
+// /metrics when metrics are set. Requests to /mcp are checked for the
+// bearer token, for a loopback Host when they arrive on loopback (DNS
+// rebinding), for a same-site or trusted Origin, and for their body size.
+func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:                    opts.Stateless,
+		Logger:                       s.log,
+		MaxRequestBodyBytes:          opts.MaxBodyBytes,
+		PropagateRequestCancellation: true,
+		// A client that vanishes without ending its session is forgotten
+		// after this long without a request; its calls in flight end then,
+		// or at their request timeout, whichever comes first.
+		SessionTimeout: 30 * time.Minute,
+	})
+	cop := http.NewCrossOriginProtection()
+	for _, o := range opts.TrustedOrigins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("trusted origin %q: %w", o, err)
+		}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", bearer(opts.Token, cop.Handler(originCheck(opts.TrustedOrigins, h))))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintln(w, "ok")
+	})
+	if opts.Metrics != nil {
+		mux.Handle("/metrics", bearer(opts.Token, opts.Metrics))
+	}
+	return mux, nil
+}
+
+// bearer requires "Authorization: Bearer TOKEN" when token is set.
+func bearer(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// originCheck refuses a request whose Origin names another host than the
+// one it was sent to, for every method: a browser page elsewhere must not
+// drive the gateway, not even with a GET stream.
+func originCheck(trusted []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(trusted, o) {
+			host := strings.TrimPrefix(strings.TrimPrefix(o, "http://"), "https://")
+			if host != r.Host {
+				http.Error(w, "cross-origin request refused", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Serve serves h on ln until ctx is done, then shuts down gracefully: it
+// stops accepting, lets requests in flight finish for up to grace, and
+// closes what is left.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	<-errc
+	return nil
+}
