@@ -67,6 +67,7 @@ type Engine struct {
 	cat   *catalog.Catalog
 	spill *bound.Spiller
 	def   *Session // the session of Handle and of the engine's own methods
+	memo  memo     // catalog entries read or written, and definition hashes
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc

@@ -1,6 +1,7 @@
 package switchboard
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -41,6 +42,12 @@ func peer(c mcptest.Command) def {
 // engine over it, closed when the test ends.
 func newEngine(t *testing.T, servers map[string]def, settings map[string]any) *Engine {
 	t.Helper()
+	return newEngineTB(t, servers, settings)
+}
+
+// newEngineTB is newEngine for tests and benchmarks alike.
+func newEngineTB(t testing.TB, servers map[string]def, settings map[string]any) *Engine {
+	t.Helper()
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
 	doc := map[string]any{"mcpServers": servers}
@@ -64,7 +71,7 @@ func newEngine(t *testing.T, servers map[string]def, settings map[string]any) *E
 	for _, p := range cfg.Errors() {
 		t.Fatalf("config error: %v", p)
 	}
-	e, err := New(t.Context(), cfg, &Options{SpillDir: filepath.Join(home, "spill")})
+	e, err := New(context.Background(), cfg, &Options{SpillDir: filepath.Join(home, "spill")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,17 @@ import (
 
 // cached returns the catalog's entry for a server's current definition.
 func (e *Engine) cached(ctx context.Context, s *config.Server) (*catalog.Entry, bool) {
-	ent, ok, err := e.cat.Get(ctx, s.Name, s.Hash())
+	hash := e.memo.hash(s)
+	if ent, ok := e.memo.get(s.Name, hash); ok {
+		return ent, true
+	}
+	ent, ok, err := e.cat.Get(ctx, s.Name, hash)
 	if err != nil {
 		e.log.Warn("reading the catalog", "server", s.Name, "err", err)
 		return nil, false
+	}
+	if ok {
+		e.memo.put(ent)
 	}
 	return ent, ok
 }
@@ -85,7 +92,7 @@ func (e *Engine) indexOne(ctx context.Context, s *config.Server) IndexResult {
 	ent, err := e.fetch(ctx, s.Name, true)
 	r := IndexResult{Server: s.Name, Duration: time.Since(start)}
 	if err == nil {
-		err = e.cat.Put(ctx, ent)
+		err = e.put(ctx, ent)
 	}
 	if err != nil {
 		r.Error = err.Error()
@@ -107,7 +114,7 @@ func (e *Engine) fetch(ctx context.Context, name string, connect bool) (*catalog
 	if err != nil {
 		return nil, err
 	}
-	ent := &catalog.Entry{Server: name, Hash: s.Hash(), Tools: tools, Keywords: s.SearchKeywords, FetchedAt: time.Now()}
+	ent := &catalog.Entry{Server: name, Hash: e.memo.hash(s), Tools: tools, Keywords: s.SearchKeywords, FetchedAt: time.Now()}
 	var errs []error
 	if ent.Resources, err = e.pool.Resources(ctx, name); err != nil {
 		errs = append(errs, err)
@@ -157,7 +164,7 @@ func (e *Engine) refreshCatalog(name string) {
 		}
 		return
 	}
-	if err := e.cat.Put(ctx, ent); err != nil && e.ctx.Err() == nil {
+	if err := e.put(ctx, ent); err != nil && e.ctx.Err() == nil {
 		e.log.Warn("refreshing the catalog", "server", name, "err", err)
 	}
 }

@@ -103,7 +103,7 @@ func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := e.cat.Put(ctx, ent); err != nil {
+	if err := e.put(ctx, ent); err != nil {
 		e.log.Warn("writing the catalog", "server", server, "err", err)
 	}
 	return ent, nil

@@ -1,0 +1,60 @@
+package switchboard
+
+import (
+	"context"
+	"sync"
+
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// memo keeps the catalog entries this engine has read or written, so a
+// call does not read a server's whole entry from SQLite to resolve a name.
+// Entries are keyed by server and definition hash, like the catalog; this
+// engine's own listings and list_changed refreshes replace them. An entry
+// another process writes for the same definition is seen after this
+// engine lists that server itself.
+type memo struct {
+	mu      sync.Mutex
+	entries map[string]*catalog.Entry // server "\x00" hash → entry
+	hashes  map[*config.Server]string
+}
+
+func (m *memo) hash(s *config.Server) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if h, ok := m.hashes[s]; ok {
+		return h
+	}
+	if m.hashes == nil {
+		m.hashes = map[*config.Server]string{}
+	}
+	h := s.Hash()
+	m.hashes[s] = h
+	return h
+}
+
+func (m *memo) get(server, hash string) (*catalog.Entry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ent, ok := m.entries[server+"\x00"+hash]
+	return ent, ok
+}
+
+func (m *memo) put(ent *catalog.Entry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries == nil {
+		m.entries = map[string]*catalog.Entry{}
+	}
+	m.entries[ent.Server+"\x00"+ent.Hash] = ent
+}
+
+// put stores an entry in the catalog and remembers it.
+func (e *Engine) put(ctx context.Context, ent *catalog.Entry) error {
+	if err := e.cat.Put(ctx, ent); err != nil {
+		return err
+	}
+	e.memo.put(ent)
+	return nil
+}
