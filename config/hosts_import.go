@@ -13,9 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
@@ -57,24 +55,7 @@ func (imp *Import) read(path string) ([]byte, bool) {
 	return data, true
 }
 
-func readHostFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, errors.New("is a directory, not a file")
-	}
-	if st.Size() > maxHostFileSize {
-		return nil, fmt.Errorf("%d bytes is over the limit of %d", st.Size(), maxHostFileSize)
-	}
-	return io.ReadAll(io.LimitReader(f, maxHostFileSize))
-}
+func readHostFile(path string) ([]byte, error) { return readLimited(path, maxHostFileSize) }
 
 // readJSON reads and parses a host's JSON or JSONC file. read is false when
 // the file is missing or unreadable; root is nil when it does not parse.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
@@ -120,7 +121,19 @@ func stateOf(doc *document, fatal bool) FileState {
 	return FileLoaded
 }
 
+// readFile reads one of our configuration files, refusing directories and
+// files over maxFileSize.
 func readFile(path string) ([]byte, error) {
+	data, err := readLimited(path, maxFileSize)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, err
+}
+
+// readLimited reads a whole file of at most limit bytes. Errors do not name
+// the file: callers do.
+func readLimited(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -131,28 +144,20 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("reading %s: is a directory, not a file", path)
+		return nil, errors.New("is a directory, not a file")
 	}
-	if st.Size() > maxFileSize {
-		return nil, fmt.Errorf("reading %s: %d bytes is over the limit of %d for a configuration file", path, st.Size(), maxFileSize)
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%d bytes is over the limit of %d", st.Size(), limit)
 	}
-	buf := make([]byte, st.Size())
-	if _, err := readFull(f, buf); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+	// Read to the limit, not to the size seen: the file may grow meanwhile.
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
 	}
-	return buf, nil
-}
-
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("over the limit of %d bytes", limit)
 	}
-	return n, nil
+	return data, nil
 }
 
 func firstError(problems []Problem) string {
