@@ -119,6 +119,11 @@ func (s *server) acquire(ctx context.Context, op string) (*session, error) {
 			s.mu.Unlock()
 			return nil, err
 		}
+		if sess := s.sess; sess != nil && sess.ended() {
+			// The session ended (its child exited) and ended() has not
+			// caught up yet: never hand out a dead session.
+			s.detachLocked(sess)
+		}
 		if sess := s.sess; sess != nil {
 			s.inflight++
 			s.lastUse = time.Now()
@@ -270,22 +275,30 @@ func (s *server) ping(sess *session) {
 // failed (or disconnected), and reconnects automatically if configured.
 func (s *server) ended(sess *session) {
 	sess.close()
-	reason := sess.endErr
 	s.mu.Lock()
-	current := s.sess == sess
-	if current {
-		s.sess = nil
-		s.stopIdleLocked()
-		s.failLocked(withClass(classOf(reason, ClassTransport), reason))
-		if s.autoReconnect() {
-			s.startReconnectLocked()
-		}
-	}
+	current := s.detachLocked(sess)
 	s.mu.Unlock()
 	if current {
-		s.log.Warn("connection lost", "error", reason)
+		s.log.Warn("connection lost", "error", sess.endErr)
 		s.pool.notify(s.cfg.Name)
 	}
+}
+
+// detachLocked makes the server forget sess, which has ended, if it is
+// still the live session, and reports whether it was. It runs with s.mu
+// held, from ended or from an acquire that got to the ended session first.
+func (s *server) detachLocked(sess *session) bool {
+	if s.sess != sess {
+		return false
+	}
+	reason := sess.endErr
+	s.sess = nil
+	s.stopIdleLocked()
+	s.failLocked(withClass(classOf(reason, ClassTransport), reason))
+	if s.autoReconnect() {
+		s.startReconnectLocked()
+	}
+	return true
 }
 
 func (s *server) armIdleLocked() {
