@@ -66,8 +66,9 @@ type Engine struct {
 	pool  *upstream.Pool
 	cat   *catalog.Catalog
 	spill *bound.Spiller
-	def   *Session // the session of Handle and of the engine's own methods
-	memo  memo     // catalog entries read or written, and definition hashes
+	def   *Session  // the session of Handle and of the engine's own methods
+	emb   *embedder // nil without settings.embeddings
+	memo  memo      // catalog entries read or written, and definition hashes
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -107,6 +108,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		return nil, err
 	}
 	e.cat = cat
+	e.emb = newEmbedder(cfg.Settings.Embeddings, e.opts.Lookup)
 	e.pool = upstream.New(e.usable(), &upstream.Options{
 		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,

@@ -34,17 +34,46 @@ func (e *Engine) cached(ctx context.Context, s *config.Server) (*catalog.Entry, 
 type IndexResult struct {
 	Server    string        `json:"server"`
 	Tools     int           `json:"tools"`
-	Resources int           `json:"resources"`
+	Resources int           `json:"resources"` // resources and resource templates
 	Prompts   int           `json:"prompts"`
 	Duration  time.Duration `json:"durationNs"`
 	Error     string        `json:"error,omitempty"`
+
+	// With settings.embeddings: how many tool texts were embedded now
+	// (texts embedded before are not counted), or why embedding failed.
+	// A server whose embedding failed is indexed all the same; search
+	// stays lexical until its tools have vectors.
+	Embedded        int    `json:"embedded,omitempty"`
+	EmbeddingsError string `json:"embeddingsError,omitempty"`
+}
+
+// Failed reports whether the server or its embeddings failed.
+func (r IndexResult) Failed() bool { return r.Error != "" || r.EmbeddingsError != "" }
+
+// IndexOptions tune [Engine.Index]. The zero value works.
+type IndexOptions struct {
+	// Started, if set, is called as a server's indexing starts, and Done as
+	// it ends; calls are never concurrent. Servers waiting for their turn
+	// when ctx ends are reported to neither.
+	Started func(server string)
+	Done    func(IndexResult)
 }
 
 // Index connects to each named server (all usable ones when names is
-// empty), lists everything it offers and stores it in the catalog, with at
-// most Options.IndexConcurrency servers at once. progress, if not nil, is
-// called as each server finishes. A failing server does not stop the rest.
-func (e *Engine) Index(ctx context.Context, names []string, progress func(IndexResult)) ([]IndexResult, error) {
+// empty), lists everything it offers and stores it in the catalog, even
+// when the catalog already has it, with at most Options.IndexConcurrency
+// servers at once. With settings.embeddings it then embeds the texts of
+// the server's tools that have no vector yet. A failing server does not
+// stop the rest; an unknown or unusable name is an error before anything
+// starts. The results are in the order of names.
+func (e *Engine) Index(ctx context.Context, names []string, opts *IndexOptions) ([]IndexResult, error) {
+	if opts == nil {
+		opts = &IndexOptions{}
+	}
+	return e.index(ctx, names, opts, e.emb != nil)
+}
+
+func (e *Engine) index(ctx context.Context, names []string, opts *IndexOptions, embed bool) ([]IndexResult, error) {
 	if len(names) == 0 {
 		for _, s := range e.usable() {
 			names = append(names, s.Name)
@@ -62,7 +91,12 @@ func (e *Engine) Index(ctx context.Context, names []string, progress func(IndexR
 	results := make([]IndexResult, len(servers))
 	sem := make(chan struct{}, e.opts.IndexConcurrency)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
+	var mu sync.Mutex // serializes the callbacks
+	report := func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
 	for i, s := range servers {
 		wg.Add(1)
 		go func() {
@@ -74,11 +108,12 @@ func (e *Engine) Index(ctx context.Context, names []string, progress func(IndexR
 				results[i] = IndexResult{Server: s.Name, Error: ctx.Err().Error()}
 				return
 			}
-			results[i] = e.indexOne(ctx, s)
-			if progress != nil {
-				mu.Lock()
-				progress(results[i])
-				mu.Unlock()
+			if opts.Started != nil {
+				report(func() { opts.Started(s.Name) })
+			}
+			results[i] = e.indexOne(ctx, s, embed)
+			if opts.Done != nil {
+				report(func() { opts.Done(results[i]) })
 			}
 		}()
 	}
@@ -86,20 +121,57 @@ func (e *Engine) Index(ctx context.Context, names []string, progress func(IndexR
 	return results, ctx.Err()
 }
 
-// indexOne lists what one server offers and stores it.
-func (e *Engine) indexOne(ctx context.Context, s *config.Server) IndexResult {
+// indexOne lists what one server offers and stores it, then embeds its
+// tools' texts if embed is set.
+func (e *Engine) indexOne(ctx context.Context, s *config.Server, embed bool) IndexResult {
 	start := time.Now()
 	ent, err := e.fetch(ctx, s.Name, true)
-	r := IndexResult{Server: s.Name, Duration: time.Since(start)}
+	r := IndexResult{Server: s.Name}
 	if err == nil {
 		err = e.put(ctx, ent)
 	}
 	if err != nil {
 		r.Error = err.Error()
+		r.Duration = time.Since(start)
 		return r
 	}
 	r.Tools, r.Resources, r.Prompts = len(ent.Tools), len(ent.Resources)+len(ent.ResourceTemplates), len(ent.Prompts)
+	if embed {
+		if r.Embedded, err = e.embedTools(ctx, []string{s.Name}); err != nil {
+			r.EmbeddingsError = err.Error()
+		}
+	}
+	r.Duration = time.Since(start)
 	return r
+}
+
+// Prune removes from the catalog every server that is no longer configured
+// or whose definition changed, and the embeddings no stored tool needs
+// (all of them without settings.embeddings). It returns the names of the
+// removed servers. A configuration that failed closed prunes nothing: it
+// may have meant to keep every server.
+func (e *Engine) Prune(ctx context.Context) ([]string, error) {
+	if e.cfg.Err() != nil {
+		return nil, nil
+	}
+	current := map[string]string{}
+	for _, s := range e.cfg.Servers {
+		if s.Err == nil {
+			current[s.Name] = e.memo.hash(s)
+		}
+	}
+	removed, err := e.cat.Prune(ctx, current)
+	if err != nil {
+		return nil, err
+	}
+	model := ""
+	if e.emb != nil {
+		model = e.emb.model()
+	}
+	if _, err := e.cat.PruneEmbeddings(ctx, model); err != nil {
+		return removed, err
+	}
+	return removed, nil
 }
 
 // fetch lists everything a server offers. With connect it connects the
@@ -183,7 +255,9 @@ func (e *Engine) ensureIndexed(ctx context.Context, names []string) map[string]e
 	if len(missing) == 0 {
 		return nil
 	}
-	results, _ := e.Index(ctx, missing, nil)
+	// Embedding waits for the background (see Engine.semantic): a search
+	// must not wait for the endpoint.
+	results, _ := e.index(ctx, missing, &IndexOptions{}, false)
 	failed := map[string]error{}
 	for _, r := range results {
 		if r.Error != "" {

@@ -109,19 +109,31 @@ func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, erro
 	return ent, nil
 }
 
-// search ranks tools across servers, indexing never-seen ones first.
+// search ranks tools across servers, indexing never-seen ones first. With
+// settings.embeddings the search is hybrid when it can be, and says why
+// when it is lexical instead.
 func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 	servers := s.e.searchable(req.Server)
 	failed := s.e.ensureIndexed(ctx, servers)
-	res, err := s.e.cat.Search(ctx, req.Query, catalog.SearchOptions{Servers: servers, Limit: req.Limit, Offset: req.Offset, Regex: req.Regex})
+	opts := catalog.SearchOptions{Servers: servers, Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
+	info := &SearchInfo{Query: req.Query, Mode: "lexical", Offset: req.Offset, Limit: req.Limit, Servers: servers}
+	if req.Regex {
+		info.Mode = "regex"
+	} else if vec, why := s.e.semantic(ctx, req.Query, servers); vec != nil {
+		opts.Embedding, opts.Model = vec, s.e.emb.model()
+	} else {
+		info.Reason = why
+	}
+	res, err := s.e.cat.Search(ctx, req.Query, opts)
 	if err != nil {
 		return s.errorResult(proxy.ActionSearch, req.Server, err)
 	}
-	mode := "lexical"
-	if req.Regex {
-		mode = "regex"
+	switch {
+	case res.Hybrid:
+		info.Mode = "hybrid"
+	case opts.Embedding != nil:
+		info.Reason = "the stored embeddings do not fit the query's (another model answered?); lexical only (hint: switchboard index)"
 	}
-	info := &SearchInfo{Query: req.Query, Mode: mode, Offset: req.Offset, Limit: req.Limit, Servers: servers}
 	for _, name := range sortedKeys(failed) {
 		info.Failed = append(info.Failed, name)
 	}
@@ -138,10 +150,16 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", req.Query, where, strings.Join(servers, ", ")))
 	default:
 		head := fmt.Sprintf("%s match %q on %s", plural(res.Total, "tool", "tools"), req.Query, where)
+		if res.Hybrid {
+			head += " (hybrid: lexical + semantic)"
+		}
 		if res.Total > len(res.Results) {
 			head += fmt.Sprintf("; showing %d-%d", req.Offset+1, req.Offset+len(res.Results))
 		}
 		lines = append(lines, head+"; call with {\"tool\": NAME, \"args\": {…}}")
+	}
+	if info.Reason != "" {
+		lines = append(lines, "note: "+headline(info.Reason, 300))
 	}
 	for _, h := range res.Results {
 		ti := ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: headline(h.Description, 120), Score: h.Score}

@@ -98,7 +98,8 @@ type PromptArg struct {
 // SearchInfo says how a search ran.
 type SearchInfo struct {
 	Query   string   `json:"query"`
-	Mode    string   `json:"mode"` // "lexical" or "regex"
+	Mode    string   `json:"mode"`             // "hybrid", "lexical" or "regex"
+	Reason  string   `json:"reason,omitempty"` // why a search with settings.embeddings is lexical
 	Offset  int      `json:"offset"`
 	Limit   int      `json:"limit"`
 	Servers []string `json:"servers"`          // the servers searched

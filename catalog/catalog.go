@@ -11,7 +11,9 @@
 // stale: [Catalog.Get] does not return it, and [Catalog.Prune] removes it.
 //
 // Search runs over an in-memory index built from all stored tools, rebuilt
-// lazily when any process changes the catalog (see [Catalog.Search]).
+// lazily when any process changes the catalog (see [Catalog.Search]). With
+// embeddings computed outside (see [Catalog.Unembedded] and
+// [Catalog.PutEmbeddings]) and the query's vector, search is hybrid.
 package catalog
 
 import (
@@ -63,10 +65,12 @@ type Catalog struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	// mu guards the search index; index is rebuilt when the catalog's
-	// generation, bumped by every write from any process, moves on.
+	// mu guards the search index and the vectors; index is rebuilt when
+	// the catalog's generation, bumped by every write from any process,
+	// moves on, and vecs loads the embeddings written since it last looked.
 	mu    sync.Mutex
 	index *index
+	vecs  *vectors
 }
 
 // ErrNewerSchema reports a catalog file written by a newer Switchboard.

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,4 +44,59 @@ func Example() {
 		fmt.Printf("%s/%s: %s\n", r.Server, r.Name, r.Description)
 	}
 	// Output: github/issue_create: Open a new issue in a repository.
+}
+
+// embed stands in for an embedding model: a vector of letter counts.
+func embed(text string) []float32 {
+	v := make([]float32, 26)
+	for _, r := range strings.ToLower(text) {
+		if r >= 'a' && r <= 'z' {
+			v[r-'a']++
+		}
+	}
+	return v
+}
+
+func ExampleCatalog_PutEmbeddings() {
+	dir, _ := os.MkdirTemp("", "catalog-example-")
+	defer os.RemoveAll(dir)
+	c, err := catalog.Open(filepath.Join(dir, "catalog.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	err = c.Put(ctx, &catalog.Entry{Server: "weather", Hash: "h", Tools: []*mcp.Tool{
+		{Name: "get_forecast", Description: "Tomorrow's weather for a city."},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Embed the texts that have no vector for this model yet, and store them.
+	items, err := c.Unembedded(ctx, "letters", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	vecs := make([][]float32, len(items))
+	for i, it := range items {
+		vecs[i] = embed(it.Text)
+	}
+	if err := c.PutEmbeddings(ctx, "letters", items, vecs); err != nil {
+		log.Fatal(err)
+	}
+
+	// A hybrid search takes the query's vector from the same model.
+	q := "will it rain"
+	res, err := c.Search(ctx, q, catalog.SearchOptions{Embedding: embed(q), Model: "letters"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(items), "embedded; hybrid:", res.Hybrid)
+	for _, r := range res.Results {
+		fmt.Printf("%s/%s (%s)\n", r.Server, r.Name, r.Match)
+	}
+	// Output:
+	// 1 embedded; hybrid: true
+	// weather/get_forecast (text)
 }

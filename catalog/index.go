@@ -40,9 +40,11 @@ type toolDoc struct {
 	Keywords                         []string // extra words
 }
 
-// hit is one indexed tool, with what a result line needs.
+// hit is one indexed tool, with what a result line needs, and the hash of
+// its embedding text (see embedText) to find its vector.
 type hit struct {
 	server, name, title, description string
+	thash                            textHash
 }
 
 // posting is one document containing a term and the term's precomputed
@@ -94,9 +96,11 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
 	analysed := make([]fieldTerms, len(docs))
 	var avg [numFields]float64
+	var buf []byte
 	for i := range docs {
 		d := &docs[i]
-		ix.docs[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description}
+		buf = appendEmbedText(buf[:0], d)
+		ix.docs[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf)}
 		analysed[i] = analyze(d)
 		for f := range numFields {
 			avg[f] += float64(len(analysed[i][f]))

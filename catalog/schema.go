@@ -8,7 +8,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. The catalog is a cache:
 // a file with an older version is rebuilt empty (servers are listed again),
 // unless a step in migrations upgrades it in place.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // schema creates every table of schemaVersion.
 //
@@ -63,14 +63,31 @@ var schema = []string{
 		value INTEGER NOT NULL
 	) STRICT`,
 	`INSERT INTO generation (id, value) VALUES (1, 1)`,
+	embeddingsTable,
 }
 
-// tables lists every table, for rebuilding.
-var tables = []string{"servers", "tools", "resources", "resource_templates", "prompts", "generation"}
+// embeddingsTable (version 2) holds the vectors of semantic search, keyed by
+// the embedding model and a hash of the embedded text (see embedText): a
+// tool whose text changes gets a new key, and so a new vector; identical
+// texts share one. Writing vectors does not bump the generation, since the
+// lexical index does not read them; readers load the rows whose id is above
+// the last they saw (ids only grow: AUTOINCREMENT).
+const embeddingsTable = `CREATE TABLE embeddings (
+		id     INTEGER PRIMARY KEY AUTOINCREMENT,
+		model  TEXT NOT NULL,
+		hash   TEXT NOT NULL, -- hex of the first 16 bytes of SHA-256 of the text
+		vector BLOB NOT NULL, -- float32 little-endian, unit length
+		UNIQUE (model, hash)
+	) STRICT`
 
-// migrations[v] upgrades a file of version v to v+1 in place. None yet: a
-// future schema change adds a step here, or leaves it out to rebuild.
-var migrations = map[int][]string{}
+// tables lists every table, for rebuilding.
+var tables = []string{"servers", "tools", "resources", "resource_templates", "prompts", "generation", "embeddings"}
+
+// migrations[v] upgrades a file of version v to v+1 in place. A schema
+// change adds a step here, or leaves it out to rebuild the file empty.
+var migrations = map[int][]string{
+	1: {embeddingsTable}, // semantic search vectors
+}
 
 // migrate brings the file's schema to schemaVersion in one immediate
 // transaction, so two processes opening a new file at once do not race.

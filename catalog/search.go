@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,6 +21,12 @@ type SearchOptions struct {
 	Limit   int      // at most this many results; 0 means DefaultLimit
 	Offset  int      // skip this many results first
 	Regex   bool     // the query is a regular expression (see Search)
+
+	// Embedding is the query's vector, computed by Model: with it (and
+	// without Regex) the search is hybrid, fusing the tools whose stored
+	// vectors for Model are nearest with the lexical ranking (see Search).
+	Embedding []float32
+	Model     string
 }
 
 // DefaultLimit is the number of results of a search without a Limit.
@@ -33,6 +40,10 @@ const (
 	MatchPrefix Match = "prefix" // the tool's name starts with the query
 	MatchText   Match = "text"   // words of the query occur in the tool's text
 	MatchRegex  Match = "regex"  // the pattern matches the name or description
+
+	// MatchSemantic is a tool found by meaning alone (hybrid search): its
+	// vector is near the query's, but no word of the query is in its text.
+	MatchSemantic Match = "semantic"
 )
 
 // Result is one tool found by a search.
@@ -49,6 +60,11 @@ type Result struct {
 type Results struct {
 	Results []Result
 	Total   int // matches before paging
+
+	// Hybrid reports that the ranking fused the semantic one in: false
+	// for a lexical search, and for one with an Embedding that no stored
+	// vector for Model can be compared with.
+	Hybrid bool
 }
 
 // Search finds the stored tools that best serve query.
@@ -63,6 +79,14 @@ type Results struct {
 // read_file; github.search finds the server's search) ranks first, then one
 // whose name starts with it, then the rest by score. Ties are broken by
 // server, then tool name, so results are deterministic.
+//
+// With opts.Embedding the search is hybrid: the tools whose vectors (stored
+// by PutEmbeddings for opts.Model) are nearest the query's by cosine
+// similarity are ranked too, and the two rankings are fused by reciprocal
+// rank fusion. Exact and prefix name matches still rank first, and tools
+// without a vector take part by their lexical rank alone. When no stored
+// vector has the query's dimensions the search is lexical (Results.Hybrid
+// says which ran).
 //
 // With opts.Regex the query is a regular expression (RE2 syntax,
 // case-insensitive unless it says otherwise with (?-i)) matched against each
@@ -82,6 +106,14 @@ func (c *Catalog) Search(ctx context.Context, query string, opts SearchOptions) 
 	}
 	if re != nil {
 		return ix.searchRegex(re, opts), nil
+	}
+	if len(opts.Embedding) > 0 {
+		// Vectors that cannot be read make the search lexical, not fail.
+		if vv, err := c.currentVectors(ctx, ix, opts.Model); err == nil {
+			if res, ok := ix.searchHybrid(query, opts, vv); ok {
+				return res, nil
+			}
+		}
 	}
 	return ix.search(query, opts), nil
 }
@@ -229,6 +261,19 @@ func (a cand) before(b cand) bool {
 }
 
 func (ix *index) search(query string, opts SearchOptions) Results {
+	cands := ix.lexical(query, serverSet(opts.Servers))
+	lo, hi := pageBounds(len(cands), opts)
+	top := topN(cands, hi)
+	out := Results{Total: len(cands), Results: make([]Result, 0, hi-lo)}
+	for _, c := range top[lo:hi] {
+		out.Results = append(out.Results, ix.docs[c.doc].result(float64(c.score), tierMatch[c.tier]))
+	}
+	return out
+}
+
+// lexical returns every document of the allowed servers (nil: all) that
+// matches query, unordered.
+func (ix *index) lexical(query string, allow map[string]bool) []cand {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	if len(s.score) < len(ix.docs) {
@@ -242,7 +287,11 @@ func (ix *index) search(query string, opts SearchOptions) Results {
 			s.touched = append(s.touched, d)
 		}
 	}
-	for t, w := range ix.queryTerms(query) {
+	// Terms in a fixed order: float32 sums in map order would differ in
+	// the last bits from one search to the next.
+	qt := ix.queryTerms(query)
+	for _, t := range slices.Sorted(maps.Keys(qt)) {
+		w := qt[t]
 		for _, p := range ix.postings[t] {
 			touch(p.doc)
 			s.score[p.doc] += float32(w) * p.w
@@ -250,7 +299,6 @@ func (ix *index) search(query string, opts SearchOptions) Results {
 	}
 	ix.markNames(query, s, touch)
 
-	allow := serverSet(opts.Servers)
 	cands := make([]cand, 0, len(s.touched))
 	for _, d := range s.touched {
 		if allow == nil || allow[ix.docs[d].server] {
@@ -258,13 +306,7 @@ func (ix *index) search(query string, opts SearchOptions) Results {
 		}
 		s.score[d], s.tier[d] = 0, 0
 	}
-	lo, hi := pageBounds(len(cands), opts)
-	top := topN(cands, hi)
-	out := Results{Total: len(cands), Results: make([]Result, 0, hi-lo)}
-	for _, c := range top[lo:hi] {
-		out.Results = append(out.Results, ix.docs[c.doc].result(float64(c.score), tierMatch[c.tier]))
-	}
-	return out
+	return cands
 }
 
 // topN returns the best n of cands, best first; it reorders cands.
@@ -324,7 +366,7 @@ func siftDown(h []cand, i int) {
 }
 
 var tierMatch = [...]Match{1: MatchText, 2: MatchPrefix, 3: MatchExact}
-var matchTier = map[Match]int{MatchText: 1, MatchPrefix: 2, MatchExact: 3, MatchRegex: 1}
+var matchTier = map[Match]int{MatchText: 1, MatchPrefix: 2, MatchExact: 3, MatchRegex: 1, MatchSemantic: 1}
 
 // markNames raises the tier of tools named by the query: exactly (3) or by
 // prefix (2), after folding case and punctuation.

@@ -54,7 +54,8 @@ type Resolved struct {
 }
 
 // ReferenceError reports a reference that could not be resolved. It names the
-// file, the JSON path and the variable, never a value.
+// file, the JSON path and the variable, never a value. Server and File are
+// empty for a reference in the settings (settings.embeddings).
 type ReferenceError struct {
 	Server string
 	File   string
@@ -63,8 +64,15 @@ type ReferenceError struct {
 }
 
 func (e *ReferenceError) Error() string {
-	return fmt.Sprintf("server %q: %s: %s: environment variable %s is not set or empty (hint: export %s before starting switchboard)",
-		e.Server, e.File, e.Path, e.Var, e.Var)
+	var where string
+	if e.Server != "" {
+		where = fmt.Sprintf("server %q: ", e.Server)
+	}
+	if e.File != "" {
+		where += e.File + ": "
+	}
+	return fmt.Sprintf("%s%s: environment variable %s is not set or empty (hint: export %s before starting switchboard)",
+		where, e.Path, e.Var, e.Var)
 }
 
 // ErrReference is matched by every *ReferenceError.

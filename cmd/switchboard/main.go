@@ -62,6 +62,7 @@ func commands() []*command {
 		searchCommand(),
 		describeCommand(),
 		callCommand(),
+		indexCommand(),
 		resourcesCommand(),
 		readCommand(),
 		promptsCommand(),
