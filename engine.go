@@ -49,6 +49,10 @@ type Options struct {
 	// connection (see upstream.Options.Client).
 	Client *mcp.ClientOptions
 
+	// ClientMiddleware is receiving middleware for the go-sdk client of
+	// every upstream connection (see upstream.Options.ClientMiddleware).
+	ClientMiddleware []mcp.Middleware
+
 	// IndexConcurrency bounds how many servers are indexed at once.
 	// Default 4.
 	IndexConcurrency int
@@ -112,6 +116,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	e.pool = upstream.New(e.usable(), &upstream.Options{
 		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
+		ClientMiddleware: e.opts.ClientMiddleware,
 	})
 	e.def = e.NewSession()
 	return e, nil

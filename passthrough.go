@@ -89,6 +89,37 @@ func (e *Engine) Complete(ctx context.Context, server string, params *mcp.Comple
 	return e.pool.Complete(ctx, name, params)
 }
 
+// SetLoggingLevel asks a server to send log messages at level and above,
+// now and after every reconnection; they arrive at the LoggingMessageHandler
+// of Options.Client.
+func (e *Engine) SetLoggingLevel(ctx context.Context, server string, level mcp.LoggingLevel) error {
+	name, err := e.server(server)
+	if err != nil {
+		return err
+	}
+	return e.pool.SetLoggingLevel(ctx, name, level)
+}
+
+// SubscribeResource subscribes to updates of a server's resource, now and after
+// every reconnection; they arrive at the ResourceUpdatedHandler of
+// Options.Client.
+func (e *Engine) SubscribeResource(ctx context.Context, server, uri string) error {
+	name, err := e.server(server)
+	if err != nil {
+		return err
+	}
+	return e.pool.Subscribe(ctx, name, uri)
+}
+
+// UnsubscribeResource ends a subscription made with SubscribeResource.
+func (e *Engine) UnsubscribeResource(ctx context.Context, server, uri string) error {
+	name, err := e.server(server)
+	if err != nil {
+		return err
+	}
+	return e.pool.Unsubscribe(ctx, name, uri)
+}
+
 type progressKey struct{}
 
 // WithProgressToken returns a context whose proxy tool call asks the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -24,8 +25,10 @@ import (
 type Bridge struct {
 	mu       sync.Mutex
 	next     int
-	inflight []*route          // calls in flight, oldest first
-	tokens   map[string]*route // upstream progress token → route
+	inflight []*route           // calls in flight, oldest first
+	tokens   map[string]*route  // upstream progress token → route
+	recent   *mcp.ServerSession // the session of the call that began last
+	servers  []*mcp.Server      // told of resource updates
 }
 
 // route is one call in flight from a client session.
@@ -45,6 +48,50 @@ func (b *Bridge) ClientOptions() *mcp.ClientOptions {
 		ElicitationHandler:          b.elicit,
 		ProgressNotificationHandler: b.progress,
 		LoggingMessageHandler:       b.logging,
+		ResourceUpdatedHandler:      b.updated,
+	}
+}
+
+// ClientMiddleware returns receiving middleware for the go-sdk client of
+// every upstream connection; pass it in switchboard.Options.ClientMiddleware.
+// It passes elicitation requests on as they came: the go-sdk client would
+// first check the requested schema, more strictly than some servers and
+// clients do, and refuse what the client would have shown. The client
+// that answers checks the schema (and go-sdk's server session checks the
+// answer against it).
+func (b *Bridge) ClientMiddleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.ElicitRequest); ok && method == "elicitation/create" && b != nil {
+				res, err := b.elicit(ctx, r)
+				if err != nil {
+					return nil, err
+				}
+				return res, nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// attach makes srv hear of updates to resources its clients subscribed to.
+func (b *Bridge) attach(srv *mcp.Server) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.servers = append(b.servers, srv)
+}
+
+// updated passes a resource update on; each server sends it to the client
+// sessions that subscribed to the resource.
+func (b *Bridge) updated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+	b.mu.Lock()
+	servers := slices.Clone(b.servers)
+	b.mu.Unlock()
+	for _, srv := range servers {
+		srv.ResourceUpdated(ctx, req.Params)
 	}
 }
 
@@ -58,6 +105,7 @@ func (b *Bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 	r := &route{ss: ss, token: token}
 	b.mu.Lock()
 	b.inflight = append(b.inflight, r)
+	b.recent = ss
 	var up string
 	if token != nil {
 		b.next++
@@ -141,9 +189,16 @@ func (b *Bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 	r.ss.NotifyProgress(ctx, &p)
 }
 
-// logging passes a log message on to the session with a call in flight.
+// logging passes a log message on to the session with a call in flight,
+// else to the session whose call began last: go-sdk may hand a client the
+// result of a call before the log messages sent during it.
 func (b *Bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	ss, _ := b.current(func(*mcp.ClientCapabilities) bool { return true })
+	if ss == nil {
+		b.mu.Lock()
+		ss = b.recent
+		b.mu.Unlock()
+	}
 	if ss != nil {
 		ss.Log(ctx, req.Params)
 	}

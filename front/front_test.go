@@ -23,6 +23,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testserver.Main()
+	relayMain()
 	os.Exit(m.Run())
 }
 
@@ -49,7 +50,7 @@ type gateway struct {
 	srv *Server
 }
 
-func newGateway(t *testing.T, servers map[string]def, settings map[string]any) *gateway {
+func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *gateway {
 	t.Helper()
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
@@ -67,7 +68,7 @@ func newGateway(t *testing.T, servers map[string]def, settings map[string]any) *
 		t.Fatalf("config: %v %v", cfg.Err(), cfg.Errors())
 	}
 	bridge := NewBridge()
-	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{SpillDir: filepath.Join(home, "spill"), Client: bridge.ClientOptions()})
+	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{SpillDir: filepath.Join(home, "spill"), Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,9 +225,14 @@ func TestPassThroughWithEverything(t *testing.T) {
 	if _, err := cs.CallTool(t.Context(), params); err != nil {
 		t.Fatal(err)
 	}
+	// The server sends its last notification just before the result, and
+	// go-sdk's client may hand the gateway the result first (it handles
+	// notifications on a queue of their own): the gateway then drops that
+	// one rather than send progress for a finished request. The first two
+	// come well before.
 	mu.Lock()
-	if len(progress) != 3 {
-		t.Errorf("progress notifications = %v, want 3 under the client's own token", progress)
+	if len(progress) < 2 || len(progress) > 3 || progress[0] != 1 || progress[1] != 2 {
+		t.Errorf("progress notifications = %v, want 1, 2 (and 3) under the client's own token", progress)
 	}
 	mu.Unlock()
 

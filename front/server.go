@@ -54,6 +54,7 @@ type Server struct {
 	sessions map[*mcp.ServerSession]*clientSession
 	direct   map[string]directTool // exposed name → tool
 	mirrored mirrored              // transparent mode's registrations
+	level    mcp.LoggingLevel      // asked of the server in transparent mode
 	unsub    func()
 }
 
@@ -82,7 +83,9 @@ func New(ctx context.Context, eng *switchboard.Engine, opts *Options) (*Server, 
 		s.single = usable[0]
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
+	s.opts.Bridge.attach(s.mcp)
 	if s.single != "" {
+		s.mcp.AddReceivingMiddleware(s.logLevels)
 		if err := s.mirror(ctx); err != nil {
 			return nil, err
 		}
@@ -107,6 +110,8 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 		o.CompletionHandler = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return s.eng.Complete(ctx, s.single, req.Params)
 		}
+		o.SubscribeHandler = s.subscribe
+		o.UnsubscribeHandler = s.unsubscribe
 	}
 	return o
 }
@@ -126,10 +131,35 @@ func (s *Server) Close() {
 type clientSession struct {
 	es  *switchboard.Session
 	ctx context.Context // cancelled when the client session ends
+
+	// Guarded by Server.mu.
+	level mcp.LoggingLevel // set by logging/setLevel; "" until then
+	subs  map[string]bool  // resources subscribed to (transparent mode)
 }
 
-// session returns the engine session of a client session, making it on
-// first use and forgetting it when the client session ends, and a context
+// track returns what the gateway keeps for a client session, making it on
+// first use and forgetting it, and what the session asked of upstream
+// servers, when the client session ends. s.mu must be held.
+func (s *Server) track(ss *mcp.ServerSession) *clientSession {
+	cs, ok := s.sessions[ss]
+	if ok {
+		return cs
+	}
+	sctx, end := context.WithCancel(context.Background())
+	cs = &clientSession{es: s.eng.NewSession(), ctx: sctx}
+	s.sessions[ss] = cs
+	go func() {
+		ss.Wait()
+		end()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+		s.forget(cs)
+	}()
+	return cs
+}
+
+// session returns the engine session of a client session and a context
 // for one request that also ends with the client session: the SDK does not
 // cancel requests in flight when their session is closed.
 func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*switchboard.Session, context.Context, context.CancelFunc) {
@@ -138,19 +168,7 @@ func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*switchboa
 		return s.eng.NewSession(), ctx, cancel
 	}
 	s.mu.Lock()
-	cs, ok := s.sessions[ss]
-	if !ok {
-		sctx, end := context.WithCancel(context.Background())
-		cs = &clientSession{es: s.eng.NewSession(), ctx: sctx}
-		s.sessions[ss] = cs
-		go func() {
-			ss.Wait()
-			end()
-			s.mu.Lock()
-			delete(s.sessions, ss)
-			s.mu.Unlock()
-		}()
-	}
+	cs := s.track(ss)
 	s.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(cs.ctx, cancel)
@@ -166,9 +184,10 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 		return fmt.Errorf("the proxy tool's schema: %w", err)
 	}
 	tool := &mcp.Tool{Name: def.Name, Description: def.Description, InputSchema: &schema}
-	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+	// The input is taken raw: the engine parses it again with its own
+	// clearer errors, so decoding it into a map would be wasted work.
+	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
 		done := s.opts.Metrics.start("mcp")
-		args := json.RawMessage(req.Params.Arguments)
 		ctx, _, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 		defer release()
 		es, ctx, cancel := s.session(ctx, req.Session)

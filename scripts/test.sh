@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs them: the pinned npm MCP peers,
-# the Go modules, a gofmt check, go vet, and go test -race.
+# the Go modules, a gofmt check, go vet, go test -race, and the official MCP
+# conformance server suite against the real `switchboard serve --http`
+# (scripts/conformance.sh).
 #
 # Usage: scripts/test.sh [go test flags and packages]
 # With no arguments it checks and tests ./...; arguments replace ./... for go test (so
 # name the packages too), e.g. scripts/test.sh -run TestEverything ./internal/mcptest
 # gofmt and go vet then cover the relative package patterns among the arguments
-# (., ./x, ./x/...), or the whole module if there are none.
+# (., ./x, ./x/...), or the whole module if there are none. The conformance suite runs
+# when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +34,10 @@ section "go mod download"
 go version
 go mod download
 
+conformance=${SWITCHBOARD_CONFORMANCE:-0}
 if [[ $# -eq 0 ]]; then
 	set -- ./...
+	conformance=1
 fi
 # The relative package patterns among the arguments, and git pathspecs for their files.
 packages=()
@@ -76,4 +81,9 @@ go vet "${packages[@]}"
 section "go test $*"
 export SWITCHBOARD_REQUIRE_PEERS=1 MCP_PEERS_DIR
 go test -race -count=1 -timeout=15m "$@"
-echo "--- go test took $((SECONDS - section_start))s; total ${SECONDS}s"
+
+if [[ $conformance == 1 ]]; then
+	section "MCP conformance server suite through switchboard serve --http"
+	scripts/conformance.sh
+fi
+echo "--- $section_name took $((SECONDS - section_start))s; total ${SECONDS}s"

@@ -75,6 +75,12 @@ type Options struct {
 	// own, and the logger if the template has none.
 	Client *mcp.ClientOptions
 
+	// ClientMiddleware is receiving middleware added to the go-sdk client
+	// of every connection, to see what a server sends before the client
+	// handles it (a gateway passes elicitation requests on this way: the
+	// client's own checks would reject schemas its peer accepts).
+	ClientMiddleware []mcp.Middleware
+
 	// ProbeTimeout bounds the server/discover probe of protocolVersion
 	// "auto". It is capped at half the server's request timeout. Default 3s.
 	ProbeTimeout time.Duration

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
@@ -37,6 +39,8 @@ type server struct {
 	procs    map[*process]bool // children alive, dialing or connected
 	stderr   *ring             // of the last child
 	closed   bool
+	logLevel mcp.LoggingLevel // asked for with SetLoggingLevel; "" for none
+	subs     map[string]bool  // resources subscribed to with Subscribe
 }
 
 // A dialCall is one connection attempt, shared by every caller that needs
@@ -187,6 +191,8 @@ func (s *server) runDial(d *dialCall) {
 	sess, err := s.connect(ctx)
 	if err != nil {
 		err = opError(ctx, s.cfg.Name, opConnect, s.timeout, err, ClassStart)
+	} else {
+		s.restore(ctx, sess)
 	}
 	s.finishDial(d, sess, err)
 }

@@ -186,7 +186,9 @@ func (s *server) newClient() *mcp.Client {
 	o.PromptListChangedHandler = chain(o.PromptListChangedHandler, func(context.Context, *mcp.PromptListChangedRequest) {
 		s.listChanged(kindPrompts)
 	})
-	return mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
+	c := mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
+	c.AddReceivingMiddleware(s.pool.opts.ClientMiddleware...)
+	return c
 }
 
 // chain returns a handler calling ours, then theirs if set.
