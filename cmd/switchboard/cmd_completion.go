@@ -59,13 +59,14 @@ _switchboard() {
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W "%s help" -- "$cur")); return
+    COMPREPLY=($(compgen -W "%[1]s help" -- "$cur")); return
   fi
   case "$prev" in
-    --from) COMPREPLY=($(compgen -W "%s" -- "$cur")); return ;;
+    --from) COMPREPLY=($(compgen -W "%[2]s" -- "$cur")); return ;;
   esac
   case "${COMP_WORDS[1]}" in
-    remove|enable|disable) COMPREPLY=($(compgen -W "$(` + serverNames + `)" -- "$cur")) ;;
+    remove|enable|disable|tools|resources|read|prompts|prompt|instructions|reconnect|index) COMPREPLY=($(compgen -W "$(` + serverNames + `)" -- "$cur")) ;;
+    setup) COMPREPLY=($(compgen -W "%[2]s" -- "$cur")) ;;
     config) COMPREPLY=($(compgen -W "paths show validate" -- "$cur")) ;;
     completion) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
   esac
@@ -75,9 +76,10 @@ complete -F _switchboard switchboard
 
 const fishCompletion = `# switchboard fish completion
 complete -c switchboard -f
-complete -c switchboard -n "not __fish_seen_subcommand_from %s" -a "%s help"
-complete -c switchboard -n "__fish_seen_subcommand_from remove enable disable" -a "(` + serverNames + `)"
+complete -c switchboard -n "not __fish_seen_subcommand_from %[1]s" -a "%[2]s help"
+complete -c switchboard -n "__fish_seen_subcommand_from remove enable disable tools resources read prompts prompt instructions reconnect index" -a "(` + serverNames + `)"
+complete -c switchboard -n "__fish_seen_subcommand_from setup" -a "%[3]s"
 complete -c switchboard -n "__fish_seen_subcommand_from config" -a "paths show validate"
 complete -c switchboard -n "__fish_seen_subcommand_from completion" -a "bash zsh fish"
-complete -c switchboard -l from -n "__fish_seen_subcommand_from import" -a "%s"
+complete -c switchboard -l from -n "__fish_seen_subcommand_from import" -a "%[3]s"
 `
