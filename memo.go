@@ -2,10 +2,15 @@ package switchboard
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // memo keeps the catalog entries this engine has read or written, so a
@@ -18,6 +23,46 @@ type memo struct {
 	mu      sync.Mutex
 	entries map[string]*catalog.Entry // server "\x00" hash → entry
 	hashes  map[*config.Server]string
+	indexes map[string]*nameIndex // by the servers it covers
+}
+
+// nameIndex resolves tool names over some servers' entries; it is rebuilt
+// only when one of those entries changes.
+type nameIndex struct {
+	entries []*catalog.Entry
+	names   *proxy.Names
+	tools   map[string][]*mcp.Tool
+}
+
+// names returns the name index over servers, whose catalog entries (nil
+// where unknown) are entries.
+func (m *memo) names(servers []string, entries []*catalog.Entry) (*proxy.Names, map[string][]*mcp.Tool) {
+	key := strings.Join(servers, "\x00")
+	m.mu.Lock()
+	ix := m.indexes[key]
+	m.mu.Unlock()
+	if ix != nil && slices.Equal(ix.entries, entries) {
+		return ix.names, ix.tools
+	}
+	byName := map[string][]string{}
+	tools := map[string][]*mcp.Tool{}
+	for i, ent := range entries {
+		if ent == nil {
+			continue
+		}
+		tools[servers[i]] = ent.Tools
+		for _, t := range ent.Tools {
+			byName[servers[i]] = append(byName[servers[i]], t.Name)
+		}
+	}
+	ix = &nameIndex{entries: entries, names: proxy.NewNames(byName), tools: tools}
+	m.mu.Lock()
+	if m.indexes == nil {
+		m.indexes = map[string]*nameIndex{}
+	}
+	m.indexes[key] = ix
+	m.mu.Unlock()
+	return ix.names, ix.tools
 }
 
 func (m *memo) hash(s *config.Server) string {

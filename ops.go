@@ -192,18 +192,12 @@ func (e *Engine) searchable(server string) []string {
 func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRef, *mcp.Tool, error) {
 	servers := e.searchable(server)
 	lookup := func() (*proxy.Names, map[string][]*mcp.Tool) {
-		byName := map[string][]string{}
-		tools := map[string][]*mcp.Tool{}
-		for _, n := range servers {
+		entries := make([]*catalog.Entry, len(servers))
+		for i, n := range servers {
 			s, _ := e.cfg.Server(n)
-			if ent, ok := e.cached(ctx, s); ok {
-				tools[n] = ent.Tools
-				for _, t := range ent.Tools {
-					byName[n] = append(byName[n], t.Name)
-				}
-			}
+			entries[i], _ = e.cached(ctx, s)
 		}
-		return proxy.NewNames(byName), tools
+		return e.memo.names(servers, entries)
 	}
 	names, tools := lookup()
 	ref, err := names.Resolve(name, server)
