@@ -1,14 +1,12 @@
 package switchboard
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -48,39 +46,7 @@ func newEngine(t *testing.T, servers map[string]def, settings map[string]any) *E
 // newEngineTB is newEngine for tests and benchmarks alike.
 func newEngineTB(t testing.TB, servers map[string]def, settings map[string]any) *Engine {
 	t.Helper()
-	home := t.TempDir()
-	d := config.Dirs{Home: home}
-	doc := map[string]any{"mcpServers": servers}
-	if settings != nil {
-		doc["settings"] = settings
-	}
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Load(d)
-	if err := cfg.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range cfg.Errors() {
-		t.Fatalf("config error: %v", p)
-	}
-	e, err := New(context.Background(), cfg, &Options{SpillDir: filepath.Join(home, "spill")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return e
+	return engineIn(t, t.TempDir(), servers, settings, nil)
 }
 
 // handle runs one proxy request given as JSON.

@@ -18,7 +18,7 @@ import (
 // home and returns an engine over it, closed when the test ends unless the
 // test closes it first. Engines made in one home share its catalog: a
 // second one is the same user after a restart.
-func engineIn(t *testing.T, home string, servers map[string]def, settings map[string]any, opts *Options) *Engine {
+func engineIn(t testing.TB, home string, servers map[string]def, settings map[string]any, opts *Options) *Engine {
 	t.Helper()
 	d := config.Dirs{Home: home}
 	doc := map[string]any{"mcpServers": servers}
