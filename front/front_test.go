@@ -3,6 +3,7 @@ package front
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -405,5 +406,49 @@ func TestClientDisconnectMidCall(t *testing.T) {
 			t.Errorf("after a client dropped mid-call: %q", text(r))
 		}
 		other.Close()
+	}
+}
+
+// TestStatelessAndMetrics serves without sessions, as replicas behind a load
+// balancer would, and checks that calls work and that /metrics counts them.
+func TestStatelessAndMetrics(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	g := newGateway(t, map[string]def{"f": fixture()}, nil)
+	metrics := NewMetrics(g.eng)
+	g.srv.opts.Metrics = metrics
+	h, err := g.srv.Handler(HTTPOptions{Stateless: true, Metrics: metrics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for range 3 {
+		if r := call(t, cs, "mcp", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": "stateless"}}); text(r) != "stateless" {
+			t.Fatalf("stateless call = %q", text(r))
+		}
+	}
+	if r := call(t, cs, "mcp", map[string]any{"tool": "nope", "server": "f"}); !r.IsError {
+		t.Fatalf("unknown tool succeeded: %s", text(r))
+	}
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`switchboard_calls_total{kind="mcp",server="f"} 4`,
+		`switchboard_call_errors_total{kind="mcp",server="f"} 1`,
+		`switchboard_call_duration_seconds_count{kind="mcp",server="f"} 4`,
+		`switchboard_server_state{server="f",state="connected"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
 	}
 }
