@@ -29,12 +29,15 @@ type Bridge struct {
 	tokens   map[string]*route  // upstream progress token → route
 	recent   *mcp.ServerSession // the session of the call that began last
 	servers  []*mcp.Server      // told of resource updates
+
+	suspended map[string]*suspended // calls of multi round-trip clients, by requestState
 }
 
 // route is one call in flight from a client session.
 type route struct {
 	ss    *mcp.ServerSession
-	token any // the client's progress token, if it gave one
+	token any        // the client's progress token, if it gave one
+	susp  *suspended // set for a multi round-trip client's call
 }
 
 // NewBridge returns an empty bridge.
@@ -103,6 +106,7 @@ func (b *Bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 		return ctx, "", func() {}
 	}
 	r := &route{ss: ss, token: token}
+	r.susp, _ = ctx.Value(suspendedKey{}).(*suspended)
 	b.mu.Lock()
 	b.inflight = append(b.inflight, r)
 	b.recent = ss
@@ -131,17 +135,21 @@ func (b *Bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 	}
 }
 
-// current returns the session with the most recent call in flight whose
-// client passes ok, or nil.
-func (b *Bridge) current(ok func(*mcp.ClientCapabilities) bool) (*mcp.ServerSession, bool) {
+// current returns the most recent call in flight whose client passes ok,
+// or nil, and whether any call was in flight. A multi round-trip client's
+// call always passes: its client declares what it can per request.
+func (b *Bridge) current(ok func(*mcp.ClientCapabilities) bool) (*route, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	any := false
 	for i := len(b.inflight) - 1; i >= 0; i-- {
-		ss := b.inflight[i].ss
+		r := b.inflight[i]
 		any = true
-		if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && ok(p.Capabilities) {
-			return ss, true
+		if r.susp != nil {
+			return r, true
+		}
+		if p := r.ss.InitializeParams(); p != nil && p.Capabilities != nil && ok(p.Capabilities) {
+			return r, true
 		}
 	}
 	return nil, any
@@ -150,19 +158,53 @@ func (b *Bridge) current(ok func(*mcp.ClientCapabilities) bool) (*mcp.ServerSess
 var errNoClient = errors.New("no client call is in flight to pass this request to")
 
 func (b *Bridge) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	ss, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
-	if ss == nil {
+	r, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
+	if r == nil {
 		return nil, refusal("sampling", any)
 	}
-	return ss.CreateMessage(ctx, req.Params)
+	if r.susp != nil {
+		resp, err := r.susp.askClient(ctx, b.inputID(), req.Params)
+		if err != nil {
+			return nil, err
+		}
+		switch res := resp.(type) {
+		case *mcp.CreateMessageResult:
+			return res, nil
+		case *mcp.CreateMessageWithToolsResult:
+			// The wire form of a sampling answer decodes as the richer
+			// type; a plain sampling request has one content block.
+			if len(res.Content) == 1 {
+				return &mcp.CreateMessageResult{Meta: res.Meta, Content: res.Content[0], Model: res.Model, Role: res.Role, StopReason: res.StopReason}, nil
+			}
+		}
+		return nil, fmt.Errorf("switchboard: the client answered sampling with %T", resp)
+	}
+	return r.ss.CreateMessage(ctx, req.Params)
 }
 
 func (b *Bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	ss, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
-	if ss == nil {
+	r, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
+	if r == nil {
 		return nil, refusal("elicitation", any)
 	}
-	return ss.Elicit(ctx, req.Params)
+	if r.susp != nil {
+		resp, err := r.susp.askClient(ctx, b.inputID(), req.Params)
+		if err != nil {
+			return nil, err
+		}
+		if res, ok := resp.(*mcp.ElicitResult); ok {
+			return res, nil
+		}
+		return nil, fmt.Errorf("switchboard: the client answered elicitation with %T", resp)
+	}
+	return r.ss.Elicit(ctx, req.Params)
+}
+
+func (b *Bridge) inputID() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.next++
+	return "sb-input-" + strconv.Itoa(b.next)
 }
 
 func refusal(what string, anyCall bool) error {
@@ -193,8 +235,10 @@ func (b *Bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 // else to the session whose call began last: go-sdk may hand a client the
 // result of a call before the log messages sent during it.
 func (b *Bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
-	ss, _ := b.current(func(*mcp.ClientCapabilities) bool { return true })
-	if ss == nil {
+	var ss *mcp.ServerSession
+	if r, _ := b.current(func(*mcp.ClientCapabilities) bool { return true }); r != nil {
+		ss = r.ss
+	} else {
 		b.mu.Lock()
 		ss = b.recent
 		b.mu.Unlock()

@@ -452,3 +452,51 @@ func TestStatelessAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiRoundTrip checks sampling and elicitation for a client on the
+// 2026-07-28 revision, where the server may not send it requests during a
+// call: the gateway suspends the upstream call, answers with input
+// requests, and resumes when the client calls again with the answers (the
+// go-sdk client does that by itself). Both the mcp tool and a mirrored tool
+// are tried.
+func TestMultiRoundTrip(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	for _, prefix := range []string{"none", "server"} {
+		t.Run(prefix, func(t *testing.T) {
+			g := newGateway(t, map[string]def{"everything": everything(t)}, map[string]any{"toolPrefix": prefix})
+			var sampled, elicited int
+			cs := g.connect(t, &mcp.ClientOptions{
+				CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					sampled++
+					return &mcp.CreateMessageResult{Model: "test-model", Role: "assistant", Content: &mcp.TextContent{Text: "sampled via round trip"}}, nil
+				},
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					elicited++
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace Hopper"}}, nil
+				},
+			})
+			if v := cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+				t.Fatalf("negotiated %s, want 2026-07-28 or later", v)
+			}
+			sampling := func(args map[string]any) *mcp.CallToolResult {
+				if prefix == "none" {
+					return call(t, cs, "trigger-sampling-request", args)
+				}
+				return call(t, cs, "mcp", map[string]any{"tool": "trigger-sampling-request", "server": "everything", "args": args})
+			}
+			r := sampling(map[string]any{"prompt": "say hi", "maxTokens": 10})
+			if r.IsError || !strings.Contains(text(r), "sampled via round trip") || sampled != 1 {
+				t.Errorf("sampling: %q (isError %v), client asked %d times; want the client's answer once", text(r), r.IsError, sampled)
+			}
+			var er *mcp.CallToolResult
+			if prefix == "none" {
+				er = call(t, cs, "trigger-elicitation-request", map[string]any{})
+			} else {
+				er = call(t, cs, "mcp", map[string]any{"tool": "trigger-elicitation-request", "server": "everything"})
+			}
+			if er.IsError || !strings.Contains(text(er), "Grace Hopper") || elicited != 1 {
+				t.Errorf("elicitation: %q (isError %v), client asked %d times; want the client's answer once", text(er), er.IsError, elicited)
+			}
+		})
+	}
+}

@@ -187,14 +187,16 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 	// The input is taken raw: the engine parses it again with its own
 	// clearer errors, so decoding it into a map would be wasted work.
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
-		done := s.opts.Metrics.start("mcp")
-		ctx, _, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
-		defer release()
-		es, ctx, cancel := s.session(ctx, req.Session)
-		defer cancel()
-		r := es.Handle(ctx, args)
-		done(r.Details.Server, r.IsError)
-		return r.MCP(), nil, nil
+		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
+			done := s.opts.Metrics.start("mcp")
+			ctx, _, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
+			defer release()
+			es, ctx, cancel := s.session(ctx, req.Session)
+			defer cancel()
+			r := es.Handle(ctx, args)
+			done(r.Details.Server, r.IsError)
+			return r.MCP()
+		}), nil, nil
 	})
 	return nil
 }
@@ -287,34 +289,41 @@ func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, bounded b
 		cp.InputSchema = map[string]any{"type": "object"}
 	}
 	s.mcp.AddTool(&cp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		done := s.opts.Metrics.start("call")
-		_, ctx, cancel := s.session(ctx, req.Session)
-		defer cancel()
-		ctx, up, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
-		defer release()
-		var args any = map[string]any{}
-		if len(req.Params.Arguments) > 0 {
-			args = req.Params.Arguments
-		}
-		params := &mcp.CallToolParams{Meta: req.Params.Meta, Name: dt.name, Arguments: args}
-		if up != "" {
-			params.Meta = copyMeta(req.Params.Meta)
-			params.SetProgressToken(up)
-		}
-		res, err := s.eng.CallTool(ctx, dt.server, params)
-		if err != nil {
-			done(dt.server, true)
-			return errorResult(err), nil
-		}
-		if bounded {
-			if res, err = s.eng.Bound("call-"+dt.name, res); err != nil {
-				done(dt.server, true)
-				return errorResult(err), nil
-			}
-		}
-		done(dt.server, res.IsError)
-		return res, nil
+		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
+			return s.callDirect(ctx, req, dt, bounded)
+		}), nil
 	})
+}
+
+// callDirect calls a server's tool for a direct or mirrored tool.
+func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, bounded bool) *mcp.CallToolResult {
+	done := s.opts.Metrics.start("call")
+	_, ctx, cancel := s.session(ctx, req.Session)
+	defer cancel()
+	ctx, up, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
+	defer release()
+	var args any = map[string]any{}
+	if len(req.Params.Arguments) > 0 {
+		args = req.Params.Arguments
+	}
+	params := &mcp.CallToolParams{Meta: req.Params.Meta, Name: dt.name, Arguments: args}
+	if up != "" {
+		params.Meta = copyMeta(req.Params.Meta)
+		params.SetProgressToken(up)
+	}
+	res, err := s.eng.CallTool(ctx, dt.server, params)
+	if err != nil {
+		done(dt.server, true)
+		return errorResult(err)
+	}
+	if bounded {
+		if res, err = s.eng.Bound("call-"+dt.name, res); err != nil {
+			done(dt.server, true)
+			return errorResult(err)
+		}
+	}
+	done(dt.server, res.IsError)
+	return res
 }
 
 func errorResult(err error) *mcp.CallToolResult {
