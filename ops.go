@@ -134,9 +134,7 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 	case opts.Embedding != nil:
 		info.Reason = "the stored embeddings do not fit the query's (another model answered?); lexical only (hint: switchboard index)"
 	}
-	for _, name := range sortedKeys(failed) {
-		info.Failed = append(info.Failed, name)
-	}
+	info.Failed = append(info.Failed, sortedKeys(failed)...)
 	r := &Result{Details: Details{Operation: string(proxy.ActionSearch), Server: req.Server, Count: len(res.Results), Total: res.Total, Search: info}}
 	var lines []string
 	where := plural(len(servers), "server", "servers")

@@ -332,18 +332,6 @@ func errorResult(err error) *mcp.CallToolResult {
 	return r
 }
 
-// directNames returns the exposed names of the direct tools, sorted.
-func (s *Server) directNames() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for n := range s.direct {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func copyMeta(m mcp.Meta) mcp.Meta {
 	out := mcp.Meta{}
 	for k, v := range m {

@@ -83,17 +83,11 @@ func (s *server) reconnectAttempt(ctx context.Context) (*dialCall, bool) {
 		s.mu.Unlock()
 		return nil, false
 	}
-	d, started := s.dialLocked(nil)
-	s.mu.Unlock()
-	if started {
-		s.pool.notify(s.cfg.Name)
-	}
-	select {
-	case <-d.done:
-		return d, true
-	case <-ctx.Done():
+	d, err := s.awaitDialUnlock(ctx)
+	if err != nil {
 		return nil, false
 	}
+	return d, true
 }
 
 // backoff returns the delay before attempt i (from 0): base·2^i, capped,

@@ -135,15 +135,9 @@ func (s *server) acquire(ctx context.Context, op string) (*session, error) {
 			s.mu.Unlock()
 			return sess, nil
 		}
-		d, started := s.dialLocked(nil)
-		s.mu.Unlock()
-		if started {
-			s.pool.notify(s.cfg.Name)
-		}
-		select {
-		case <-d.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		d, err := s.awaitDialUnlock(ctx)
+		if err != nil {
+			return nil, err
 		}
 		if d.err != nil {
 			return nil, d.err
@@ -151,6 +145,23 @@ func (s *server) acquire(ctx context.Context, op string) (*session, error) {
 		if attempt > 0 {
 			return nil, withClass(ClassTransport, errors.New("connection lost right after connecting"))
 		}
+	}
+}
+
+// awaitDialUnlock starts a connection attempt, or joins the one under
+// way, releases s.mu (held by the caller) and waits for the attempt to end
+// or ctx to be done.
+func (s *server) awaitDialUnlock(ctx context.Context) (*dialCall, error) {
+	d, started := s.dialLocked(nil)
+	s.mu.Unlock()
+	if started {
+		s.pool.notify(s.cfg.Name)
+	}
+	select {
+	case <-d.done:
+		return d, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 
