@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -24,13 +25,17 @@ import (
 // its context ends.
 //
 // protocolVersion "auto" therefore probes, bounded: over stdio, probeConn
-// answers the probe itself with "method not found" once ProbeTimeout passes
-// without a response, so the SDK goes on to initialize on the same
-// connection (a late answer is dropped); over HTTP the probe's POST gets
-// ProbeTimeout (see httpTransport). If the child dies during the probe, the
-// server is connected again with the version pinned to 2025-11-25, and stays
-// pinned for later connections. "legacy" pins 2025-11-25; an exact revision
-// pins that revision.
+// answers the probe itself with "method not found" when the server has
+// shown it is running (it answered a ping sent right after the probe) but
+// has not answered the probe within ProbeTimeout, or when it has said
+// nothing at all for half the request timeout; the SDK then goes on to
+// initialize on the same connection. A late success is kept: if that
+// initialize fails, the server is connected again with the modern version
+// pinned, so a slow start never makes a server fail. Over HTTP the probe's
+// POST gets ProbeTimeout (see httpTransport). If the child dies during the
+// probe, the server is connected again with the version pinned to
+// 2025-11-25, and stays pinned for later connections. "legacy" pins
+// 2025-11-25; an exact revision pins that revision.
 
 // legacyVersion is what "legacy" pins and what "auto" falls back to.
 const legacyVersion = "2025-11-25"
@@ -58,48 +63,91 @@ func pinnedVersion(setting string, fellBack bool) (string, error) {
 	return setting, nil
 }
 
+// modernVersion is the newest revision go-sdk speaks: what a server that
+// answered the probe late is connected with.
+func modernVersion() string {
+	return slices.Max(mcp.SupportedProtocolVersions())
+}
+
 // A probeConn watches the start of a stdio connection in auto mode: it bounds
-// the server/discover probe and records whether the server died during it.
+// the server/discover probe, records whether the server died during it, and
+// notes a late answer.
+//
+// Time alone cannot tell a server that ignores the probe from one that is
+// still starting (a cold npx, a large catalog): both say nothing. So right
+// after the probe, probeConn sends a ping of its own (allowed before
+// initialization, and answered by old and new servers alike) and starts the
+// grace timer only when the server first says anything: the answer to that
+// ping, or any other message. A server that started and says nothing about
+// the probe within the grace period ignores it. A server that shows no sign
+// of life at all is given the backstop (half the request timeout) before the
+// probe is answered locally. If the real answer still comes, and it is a
+// success, lateModern records it, and the caller connects again with the
+// modern version pinned should the fallback initialize fail.
 type probeConn struct {
 	mcp.Connection
-	timeout time.Duration
+	grace    time.Duration // after the server's first message
+	backstop time.Duration // with no message at all
 
 	timedOut    atomic.Bool // the probe was answered by us: drop the server's late answer
 	passThrough atomic.Bool // negotiation is over and nothing needs dropping
 	fire        context.Context
 	doFire      context.CancelFunc
 
-	mu       sync.Mutex
-	probeID  jsonrpc.ID
-	probing  bool // a probe is outstanding
-	injected bool // our answer has been returned by Read
-	initSent bool
-	over     bool // initialize or the probe has been answered
-	timer    *time.Timer
+	mu         sync.Mutex
+	probeID    jsonrpc.ID
+	probing    bool // a probe is outstanding
+	pinging    bool // our ping awaits its answer
+	alive      bool // the server has sent a message since the probe
+	injected   bool // our answer has been returned by Read
+	initSent   bool
+	over       bool // initialize or the probe has been answered
+	lateModern bool // the server answered the probe with a success after we had
+	timer      *time.Timer
 }
 
-func newProbeConn(c mcp.Connection, timeout time.Duration) *probeConn {
+// probePingID is the ID of probeConn's own ping; go-sdk's IDs are numbers.
+var probePingID, _ = jsonrpc.MakeID("switchboard-probe-ping")
+
+func newProbeConn(c mcp.Connection, grace, backstop time.Duration) *probeConn {
 	fire, doFire := context.WithCancel(context.Background())
-	return &probeConn{Connection: c, timeout: timeout, fire: fire, doFire: doFire}
+	return &probeConn{Connection: c, grace: grace, backstop: max(grace, backstop), fire: fire, doFire: doFire}
 }
 
 func (c *probeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	ping := false
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		c.mu.Lock()
 		switch {
 		case c.over:
 		case req.Method == methodDiscover && !c.timedOut.Load():
 			c.probeID, c.probing = req.ID, true
-			if c.timer != nil {
-				c.timer.Stop()
-			}
-			c.timer = time.AfterFunc(c.timeout, c.expire)
+			c.armLocked(c.backstop)
+			ping = !c.pinging && !c.alive
 		case req.Method == methodInitialize:
 			c.initSent = true
 		}
 		c.mu.Unlock()
 	}
-	return c.Connection.Write(ctx, msg)
+	if err := c.Connection.Write(ctx, msg); err != nil || !ping {
+		return err
+	}
+	// A server that exits on the probe fails this write: that is seen on
+	// the read side, and the probe's own write went through.
+	if c.Connection.Write(ctx, &jsonrpc.Request{ID: probePingID, Method: "ping", Params: json.RawMessage("{}")}) == nil {
+		c.mu.Lock()
+		c.pinging = true
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+// armLocked (re)starts the timer that answers the probe after d.
+func (c *probeConn) armLocked(d time.Duration) {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.timer = time.AfterFunc(d, c.expire)
 }
 
 // expire answers the outstanding probe.
@@ -164,37 +212,46 @@ func (c *probeConn) injection() jsonrpc.Message {
 		return nil
 	}
 	c.injected, c.probing = true, false
+	waited := c.grace
+	if !c.alive {
+		waited = c.backstop
+	}
 	return &jsonrpc.Response{ID: c.probeID, Error: &jsonrpc.Error{
 		Code:    jsonrpc.CodeMethodNotFound,
-		Message: fmt.Sprintf("no answer to %s within %s", methodDiscover, fmtDuration(c.timeout)),
+		Message: fmt.Sprintf("no answer to %s within %s", methodDiscover, fmtDuration(waited)),
 	}}
 }
 
-// observe notes responses to the probe and reports whether msg must be
-// dropped (a late answer to a probe we answered already).
+// observe notes the server's messages during negotiation and reports whether
+// msg must be dropped: the answer to our ping, or a late answer to a probe we
+// answered already.
 func (c *probeConn) observe(msg jsonrpc.Message) (drop bool) {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if resp.ID == c.probeID && c.timedOut.Load() {
-		return true
+	if c.probing && !c.alive {
+		// The server is up: from now on, silence about the probe means
+		// it ignores it.
+		c.alive = true
+		c.armLocked(c.grace)
 	}
-	if resp.ID == c.probeID && c.probing {
+	resp, ok := msg.(*jsonrpc.Response)
+	switch {
+	case !ok:
+	case resp.ID == probePingID:
+		c.pinging, drop = false, true
+	case resp.ID == c.probeID && c.timedOut.Load():
+		c.lateModern, drop = resp.Error == nil, true
+	case resp.ID == c.probeID && c.probing:
 		c.probing = false
-		if c.timer != nil {
-			c.timer.Stop()
-		}
+		c.timer.Stop()
 		c.over = resp.Error == nil
-	} else if c.initSent {
+	case c.initSent:
 		c.over = true
 	}
-	if c.over && !c.timedOut.Load() {
+	if c.over && !c.timedOut.Load() && !c.pinging {
 		c.passThrough.Store(true)
 	}
-	return false
+	return drop
 }
 
 // diedProbing reports whether the connection ended while the probe was
@@ -203,6 +260,14 @@ func (c *probeConn) diedProbing() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.probing && !c.initSent
+}
+
+// answeredLate reports whether the server answered the probe with a success
+// after we had answered it for the server: it speaks the modern protocol.
+func (c *probeConn) answeredLate() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lateModern
 }
 
 func (c *probeConn) Close() error {

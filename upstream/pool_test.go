@@ -127,14 +127,17 @@ func TestUnknownAndDisabled(t *testing.T) {
 }
 
 func TestTimeoutKeepsConnection(t *testing.T) {
+	// The limit is what is tested, and "hang" never answers, so it elapses
+	// whatever the machine's speed; it is long enough that connecting and
+	// echoing on a busy machine never reach it.
 	s := fixture("f", testserver.Good)
-	s.RequestTimeout = 300 * time.Millisecond
+	s.RequestTimeout = 3 * time.Second
 	h := newPool(t, []*config.Server{s}, nil)
 	if _, err := h.call(t.Context(), "f", "echo", nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err := h.call(t.Context(), "f", "hang", nil)
-	const want = `calling "hang" on "f": timed out after 300ms`
+	const want = `calling "hang" on "f": timed out after 3s`
 	if err == nil || err.Error() != want || !errors.Is(err, upstream.ErrTimeout) {
 		t.Fatalf("err = %v, want %s", err, want)
 	}
@@ -230,7 +233,11 @@ func TestProtocolNegotiation(t *testing.T) {
 		fixture("exit-auto", testserver.ExitOnProbe), fixture("ignore-auto", testserver.IgnoreProbe),
 		exitLegacy, exact, fixture("good", testserver.Good),
 	}
-	h := newPool(t, servers, &upstream.Options{ProbeTimeout: 200 * time.Millisecond})
+	// The probe's grace period starts when the server first answers (see
+	// TestSlowModernServer). go-sdk servers answer server/discover and the
+	// ping concurrently: the grace is what ignore-auto waits, and long
+	// enough that "good" never needs it.
+	h := newPool(t, servers, &upstream.Options{ProbeTimeout: 2 * time.Second})
 	want := map[string]string{
 		"exit-auto": "2025-11-25", "ignore-auto": "2025-11-25", "exit-legacy": "2025-11-25",
 		"exact": "2025-06-18", "good": "2026-07-28",
@@ -251,6 +258,36 @@ func TestProtocolNegotiation(t *testing.T) {
 	}
 	if st := h.status("exit-auto"); st.Generation != 2 || st.State != upstream.StateConnected {
 		t.Errorf("after reconnect: %+v", st)
+	}
+}
+
+// TestSlowModernServer: a server that speaks 2026-07-28 but starts after the
+// probe timeout connects with 2026-07-28, on its first start.
+func TestSlowModernServer(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, delay string
+		opts              upstream.Options
+	}{
+		// The case seen: a server that starts in 4 s, the default probe
+		// timeout 3 s, and that ends on initialize after server/discover.
+		{"default probe", testserver.SlowModern, "4s", upstream.Options{}},
+		// A server that starts long after a short probe timeout (it answers
+		// in order, so the grace period is never needed).
+		{"short probe", testserver.SlowModern, "1500ms", upstream.Options{ProbeTimeout: 50 * time.Millisecond}},
+		// A go-sdk server, which answers concurrently.
+		{"go-sdk", testserver.SlowGood, "4s", upstream.Options{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fixture("slow", tc.mode)
+			s.Env[testserver.DelayEnv] = tc.delay
+			h := newPool(t, []*config.Server{s}, &tc.opts)
+			if _, err := h.call(t.Context(), "slow", "echo", nil); err != nil {
+				t.Fatal(err)
+			}
+			if st := h.status("slow"); st.Protocol != "2026-07-28" || st.Generation != 1 {
+				t.Errorf("status %+v, want protocol 2026-07-28 on the first connection", st)
+			}
+		})
 	}
 }
 

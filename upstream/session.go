@@ -51,13 +51,17 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	scrub := newScrubber(s.cfg, res)
-	sess, probeDied, err := s.open(ctx, res, version)
-	if err != nil && probeDied && ctx.Err() == nil {
-		s.log.Info("server died on the protocol probe; connecting again with the legacy handshake", "version", legacyVersion, "error", scrub.error(err))
-		s.mu.Lock()
-		s.fellBack = true
-		s.mu.Unlock()
-		sess, _, err = s.open(ctx, res, legacyVersion)
+	sess, retry, err := s.open(ctx, res, version)
+	if err != nil && retry != "" && ctx.Err() == nil {
+		if retry == legacyVersion {
+			s.log.Info("server died on the protocol probe; connecting again with the legacy handshake", "version", retry, "error", scrub.error(err))
+			s.mu.Lock()
+			s.fellBack = true
+			s.mu.Unlock()
+		} else {
+			s.log.Info("server answered the protocol probe late; connecting again with its version pinned", "version", retry, "error", scrub.error(err))
+		}
+		sess, _, err = s.open(ctx, res, retry)
 	}
 	if err != nil {
 		return nil, scrub.error(err)
@@ -67,26 +71,28 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 }
 
 // open makes one connection attempt with the given protocol version ("" to
-// probe). probeDied reports that a stdio server died during the probe.
-func (s *server) open(ctx context.Context, res *config.Resolved, version string) (sess *session, probeDied bool, err error) {
+// probe). On failure, retry names the version to try once more with, if the
+// probe showed which: legacyVersion when a stdio server died on the probe,
+// the modern version when it answered the probe late.
+func (s *server) open(ctx context.Context, res *config.Resolved, version string) (sess *session, retry string, err error) {
 	client := s.newClient()
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
 	sess = &session{done: make(chan struct{})}
 	if s.cfg.Type == config.TransportStdio {
-		sess.cs, probeDied, err = s.openStdio(ctx, client, opts, res, sess)
+		sess.cs, retry, err = s.openStdio(ctx, client, opts, res, sess)
 	} else {
 		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
 	}
 	if err != nil {
-		return nil, probeDied, err
+		return nil, retry, err
 	}
 	if r := sess.cs.InitializeResult(); r != nil {
 		sess.protocol, sess.instructions = r.ProtocolVersion, r.Instructions
 	}
-	return sess, false, nil
+	return sess, "", nil
 }
 
-func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, bool, error) {
+func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, string, error) {
 	env := make(map[string]string, len(res.Env))
 	for k, v := range res.Env {
 		env[k] = v.Reveal()
@@ -94,36 +100,44 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 	o := &s.pool.opts
 	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), o.TerminateTimeout, s.timeout)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	if !s.track(proc) {
 		proc.close()
-		return nil, false, withClass(ClassClosed, ErrClosed)
+		return nil, "", withClass(ClassClosed, ErrClosed)
 	}
 	sess.proc = proc
 	t := &mcp.IOTransport{Reader: newLineReader(proc.stdout, o.MaxMessageBytes, s.log), Writer: stdinWriter{proc}, MaxLineLength: -1}
 	conn, _ := t.Connect(ctx) // never fails
 	var probe *probeConn
 	if opts.ProtocolVersion == "" {
-		probe = newProbeConn(conn, s.probeTimeout())
+		probe = newProbeConn(conn, s.probeTimeout(), s.timeout/2)
 		conn = probe
 	}
 	cs, err := client.Connect(ctx, connTransport{conn}, opts)
 	if err == nil {
-		if probe != nil && probe.timedOut.Load() {
+		if probe != nil && probe.timedOut.Load() && !probe.answeredLate() {
 			// The server ignores the probe: do not wait for it next time.
 			s.mu.Lock()
 			s.fellBack = true
 			s.mu.Unlock()
 		}
-		return cs, false, nil
+		return cs, "", nil
 	}
 	exited := proc.waitExit(exitWait)
 	_ = conn.Close()
 	if exited {
 		err = withClass(ClassStart, fmt.Errorf("starting %q: %w", s.cfg.Command, proc.exitError()))
 	}
-	return nil, probe != nil && probe.diedProbing(), err
+	switch {
+	case probe == nil:
+		return nil, "", err
+	case probe.diedProbing():
+		return nil, legacyVersion, err
+	case probe.answeredLate():
+		return nil, modernVersion(), err
+	}
+	return nil, "", err
 }
 
 // track registers a child so that Close can kill it; it reports false once

@@ -3,10 +3,12 @@ package testserver
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // A behaviour configures the raw JSON-RPC server.
@@ -14,15 +16,20 @@ type behaviour struct {
 	noAnswer    bool // never answer anything
 	exitOnProbe bool
 	ignoreProbe bool
+	modern      bool // answers server/discover; exits on initialize after it
+	delay       bool // sleeps $SWITCHBOARD_TESTSERVER_DELAY before reading
 	garbage     bool // junk lines before each message
 	tools       func(cursor string) (tools []map[string]any, next string)
 	call        func(w io.Writer, id json.RawMessage, name string) // nil: echo-like text
+
+	discovered bool // state: server/discover was answered
 }
 
 var behaviours = map[string]behaviour{
 	NoInit:      {noAnswer: true},
 	ExitOnProbe: {exitOnProbe: true},
 	IgnoreProbe: {ignoreProbe: true},
+	SlowModern:  {modern: true, delay: true},
 	Garbage:     {garbage: true},
 	HugeLine:    {call: hugeCall},
 	RepeatCursor: {tools: func(string) ([]map[string]any, string) {
@@ -95,6 +102,13 @@ type request struct {
 
 // serveRaw answers JSON-RPC lines from r on w according to b.
 func serveRaw(r io.Reader, w io.Writer, b behaviour) error {
+	if b.delay {
+		d, err := time.ParseDuration(os.Getenv(DelayEnv))
+		if err != nil {
+			return fmt.Errorf("%s: %v", DelayEnv, err)
+		}
+		time.Sleep(d)
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	out := bufio.NewWriter(w)
@@ -107,6 +121,10 @@ func serveRaw(r io.Reader, w io.Writer, b behaviour) error {
 			io.WriteString(out, "Server running on stdio\n\x00\x01 junk\n")
 		}
 		if err := b.answer(out, req); err != nil {
+			out.Flush()
+			if err == errDuplicate {
+				return nil
+			}
 			return err
 		}
 		if err := out.Flush(); err != nil {
@@ -116,7 +134,10 @@ func serveRaw(r io.Reader, w io.Writer, b behaviour) error {
 	return sc.Err()
 }
 
-func (b behaviour) answer(w io.Writer, req request) error {
+// errDuplicate ends the server, with status 0 as the server seen did.
+var errDuplicate = errors.New("duplicate initialize")
+
+func (b *behaviour) answer(w io.Writer, req request) error {
 	switch req.Method {
 	case "server/discover":
 		switch {
@@ -125,9 +146,21 @@ func (b behaviour) answer(w io.Writer, req request) error {
 			os.Exit(3)
 		case b.ignoreProbe:
 			return nil
+		case b.modern:
+			b.discovered = true
+			writeJSON(w, result(req.ID, map[string]any{
+				"resultType": "complete", "supportedVersions": []string{"2026-07-28"},
+				"capabilities": map[string]any{"tools": map[string]any{}},
+			}))
+			return nil
 		}
 		writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
 	case "initialize":
+		if b.discovered {
+			// As a strict server of the new protocol does: the handshake is done.
+			writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32600, "message": "duplicate initialize"}})
+			return errDuplicate
+		}
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}

@@ -11,10 +11,15 @@ package testserver
 import (
 	"fmt"
 	"os"
+	"time"
 )
 
 // Env names the environment variable that selects the mode.
 const Env = "SWITCHBOARD_TESTSERVER"
+
+// DelayEnv names the variable that sets how long SlowGood sleeps before it
+// serves.
+const DelayEnv = "SWITCHBOARD_TESTSERVER_DELAY"
 
 // Modes.
 const (
@@ -31,6 +36,8 @@ const (
 	UnsafeNames    = "unsafe-names"    // tools with empty, control-character and 200-byte names
 	UnknownContent = "unknown-content" // tools/call answers with an unknown content type
 	Sleeper        = "sleeper"         // sleeps until killed (a grandchild for group tests)
+	SlowGood       = "slow-good"       // Good, after sleeping $SWITCHBOARD_TESTSERVER_DELAY (a Go duration)
+	SlowModern     = "slow-modern"     // speaks only 2026-07-28 (initialize after server/discover ends it), after the delay
 )
 
 // Main runs the mode named by $SWITCHBOARD_TESTSERVER, if any, and exits.
@@ -62,6 +69,13 @@ func Command(mode string) (path string, args []string, env map[string]string) {
 func run(mode string) error {
 	switch mode {
 	case Good:
+		return serveGood()
+	case SlowGood:
+		d, err := time.ParseDuration(os.Getenv(DelayEnv))
+		if err != nil {
+			return fmt.Errorf("%s: %v", DelayEnv, err)
+		}
+		time.Sleep(d)
 		return serveGood()
 	case Catalog:
 		return serveCatalog()
