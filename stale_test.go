@@ -44,3 +44,20 @@ func TestSearchSkipsEarlierDefinition(t *testing.T) {
 		t.Errorf("search for echo: got %+v first, want good's echo\n%s", r.Details.Tools, r.Text)
 	}
 }
+
+// TestSearchSkipsDisabled checks that a search with no usable server finds
+// nothing, not every tool the catalog holds.
+func TestSearchSkipsDisabled(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	home := t.TempDir()
+	first := engineIn(t, home, map[string]def{"tools": fixture(testserver.Catalog)}, nil, nil)
+	if _, err := first.Index(t.Context(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	e := engineIn(t, home, map[string]def{"tools": mergeDef(fixture(testserver.Catalog), def{"disabled": true})}, nil, nil)
+	r := must(t, e, `{"search":"create issue"}`)
+	if len(r.Details.Tools) != 0 {
+		t.Errorf("search with every server disabled found %v:\n%s", names(r.Details.Tools), r.Text)
+	}
+}
