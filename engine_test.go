@@ -163,10 +163,10 @@ func TestEverything(t *testing.T) {
 
 	must(t, e, `{"operation":"instructions","server":"everything"}`)
 
-	gen := e.generation("everything")
+	gen, _ := e.connection("everything")
 	r = must(t, e, `{"operation":"reconnect","server":"everything"}`)
 	wantText(t, r, `reconnected "everything"`)
-	if e.generation("everything") == gen {
+	if now, _ := e.connection("everything"); now == gen {
 		t.Error("reconnect did not make a new connection")
 	}
 	r = handle(t, e, `{"operation":"resources.read","server":"everything","resource":"r1"}`)

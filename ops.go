@@ -109,20 +109,28 @@ func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, erro
 	return ent, nil
 }
 
-// search ranks tools across servers, indexing never-seen ones first. With
-// settings.embeddings the search is hybrid when it can be, and says why
-// when it is lexical instead.
+// search ranks tools across servers, indexing never-seen ones first. It
+// answers only from the catalog entries of the servers' current
+// definitions: a server that could not be indexed as it is now is not
+// searched, and the answer says why. With settings.embeddings the search
+// is hybrid when it can be, and says why when it is lexical instead.
 func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 	servers := s.e.searchable(req.Server)
 	failed := s.e.ensureIndexed(ctx, servers)
-	opts := catalog.SearchOptions{Servers: servers, Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
+	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
 	info := &SearchInfo{Query: req.Query, Mode: "lexical", Offset: req.Offset, Limit: req.Limit, Servers: servers}
-	if req.Regex {
+	current := without(servers, failed)
+	switch {
+	case req.Regex:
 		info.Mode = "regex"
-	} else if vec, why := s.e.semantic(ctx, req.Query, servers); vec != nil {
-		opts.Embedding, opts.Model = vec, s.e.emb.model()
-	} else {
-		info.Reason = why
+	case len(current) == 0:
+		// Nothing to search: no query to embed.
+	default:
+		if vec, why := s.e.semantic(ctx, req.Query, current); vec != nil {
+			opts.Embedding, opts.Model = vec, s.e.emb.model()
+		} else {
+			info.Reason = why
+		}
 	}
 	res, err := s.e.cat.Search(ctx, req.Query, opts)
 	if err != nil {
@@ -133,6 +141,14 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		info.Mode = "hybrid"
 	case opts.Embedding != nil:
 		info.Reason = "the stored embeddings do not fit the query's (another model answered?); lexical only (hint: switchboard index)"
+	}
+	for _, name := range res.Skipped {
+		if failed[name] == nil { // indexed, then overwritten by another process
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[name] = fmt.Errorf("the catalog has no entry for its current definition (hint: switchboard index %s)", name)
+		}
 	}
 	info.Failed = append(info.Failed, sortedKeys(failed)...)
 	r := &Result{Details: Details{Operation: string(proxy.ActionSearch), Server: req.Server, Count: len(res.Results), Total: res.Total, Search: info}}
@@ -171,6 +187,27 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		lines = append(lines, "hint: try other words, or {\"server\": NAME} to list a server's tools")
 	}
 	return s.bounded(r, "search", lines)
+}
+
+// hashes returns the hash of each server's current definition.
+func (e *Engine) hashes(servers []string) map[string]string {
+	out := make(map[string]string, len(servers))
+	for _, name := range servers {
+		s, _ := e.cfg.Server(name)
+		out[name] = e.memo.hash(s)
+	}
+	return out
+}
+
+// without returns the servers that are not keys of failed.
+func without(servers []string, failed map[string]error) []string {
+	var out []string
+	for _, s := range servers {
+		if failed[s] == nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // searchable returns the servers a search covers.

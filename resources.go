@@ -7,46 +7,85 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/bound"
 	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
-// refTable maps the opaque references a session was shown to resource
-// URIs, for one connection (generation) of one server. A reference of an
-// earlier connection is stale: the server may no longer have the resource.
-type refTable struct {
+// A resourceRef is what a reference shown to a session stands for: a URI
+// that one server listed on one of its connections (generation). Numbers
+// are never reused within a session, so a reference names one resource of
+// one server and one connection, or nothing.
+type resourceRef struct {
+	server     string
 	generation uint64
-	uris       []string // ref "rN" is uris[N-1]
+	uri        string // "" once the server listed its resources on a later connection
 }
 
-// generation returns the server's current connection number.
-func (e *Engine) generation(server string) uint64 {
+// refKey finds the reference a session was already given for a URI.
+type refKey struct {
+	server     string
+	generation uint64
+	uri        string
+}
+
+// connection returns the number of the server's current or last
+// connection, and whether it is open.
+func (e *Engine) connection(server string) (generation uint64, open bool) {
 	for _, st := range e.pool.Snapshot() {
 		if st.Name == server {
-			return st.Generation
+			return st.Generation, st.State == upstream.StateConnected
 		}
 	}
-	return 0
+	return 0, false
+}
+
+// refer returns the session's references for uris, listed by server on
+// connection generation: the same URI listed again on the same connection
+// keeps its reference; a new one gets the next number. References of the
+// server's earlier connections stay known, to be refused with the reason.
+func (s *Session) refer(server string, generation uint64, uris []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, n := range s.byURI {
+		if k.server == server && k.generation != generation {
+			delete(s.byURI, k)
+			s.refs[n-1].uri = ""
+		}
+	}
+	out := make([]string, len(uris))
+	for i, uri := range uris {
+		k := refKey{server, generation, uri}
+		n, ok := s.byURI[k]
+		if !ok {
+			s.refs = append(s.refs, resourceRef{server: server, generation: generation, uri: uri})
+			n = len(s.refs)
+			s.byURI[k] = n
+		}
+		out[i] = "r" + strconv.Itoa(n)
+	}
+	return out
 }
 
 // resources lists a server's resources and templates, naming each resource
 // by a reference of this session's.
 func (s *Session) resources(ctx context.Context, server string) *Result {
-	res, err := s.e.pool.Resources(ctx, server)
+	res, tmpls, gen, err := s.listResources(ctx, server)
 	if err != nil {
 		return s.errorResult(proxy.ActionResourcesList, server, err)
 	}
-	tmpls, err := s.e.pool.ResourceTemplates(ctx, server)
-	if err != nil {
-		return s.errorResult(proxy.ActionResourcesList, server, err)
+	uris := make([]string, len(res))
+	for i, rs := range res {
+		uris[i] = rs.URI
 	}
-	table := &refTable{generation: s.e.generation(server)}
+	refs := s.refer(server, gen, uris)
 	r := &Result{Details: Details{Operation: string(proxy.ActionResourcesList), Server: server, Count: len(res) + len(tmpls)}}
 	lines := []string{fmt.Sprintf("%s and %s on %q; read one with {\"operation\": \"resources.read\", \"server\": %q, \"resource\": REF}",
 		plural(len(res), "resource", "resources"), plural(len(tmpls), "template", "templates"), server, server)}
-	for _, rs := range res {
-		table.uris = append(table.uris, rs.URI)
-		info := ResourceInfo{Ref: "r" + strconv.Itoa(len(table.uris)), Name: rs.Name, Title: rs.Title, MIMEType: rs.MIMEType,
+	for i, rs := range res {
+		info := ResourceInfo{Ref: refs[i], Name: rs.Name, Title: rs.Title, MIMEType: rs.MIMEType,
 			Description: headline(rs.Description, 120), URI: bound.RedactURI(rs.URI)}
 		r.Details.Resources = append(r.Details.Resources, info)
 		lines = append(lines, resourceLine(info))
@@ -59,10 +98,30 @@ func (s *Session) resources(ctx context.Context, server string) *Result {
 	if len(tmpls) > 0 {
 		lines = append(lines, "a URI made from a template may be read by giving it as \"resource\"")
 	}
-	s.mu.Lock()
-	s.refs[server] = table
-	s.mu.Unlock()
 	return s.bounded(r, "resources-"+server, lines)
+}
+
+// listResources returns a server's resources and templates and the
+// connection they were listed on. A list that may come from a connection
+// other than the one open after it (the first listing connects; a
+// reconnect may come in between) is asked for again, from the pool's cache
+// of the connection now open.
+func (s *Session) listResources(ctx context.Context, server string) ([]*mcp.Resource, []*mcp.ResourceTemplate, uint64, error) {
+	for range 3 {
+		before, open := s.e.connection(server)
+		res, err := s.e.pool.Resources(ctx, server)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		tmpls, err := s.e.pool.ResourceTemplates(ctx, server)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if after, _ := s.e.connection(server); open && after == before {
+			return res, tmpls, after, nil
+		}
+	}
+	return nil, nil, 0, fmt.Errorf("listing resources of %q: it reconnected three times meanwhile; try again", server)
 }
 
 func resourceLine(info ResourceInfo) string {
@@ -80,29 +139,53 @@ func dashed(s string) string {
 	return " — " + s
 }
 
-// errStaleRef is matched by the error of a reference from an earlier
-// connection or an unknown one.
+// errStaleRef is matched by the error of a reference that is unknown, of
+// another server, or of a connection that is over.
 var errStaleRef = errors.New("unknown or stale resource reference")
 
 // uriOf turns a reference (or a URI made from a template) into a URI
 // without any request to the server.
 func (s *Session) uriOf(ctx context.Context, server, ref string) (string, error) {
-	if n, err := strconv.Atoi(strings.TrimPrefix(ref, "r")); err == nil && strings.HasPrefix(ref, "r") {
-		s.mu.Lock()
-		table := s.refs[server]
-		s.mu.Unlock()
-		switch {
-		case table == nil || n < 1 || n > len(table.uris):
-			return "", fmt.Errorf("%w %q on %q (hint: list them with {\"operation\": \"resources.list\", \"server\": %q})", errStaleRef, ref, server, server)
-		case table.generation != s.e.generation(server):
-			return "", fmt.Errorf("%w %q: it is from an earlier connection to %q (hint: list resources again)", errStaleRef, ref, server)
-		}
-		return table.uris[n-1], nil
+	if n, ok := refNumber(ref); ok {
+		return s.lookup(server, ref, n)
 	}
 	if s.e.matchesTemplate(ctx, server, ref) {
 		return ref, nil
 	}
 	return "", fmt.Errorf("%w %q on %q: give a reference such as r1 from resources.list, or a URI made from one of the server's templates", errStaleRef, ref, server)
+}
+
+// refNumber returns N of a reference "rN".
+func refNumber(ref string) (int, bool) {
+	digits, ok := strings.CutPrefix(ref, "r")
+	n, err := strconv.Atoi(digits)
+	return n, ok && err == nil && strconv.Itoa(n) == digits
+}
+
+// lookup returns the URI that reference number n names, if it is one of
+// server's and its connection is still the open one; otherwise it says why
+// not and to list again.
+func (s *Session) lookup(server, ref string, n int) (string, error) {
+	again := fmt.Sprintf(`hint: list them again with {"operation": "resources.list", "server": %q} and use a reference from that list`, server)
+	s.mu.Lock()
+	var r resourceRef
+	known := n >= 1 && n <= len(s.refs)
+	if known {
+		r = s.refs[n-1]
+	}
+	s.mu.Unlock()
+	gen, open := s.e.connection(server)
+	switch {
+	case !known:
+		return "", fmt.Errorf("%w %q on %q: this session was given no such reference (%s)", errStaleRef, ref, server, again)
+	case r.server != server:
+		return "", fmt.Errorf("%w %q: it names a resource of %q, not of %q; references belong to one server (%s)", errStaleRef, ref, r.server, server, again)
+	case r.generation != gen:
+		return "", fmt.Errorf("%w %q: it is from an earlier connection to %q, which has reconnected since; the resource it named may be gone (%s)", errStaleRef, ref, server, again)
+	case !open:
+		return "", fmt.Errorf("%w %q: the connection to %q it was listed on has closed since; the resource it named may be gone (%s)", errStaleRef, ref, server, again)
+	}
+	return r.uri, nil
 }
 
 // matchesTemplate reports whether uri starts with the literal prefix of one

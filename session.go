@@ -16,13 +16,14 @@ import (
 type Session struct {
 	e *Engine
 
-	mu   sync.Mutex
-	refs map[string]*refTable // per server
+	mu    sync.Mutex
+	refs  []resourceRef  // reference "rN" is refs[N-1], of any server
+	byURI map[refKey]int // N of the references of current connections
 }
 
 // NewSession returns a session with no references of its own yet.
 func (e *Engine) NewSession() *Session {
-	return &Session{e: e, refs: map[string]*refTable{}}
+	return &Session{e: e, byURI: map[refKey]int{}}
 }
 
 // Handle carries out one call of the proxy tool with its raw JSON

@@ -8,7 +8,8 @@
 //
 // Each server's entry is keyed by the server's name and a hash of its
 // definition, computed by the caller. An entry stored under another hash is
-// stale: [Catalog.Get] does not return it, and [Catalog.Prune] removes it.
+// stale: [Catalog.Get] does not return it, a search given the current
+// hashes ([SearchOptions.Hashes]) skips it, and [Catalog.Prune] removes it.
 //
 // Search runs over an in-memory index built from all stored tools, rebuilt
 // lazily when any process changes the catalog (see [Catalog.Search]). With

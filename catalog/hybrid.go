@@ -35,7 +35,7 @@ const (
 // tier the fused score ranks, then the lexical score, then server and name.
 // It reports false when no stored vector has qv's dimensions.
 func (ix *index) searchHybrid(query string, opts SearchOptions, vv *vectorView) (Results, bool) {
-	allow := serverSet(opts.Servers)
+	allow := ix.allowed(opts)
 	sem := ix.nearest(opts.Embedding, vv, allow, fuseDepth)
 	if sem == nil {
 		return Results{}, false

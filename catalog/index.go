@@ -56,7 +56,8 @@ type posting struct {
 
 // index is immutable once built.
 type index struct {
-	gen      int64 // the catalog generation it was built from
+	gen      int64             // the catalog generation it was built from
+	hashes   map[string]string // each stored server's definition hash
 	docs     []hit
 	postings map[string][]posting
 	vocab    []string // every term, sorted, for prefix expansion

@@ -18,9 +18,16 @@ import (
 // server and returns the first DefaultLimit results.
 type SearchOptions struct {
 	Servers []string // only these servers; empty means all
-	Limit   int      // at most this many results; 0 means DefaultLimit
-	Offset  int      // skip this many results first
-	Regex   bool     // the query is a regular expression (see Search)
+
+	// Hashes, when not nil, holds the hash of each server's current
+	// definition: only servers in it whose stored entry has that hash are
+	// searched. The tools of an entry stored for an earlier definition are
+	// never found; Results.Skipped names its server.
+	Hashes map[string]string
+
+	Limit  int  // at most this many results; 0 means DefaultLimit
+	Offset int  // skip this many results first
+	Regex  bool // the query is a regular expression (see Search)
 
 	// Embedding is the query's vector, computed by Model: with it (and
 	// without Regex) the search is hybrid, fusing the tools whose stored
@@ -65,6 +72,11 @@ type Results struct {
 	// for a lexical search, and for one with an Embedding that no stored
 	// vector for Model can be compared with.
 	Hybrid bool
+
+	// Skipped names, sorted, the servers of SearchOptions.Hashes (and
+	// Servers, when given) that were not searched: the catalog holds no
+	// entry for their current definition.
+	Skipped []string
 }
 
 // Search finds the stored tools that best serve query.
@@ -104,18 +116,25 @@ func (c *Catalog) Search(ctx context.Context, query string, opts SearchOptions) 
 	if err != nil {
 		return Results{}, fmt.Errorf("searching the catalog: %w", err)
 	}
+	res := ix.searchAny(ctx, c, query, re, opts)
+	res.Skipped = ix.skipped(opts)
+	return res, nil
+}
+
+// searchAny runs the search that opts and re ask for.
+func (ix *index) searchAny(ctx context.Context, c *Catalog, query string, re *regexp.Regexp, opts SearchOptions) Results {
 	if re != nil {
-		return ix.searchRegex(re, opts), nil
+		return ix.searchRegex(re, opts)
 	}
 	if len(opts.Embedding) > 0 {
 		// Vectors that cannot be read make the search lexical, not fail.
 		if vv, err := c.currentVectors(ctx, ix, opts.Model); err == nil {
 			if res, ok := ix.searchHybrid(query, opts, vv); ok {
-				return res, nil
+				return res
 			}
 		}
 	}
-	return ix.search(query, opts), nil
+	return ix.search(query, opts)
 }
 
 // pageBounds returns the bounds of the requested page among n results.
@@ -161,18 +180,27 @@ func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
 		return nil, err
 	}
 	keywords := map[string]map[string][]string{}
-	rows, err := tx.QueryContext(ctx, "SELECT name, keywords FROM servers WHERE keywords != '{}'")
+	hashes := map[string]string{}
+	rows, err := tx.QueryContext(ctx, "SELECT name, hash, keywords FROM servers")
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var name, kw string
+		var name, hash, kw string
+		if err := rows.Scan(&name, &hash, &kw); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		hashes[name] = hash
 		var m map[string][]string
-		if rows.Scan(&name, &kw) == nil && json.Unmarshal([]byte(kw), &m) == nil {
+		if kw != "{}" && json.Unmarshal([]byte(kw), &m) == nil {
 			keywords[name] = m
 		}
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	rows, err = tx.QueryContext(ctx, "SELECT server, name, title, description, params FROM tools")
 	if err != nil {
 		return nil, err
@@ -190,7 +218,9 @@ func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return buildIndex(gen, docs), nil
+	ix := buildIndex(gen, docs)
+	ix.hashes = hashes
+	return ix, nil
 }
 
 // Query term weights by where the term came from.
@@ -261,7 +291,7 @@ func (a cand) before(b cand) bool {
 }
 
 func (ix *index) search(query string, opts SearchOptions) Results {
-	cands := ix.lexical(query, serverSet(opts.Servers))
+	cands := ix.lexical(query, ix.allowed(opts))
 	lo, hi := pageBounds(len(cands), opts)
 	top := topN(cands, hi)
 	out := Results{Total: len(cands), Results: make([]Result, 0, hi-lo)}
@@ -402,6 +432,35 @@ func sortResults(rs []Result) {
 	})
 }
 
+// allowed returns the servers a search covers; nil means all.
+func (ix *index) allowed(opts SearchOptions) map[string]bool {
+	allow := serverSet(opts.Servers)
+	if opts.Hashes == nil {
+		return allow
+	}
+	current := map[string]bool{}
+	for server, hash := range opts.Hashes {
+		if stored, ok := ix.hashes[server]; ok && stored == hash && (allow == nil || allow[server]) {
+			current[server] = true
+		}
+	}
+	return current
+}
+
+// skipped returns the servers of opts.Hashes (and opts.Servers) whose
+// stored entry is not that of their current definition, sorted.
+func (ix *index) skipped(opts SearchOptions) []string {
+	allow := serverSet(opts.Servers)
+	var out []string
+	for server, hash := range opts.Hashes {
+		if stored, ok := ix.hashes[server]; (!ok || stored != hash) && (allow == nil || allow[server]) {
+			out = append(out, server)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func serverSet(servers []string) map[string]bool {
 	if len(servers) == 0 {
 		return nil
@@ -414,7 +473,7 @@ func serverSet(servers []string) map[string]bool {
 }
 
 func (ix *index) searchRegex(re *regexp.Regexp, opts SearchOptions) Results {
-	allow := serverSet(opts.Servers)
+	allow := ix.allowed(opts)
 	var rs []Result
 	for i := range ix.docs {
 		h := &ix.docs[i]

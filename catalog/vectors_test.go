@@ -356,3 +356,57 @@ func BenchmarkHybrid(b *testing.B) {
 		})
 	}
 }
+
+// TestSearchCurrentDefinitionsOnly checks that with Hashes a search, of
+// every kind, finds only tools of entries stored for the hashes given, and
+// names the servers it skipped.
+func TestSearchCurrentDefinitionsOnly(t *testing.T) {
+	ctx := context.Background()
+	c := searchFixture(t) // every entry has hash "1"
+	embedAll(t, c, "m")
+	hashes := map[string]string{"github": "2", "files": "1", "gone": "1"}
+	for _, tt := range []struct {
+		name  string
+		query string
+		opts  SearchOptions
+	}{
+		{"lexical", "issue file search", SearchOptions{}},
+		{"regex", "issue|file", SearchOptions{Regex: true}},
+		{"hybrid", "issue file search", SearchOptions{Embedding: embedtest.Vector("issue file search"), Model: "m"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Hashes, opts.Limit = hashes, 100
+			res, err := c.Search(ctx, tt.query, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Results) == 0 {
+				t.Fatal("found nothing")
+			}
+			for _, r := range res.Results {
+				if r.Server != "files" {
+					t.Errorf("found %s/%s; want only files' tools", r.Server, r.Name)
+				}
+			}
+			if want := []string{"github", "gone"}; !cmp.Equal(res.Skipped, want) {
+				t.Errorf("skipped %v, want %v", res.Skipped, want)
+			}
+
+			// With a server filter too, only the filtered servers count.
+			opts.Servers = []string{"github", "lang"}
+			res, err = c.Search(ctx, tt.query, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Results) != 0 || !cmp.Equal(res.Skipped, []string{"github"}) {
+				t.Errorf("servers github and lang: %v, skipped %v; want nothing, github skipped", refs(res.Results), res.Skipped)
+			}
+		})
+	}
+	// An empty Hashes searches nothing.
+	res, err := c.Search(ctx, "issue", SearchOptions{Hashes: map[string]string{}})
+	if err != nil || len(res.Results) != 0 || res.Total != 0 {
+		t.Errorf("empty hashes: %v (%d), %v; want nothing", refs(res.Results), res.Total, err)
+	}
+}

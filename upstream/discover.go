@@ -47,19 +47,79 @@ type refreshState struct {
 
 // list returns the server's list of a kind from the cache if it came from
 // sess, else fetches it (all pages, within the bounds) and caches it.
+// Callers that need the same list of the same connection meanwhile share one
+// fetch: at connect, the catalog refresh and the operation that connected
+// both ask for every list.
 func list[T any](ctx context.Context, s *server, sess *session, kind listKind) ([]T, error) {
-	s.mu.Lock()
-	c := s.lists[kind]
-	s.mu.Unlock()
-	if c.ok && c.gen == sess.gen {
-		return c.items.([]T), nil
-	}
-	items, err := s.fetch(ctx, sess, kind)
+	items, err := s.shareFetch(ctx, listKey{kind, sess.gen}, func(ctx context.Context) (any, error) {
+		items, err := s.fetch(ctx, sess, kind)
+		if err == nil {
+			s.store(sess, kind, items)
+		}
+		return items, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.store(sess, kind, items)
 	return items.([]T), nil
+}
+
+// A listKey names one list of one connection.
+type listKey struct {
+	kind listKind
+	gen  uint64
+}
+
+// A listCall is one fetch of a list, shared by every caller that needs the
+// list while it runs.
+type listCall struct {
+	done  chan struct{} // closed when items or err is set
+	items any
+	err   error
+	// abandoned reports that the fetch failed because the context of the
+	// caller that ran it ended: the others, still waiting, fetch again.
+	abandoned bool
+}
+
+// shareFetch returns the cached list of key's connection, or runs fetch,
+// or waits for the run of the same key under way. A fetch runs under the
+// context of the caller that started it, so that cancelling a lone caller
+// still cancels its requests; if that caller leaves (cancelled, timed out),
+// its fetch fails and a caller still waiting starts it again.
+func (s *server) shareFetch(ctx context.Context, key listKey, fetch func(context.Context) (any, error)) (any, error) {
+	for {
+		s.mu.Lock()
+		if c := s.lists[key.kind]; c.ok && c.gen == key.gen {
+			s.mu.Unlock()
+			return c.items, nil
+		}
+		if call, ok := s.fetching[key]; ok {
+			s.mu.Unlock()
+			select {
+			case <-call.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if call.abandoned && ctx.Err() == nil {
+				continue
+			}
+			return call.items, call.err
+		}
+		call := &listCall{done: make(chan struct{})}
+		if s.fetching == nil {
+			s.fetching = map[listKey]*listCall{}
+		}
+		s.fetching[key] = call
+		s.mu.Unlock()
+
+		items, err := fetch(ctx)
+		s.mu.Lock()
+		delete(s.fetching, key)
+		call.items, call.err, call.abandoned = items, err, err != nil && ctx.Err() != nil
+		s.mu.Unlock()
+		close(call.done)
+		return items, err
+	}
 }
 
 // fetch lists all items of a kind.

@@ -4,7 +4,8 @@
 // starts nothing it is not asked for: lazy servers (the default) connect on
 // first use and close after their idle timeout; eager and keep-alive servers
 // connect when the pool is made. Every operation is bounded by the server's
-// request timeout, concurrent first uses share one connection attempt, a
+// request timeout, concurrent first uses share one connection attempt,
+// callers asking for a list at once share one fetch of it per connection, a
 // crashed child or dropped session is noticed and replaced on the next use,
 // and Close ends every connection and child process within a bounded time.
 //

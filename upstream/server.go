@@ -30,6 +30,7 @@ type server struct {
 	sess     *session // the live session; nil unless connected
 	dial     *dialCall
 	lists    [numKinds]cachedList
+	fetching map[listKey]*listCall // list fetches under way
 	refresh  [numKinds]refreshState
 	inflight int // operations using sess
 	lastUse  time.Time

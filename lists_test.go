@@ -1,0 +1,72 @@
+package switchboard
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+)
+
+// TestConnectListsEachPageOnce indexes a server with 10,000 tools (ten
+// pages): the catalog refresh that a new connection starts in the
+// background shares the lists the indexing fetches, so every page of every
+// list is requested once.
+func TestConnectListsEachPageOnce(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	for i := range 10000 {
+		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool-%05d", i), InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	s.AddResource(&mcp.Resource{URI: "test://one", Name: "one"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	srv := mcptest.ServeCounted(t, s)
+	e := newEngine(t, map[string]def{"many": {"url": srv.URL, "requestTimeoutMs": 120000}}, nil)
+
+	changed := make(chan struct{}, 64)
+	defer e.Subscribe(func(ServerStatus) {
+		select {
+		case changed <- struct{}{}:
+		default: // a value is waiting already
+		}
+	})()
+	results, err := e.Index(t.Context(), nil, nil)
+	if err != nil || results[0].Error != "" || results[0].Tools != 10000 {
+		t.Fatalf("indexing: %+v, %v; want 10000 tools", results, err)
+	}
+	waitRefreshed(t, e, changed)
+	for method, want := range map[string]int{"tools/list": 10, "resources/list": 1, "resources/templates/list": 1, "prompts/list": 1} {
+		if got := srv.Count(method); got != want {
+			t.Errorf("%d %s requests, want %d", got, method, want)
+		}
+	}
+}
+
+// waitRefreshed waits until no catalog refresh is pending; changed receives
+// a value after each one ends. A refresh that ends starts no other.
+func waitRefreshed(t *testing.T, e *Engine, changed <-chan struct{}) {
+	t.Helper()
+	for {
+		e.mu.Lock()
+		pending := len(e.refresh)
+		e.mu.Unlock()
+		if pending == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Minute): // generous: not what is tested
+			t.Fatal("the catalog refresh did not end within a minute")
+		}
+	}
+}
