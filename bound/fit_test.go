@@ -10,17 +10,27 @@ import (
 )
 
 // shown is what a bounded result shows, less the notes that name its spill
-// files.
+// files: each note is a line, with its line break.
 func shown(t *testing.T, v Visible) int {
 	t.Helper()
 	n, _, err := v.Size()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.SplitAfter(v.Text, "\n") {
-		for _, sp := range v.Spills {
+	return n - noteBytes(v.Text, v.Spills)
+}
+
+// noteBytes is what the lines of text that name a spill file take, each
+// with one line break (as many as the text has).
+func noteBytes(text string, spills []Spill) int {
+	n, breaks := 0, strings.Count(text, "\n")
+	for _, line := range strings.Split(text, "\n") {
+		for _, sp := range spills {
 			if strings.Contains(line, sp.Path) {
-				n -= len(line)
+				n += len(line)
+				if breaks > 0 {
+					n, breaks = n+1, breaks-1
+				}
 				break
 			}
 		}
@@ -130,4 +140,49 @@ func TestWithin(t *testing.T) {
 			t.Errorf("%s: Within = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// FuzzFit checks the bound on any result: besides the notes that name its
+// spill files, what Fit returns and the reserve are within the limits.
+func FuzzFit(f *testing.F) {
+	f.Add("hello", 10, 100, 0, 0)
+	f.Add(strings.Repeat("x\n", 300), 2000, 700, 700, 300)
+	f.Add(strings.Repeat("é", 2000), 0, 3000, 0, 500)
+	const limit, lines = 1024, 20
+	s := NewSpiller(f.TempDir(), Limits{MaxBytes: limit, MaxLines: lines})
+	f.Cleanup(func() { s.Close() })
+	f.Fuzz(func(t *testing.T, text string, structured, img1, img2, reserve int) {
+		if structured < 0 || img1 < 0 || img2 < 0 || reserve < 0 || reserve > limit/2 ||
+			structured > 1<<16 || img1 > 1<<16 || img2 > 1<<16 || strings.Contains(text, "/") {
+			return
+		}
+		v := Visible{Text: text}
+		if structured > 0 {
+			v.Structured = map[string]any{"s": strings.Repeat("y", structured)}
+		}
+		for _, n := range []int{img1, img2} {
+			if n > 0 {
+				v.Images = append(v.Images, &mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, n)})
+			}
+		}
+		got, err := s.Fit("fuzz", v, reserve)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := shown(t, got); n+reserve > limit {
+			t.Fatalf("%d bytes shown besides the notes, and %d reserved: over %d", n, reserve, limit)
+		}
+		notes := 0
+		for _, line := range strings.Split(got.Text, "\n") {
+			for _, sp := range got.Spills {
+				if strings.Contains(line, sp.Path) {
+					notes++
+					break
+				}
+			}
+		}
+		if n := Lines(got.Text) - notes; n > lines {
+			t.Fatalf("%d lines besides the notes: over %d", n, lines)
+		}
+	})
 }
