@@ -117,9 +117,10 @@ func TestCallBounds(t *testing.T) {
 }
 
 // TestServeBounds runs `switchboard serve` over HTTP with direct tools, and
-// over stdio in transparent mode, and checks that results through the mcp
-// tool and direct tools stay within the limit, that no output schema is
-// advertised, and that a 9 MiB resource is refused with the cap's error.
+// over stdio in transparent mode, and checks direct tools at the exact
+// boundary, that large results through the mcp tool and direct tools stay
+// within the limit, that no output schema is advertised, and that a 9 MiB
+// resource is refused with the cap's error.
 func TestServeBounds(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	const limit = 8192
@@ -132,6 +133,26 @@ func TestServeBounds(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
+	// shown is what a client may show of a result (its text and its
+	// structured content as indented JSON) and how much of it is notes.
+	shown := func(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (total, notes int, r *mcp.CallToolResult) {
+		r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				total += len(tc.Text)
+				notes += noteBytes(tc.Text)
+			}
+		}
+		if r.StructuredContent != nil {
+			sc, _ := json.MarshalIndent(r.StructuredContent, "", "  ")
+			total += len(sc)
+			notes += spillsBytes(t, string(sc))
+		}
+		return total, notes, r
+	}
 	checkTools := func(t *testing.T, cs *mcp.ClientSession, calls map[string]map[string]any) {
 		tools, err := cs.ListTools(t.Context(), nil)
 		if err != nil {
@@ -143,25 +164,22 @@ func TestServeBounds(t *testing.T) {
 			}
 		}
 		for name, args := range calls {
-			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			total, notes := 0, 0
-			for _, c := range r.Content {
-				if tc, ok := c.(*mcp.TextContent); ok {
-					total += len(tc.Text)
-					notes += noteBytes(tc.Text)
-				}
-			}
-			sc, _ := json.MarshalIndent(r.StructuredContent, "", "  ")
-			if r.StructuredContent != nil {
-				total += len(sc)
-				notes += spillsBytes(t, string(sc))
-			}
-			if total-notes > limit || notes == 0 {
+			if total, notes, _ := shown(t, cs, name, args); total-notes > limit || notes == 0 {
 				t.Errorf("%s: %d bytes, %d of them notes; want spilled and within %d", name, total, notes, limit)
 			}
+		}
+	}
+	// atBoundary calls a direct tool whose text and structured content
+	// come to exactly the limit, then one byte more.
+	atBoundary := func(t *testing.T, cs *mcp.ClientSession, name string) {
+		args := func(n int) map[string]any { return map[string]any{"bytes": n, "structured": 1000} }
+		one, _, _ := shown(t, cs, name, args(1))
+		n := limit - (one - 1)
+		if total, notes, r := shown(t, cs, name, args(n)); total != limit || notes != 0 || r.StructuredContent == nil {
+			t.Errorf("%s at the limit: %d bytes, %d of notes, structured %v; want %d, none, kept", name, total, notes, r.StructuredContent != nil, limit)
+		}
+		if total, notes, r := shown(t, cs, name, args(n+1)); total-notes > limit || notes == 0 || r.StructuredContent != nil {
+			t.Errorf("%s one byte over: %d bytes, %d of notes, structured %v; want it spilled, within %d", name, total, notes, r.StructuredContent != nil, limit)
 		}
 	}
 	fileRead := map[string]any{"bytes": 2_700_000, "structured": 1_490_000}
@@ -170,6 +188,7 @@ func TestServeBounds(t *testing.T) {
 		env := sizedHome(t, map[string]any{"directTools": true}, map[string]any{"output": output})
 		url := startServe(t, env, "--http", "127.0.0.1:0")
 		cs := connect(t, &mcp.StreamableClientTransport{Endpoint: url})
+		atBoundary(t, cs, "s_sized")
 		checkTools(t, cs, map[string]map[string]any{
 			"s_sized": fileRead,
 			"s_typed": {"structured": 2 * limit},
@@ -181,6 +200,7 @@ func TestServeBounds(t *testing.T) {
 		cmd := exec.Command("switchboard", "serve")
 		cmd.Env = env
 		cs := connect(t, &mcp.CommandTransport{Command: cmd})
+		atBoundary(t, cs, "sized")
 		checkTools(t, cs, map[string]map[string]any{"sized": fileRead, "typed": {"structured": 2 * limit}})
 		_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: fmt.Sprintf("big://%d", 9<<20)})
 		if err == nil || !strings.Contains(err.Error(), "cap of 8 MiB on a resource") {
