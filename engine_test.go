@@ -2,6 +2,7 @@ package switchboard
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,19 +235,23 @@ func mergeDef(a, b def) def {
 func TestBoundsSpillAndCleanup(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	e := newEngine(t, map[string]def{"f": fixture(testserver.Good)}, map[string]any{"output": map[string]int{"maxBytes": 2048, "maxLines": 50}})
-	r := must(t, e, `{"tool":"big","server":"f","args":{"bytes":2048}}`)
-	if len(r.Details.Spills) != 0 || len(r.Text) != 2048 {
-		t.Errorf("exactly 2048 bytes: %d bytes inline and %d spills, want all inline", len(r.Text), len(r.Details.Spills))
+	// The limit holds the text and the details (the mcp tool's structured
+	// content) together: the text may have what the details leave.
+	r := must(t, e, `{"tool":"big","server":"f","args":{"bytes":1}}`)
+	n := 2048 - detailsLen(t, r.Details)
+	r = must(t, e, fmt.Sprintf(`{"tool":"big","server":"f","args":{"bytes":%d}}`, n))
+	if len(r.Details.Spills) != 0 || len(r.Text) != n {
+		t.Errorf("exactly 2048 bytes with the details: %d bytes inline and %d spills, want all %d inline", len(r.Text), len(r.Details.Spills), n)
 	}
-	r = must(t, e, `{"tool":"big","server":"f","args":{"bytes":2049}}`)
+	r = must(t, e, fmt.Sprintf(`{"tool":"big","server":"f","args":{"bytes":%d}}`, n+1))
 	if len(r.Details.Spills) != 1 {
-		t.Fatalf("2049 bytes: %d spills, want 1:\n%s", len(r.Details.Spills), r.Text)
+		t.Fatalf("2049 bytes with the details: %d spills, want 1:\n%s", len(r.Details.Spills), r.Text)
 	}
 	sp := r.Details.Spills[0]
-	wantText(t, r, sp.Path, "2049 bytes exceed the limit of 2048")
+	wantText(t, r, sp.Path, fmt.Sprintf("%d bytes, with the %d of the rest of the result, exceed the limit of 2048", n+1, 2048-n))
 	data, err := os.ReadFile(sp.Path)
-	if err != nil || len(data) != 2049 {
-		t.Fatalf("spill file holds %d bytes (%v), want 2049", len(data), err)
+	if err != nil || len(data) != n+1 {
+		t.Fatalf("spill file holds %d bytes (%v), want %d", len(data), err, n+1)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

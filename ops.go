@@ -329,7 +329,7 @@ func (s *Session) call(ctx context.Context, req *proxy.Request) *Result {
 	if err != nil {
 		return s.errorResult(proxy.ActionCall, ref.Server, err)
 	}
-	r := &Result{Text: conv.Text, Images: conv.Images, IsError: res.IsError, Details: Details{
+	r := &Result{Text: conv.Text, Images: conv.Images, IsError: res.IsError, name: "call-" + ref.Name, Details: Details{
 		Operation: string(proxy.ActionCall), Server: ref.Server, IsError: res.IsError, Count: len(res.Content),
 		Spills: conv.Spills, Structured: res.StructuredContent,
 	}}

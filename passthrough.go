@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/bound"
 	"github.com/switchboard-mcp/switchboard/catalog"
 )
 
@@ -46,20 +47,40 @@ func (e *Engine) CallTool(ctx context.Context, server string, params *mcp.CallTo
 	return e.pool.Call(ctx, name, params)
 }
 
-// Bound returns a tool result whose text fits the output limits: larger
-// text and binary content are spilled to files named in the text. The
-// structured content is kept as it came.
+// Bound returns a tool result bounded as a whole, for a gateway's direct
+// tools: its content is converted as the mcp tool converts it (binary
+// content to spill files, structured content added as JSON text unless a
+// text block holds it), then the text, the images and the structured
+// content share settings.output in that order; what does not fit is
+// spilled to files named in the text. The structured content is dropped
+// when it is spilled, so such a tool must not advertise an output schema.
 func (e *Engine) Bound(what string, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
-	conv, err := e.spill.Convert(what, res.Content, nil)
+	conv, err := e.spill.Convert(what, res.Content, res.StructuredContent)
 	if err != nil {
 		return nil, err
 	}
-	out := &mcp.CallToolResult{IsError: res.IsError, StructuredContent: res.StructuredContent, Meta: res.Meta}
-	out.Content = append(out.Content, &mcp.TextContent{Text: conv.Text})
-	for _, img := range conv.Images {
+	v, err := e.spill.Fit(what, bound.Visible{Text: conv.Text, Images: conv.Images, Structured: res.StructuredContent, Spills: conv.Spills}, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcp.CallToolResult{IsError: res.IsError, StructuredContent: v.Structured, Meta: res.Meta}
+	out.Content = append(out.Content, &mcp.TextContent{Text: v.Text})
+	for _, img := range v.Images {
 		out.Content = append(out.Content, img)
 	}
 	return out, nil
+}
+
+// Fits reports whether a tool result can be passed on as it came, for a
+// gateway that passes results through when it can (transparent mode): it
+// is within settings.output, text, binary content and structured content
+// together, and its structured content, if any, is repeated in a text
+// block, so that a client that shows only the content shows it too.
+func (e *Engine) Fits(res *mcp.CallToolResult) bool {
+	if !e.spill.Limits().Within(res.Content, res.StructuredContent) {
+		return false
+	}
+	return res.StructuredContent == nil || bound.HoldsStructured(res.Content, res.StructuredContent)
 }
 
 // ReadResource reads a resource of a server by its URI, as it came.

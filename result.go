@@ -11,14 +11,18 @@ import (
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
-// Result is what one operation returns: text for the model (bounded, and
-// the same text the CLI prints), images that pass through, and structured
-// details for programs. The text and the details say the same thing.
+// Result is what one operation returns: text for the model (the same text
+// the CLI prints), images that pass through, and structured details for
+// programs. The text and the details say the same thing. The three
+// together are within settings.output, plus the notes that name spill
+// files (see Session.fit).
 type Result struct {
 	Text    string
 	Images  []*mcp.ImageContent
 	IsError bool
 	Details Details
+
+	name string // what the result's spill files are named after
 }
 
 // Details is the machine-readable side of a result, also printed by the
@@ -38,7 +42,8 @@ type Details struct {
 	Templates []TemplateInfo `json:"templates,omitempty"`
 	Prompts   []PromptInfo   `json:"prompts,omitempty"`
 	Search    *SearchInfo    `json:"search,omitempty"`
-	// Structured is a tool's structured content, passed on as it came.
+	// Structured is a tool's structured content, as it came when it fits
+	// the output limits with the rest of the result, else in a spill file.
 	Structured any `json:"structured,omitempty"`
 }
 
@@ -106,31 +111,27 @@ type SearchInfo struct {
 	Failed  []string `json:"failed,omitempty"` // servers that could not be indexed
 }
 
-// errorResult makes an error result; the text is the error, bounded.
+// errorResult makes an error result; the text is the error (Do bounds it).
 func (s *Session) errorResult(op proxy.Action, server string, err error) *Result {
-	text := err.Error()
-	if t, serr := s.e.spill.Text("error", text); serr == nil {
-		text = t.Text
-	}
-	return &Result{Text: text, IsError: true, Details: Details{Operation: string(op), Server: server, IsError: true, Error: err.Error()}}
+	return &Result{Text: err.Error(), IsError: true, name: "error",
+		Details: Details{Operation: string(op), Server: server, IsError: true, Error: shorten(err.Error(), maxDetailsError)}}
 }
 
-// bounded fills the result's text from lines, spilling what does not fit.
+// maxDetailsError bounds the error of the details, in characters; the text
+// has the whole error.
+const maxDetailsError = 1000
+
+// bounded fills the result's text from lines; what names its spill files.
+// Do bounds the whole result before it is returned.
 func (s *Session) bounded(r *Result, what string, lines []string) *Result {
-	text := strings.Join(lines, "\n")
-	t, err := s.e.spill.Text(what, text)
-	if err != nil {
-		return s.errorResult(proxy.Action(r.Details.Operation), r.Details.Server, err)
-	}
-	r.Text = t.Text
-	if t.Spill != nil {
-		r.Details.Spills = append(r.Details.Spills, *t.Spill)
-	}
+	r.Text = strings.Join(lines, "\n")
+	r.name = what
 	return r
 }
 
 // MCP returns the result as the result of a tools/call: text and images as
-// content, details as structured content.
+// content, details as structured content (bounded together, see
+// Session.Do).
 func (r *Result) MCP() *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: r.IsError, StructuredContent: r.Details}
 	out.Content = append(out.Content, &mcp.TextContent{Text: r.Text})

@@ -31,13 +31,18 @@ func (e *Engine) NewSession() *Session {
 func (s *Session) Handle(ctx context.Context, args json.RawMessage) *Result {
 	req, err := proxy.Parse(args)
 	if err != nil {
-		return s.errorResult("invalid", "", err)
+		return s.fit(s.errorResult("invalid", "", err))
 	}
 	return s.Do(ctx, req)
 }
 
-// Do carries out a parsed request.
+// Do carries out a parsed request. Its result is bounded as a whole (see
+// fit).
 func (s *Session) Do(ctx context.Context, req *proxy.Request) *Result {
+	return s.fit(s.do(ctx, req))
+}
+
+func (s *Session) do(ctx context.Context, req *proxy.Request) *Result {
 	if req.Server != "" {
 		name, err := s.e.server(req.Server)
 		if err != nil {

@@ -1,8 +1,10 @@
-// Package bound keeps every model-visible result within limits.
+// Package bound keeps every model-visible result within limits: its text,
+// images and structured content together (see Fit).
 //
-// Text over the limits is spilled: the whole text goes to a file of mode 0600
-// in a per-process directory of mode 0700, and the result keeps a preview and
-// says where the rest is and why. Spill directories are removed when their
+// What does not fit is spilled: a text goes whole to a file of mode 0600 in
+// a per-process directory of mode 0700 and the result keeps a preview;
+// images and structured content that do not fit go to files too; the
+// result says where each is and why. Spill directories are removed when their
 // process closes its Spiller; a later start removes the directories of
 // processes that died without doing so (see Clean).
 package bound
@@ -55,12 +57,16 @@ func (l Limits) Fits(s string) bool {
 	return len(s) <= l.MaxBytes && Lines(s) <= l.MaxLines
 }
 
-// reason says which limit s exceeds.
-func (l Limits) reason(s string) string {
+// reason says which limit s exceeds, when the rest of its result takes
+// reserve bytes.
+func (l Limits) reason(s string, reserve int) string {
 	l = l.withDefaults()
 	var why []string
-	if len(s) > l.MaxBytes {
+	switch {
+	case len(s) > l.MaxBytes:
 		why = append(why, fmt.Sprintf("%d bytes exceed the limit of %d", len(s), l.MaxBytes))
+	case len(s)+reserve > l.MaxBytes:
+		why = append(why, fmt.Sprintf("%d bytes, with the %d of the rest of the result, exceed the limit of %d", len(s), reserve, l.MaxBytes))
 	}
 	if n := Lines(s); n > l.MaxLines {
 		why = append(why, fmt.Sprintf("%d lines exceed the limit of %d", n, l.MaxLines))

@@ -11,20 +11,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Converted is content made fit for a model: one bounded text, the images
-// that pass through as they are, and the files that hold the rest.
+// Converted is content made fit for a model: one text, the images that
+// pass through as they are, and the files that hold the rest.
 type Converted struct {
 	Text   string
 	Images []*mcp.ImageContent
 	Spills []Spill
 }
 
-// Convert turns the content of a result into bounded text. Text passes
-// through; images within the byte limit pass through as images; other
-// binary content (audio, blobs, large images) is written to spill files and
-// named in the text; resource links are listed without credentials;
-// structured content is added as JSON unless a text block already holds it.
-// The whole text is then bounded like any other (see Spiller.Text).
+// Convert turns the content of a result into text. Text passes through;
+// images within the byte limit pass through as images; other binary content
+// (audio, blobs, large images) is written to spill files and named in the
+// text; resource links are listed without credentials; structured content is
+// added as JSON unless a text block already holds it. The text is not
+// bounded here: the caller bounds the whole result, text, images and
+// structured content together (see Fit).
 func (s *Spiller) Convert(what string, contents []mcp.Content, structured any) (Converted, error) {
 	var out Converted
 	var parts []string
@@ -35,20 +36,13 @@ func (s *Spiller) Convert(what string, contents []mcp.Content, structured any) (
 		}
 		parts = append(parts, part)
 	}
-	if structured != nil && !holdsStructured(contents, structured) {
-		js, err := json.MarshalIndent(structured, "", "  ")
+	if structured != nil && !HoldsStructured(contents, structured) {
+		js, err := indentJSON(structured)
 		if err == nil {
 			parts = append(parts, "structured content:\n"+string(js))
 		}
 	}
-	t, err := s.Text(what, strings.Join(parts, "\n"))
-	if err != nil {
-		return Converted{}, err
-	}
-	out.Text = t.Text
-	if t.Spill != nil {
-		out.Spills = append(out.Spills, *t.Spill)
-	}
+	out.Text = strings.Join(parts, "\n")
 	return out, nil
 }
 
@@ -92,9 +86,9 @@ func (s *Spiller) spillBinary(what, kind, mimeType string, data []byte, out *Con
 	return fmt.Sprintf("[%s %s, %d bytes, saved to %s]", kind, orUnknown(mimeType), len(data), sp.Path), nil
 }
 
-// holdsStructured reports whether a text block already holds the structured
+// HoldsStructured reports whether a text block already holds the structured
 // content as JSON, as the spec recommends servers do.
-func holdsStructured(contents []mcp.Content, structured any) bool {
+func HoldsStructured(contents []mcp.Content, structured any) bool {
 	want, err := json.Marshal(structured)
 	if err != nil {
 		return false

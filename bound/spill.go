@@ -57,16 +57,22 @@ const previewShare = 4
 // written whole to a spill file (named after what, e.g. "call-echo") and
 // replaced by a preview and a note naming the file, its size and the reason.
 func (s *Spiller) Text(what, text string) (Text, error) {
-	if s.limits.Fits(text) {
+	return s.textWithin(what, text, 0)
+}
+
+// textWithin is Text for the text of a larger result, whose other parts
+// take reserve bytes of the limit.
+func (s *Spiller) textWithin(what, text string, reserve int) (Text, error) {
+	if len(text)+reserve <= s.limits.MaxBytes && Lines(text) <= s.limits.MaxLines {
 		return Text{Text: text}, nil
 	}
-	reason := s.limits.reason(text)
+	reason := s.limits.reason(text, reserve)
 	path, err := s.write(what, ".txt", []byte(text))
 	if err != nil {
 		return Text{}, fmt.Errorf("spilling %s (%s): %w", what, reason, err)
 	}
 	sp := &Spill{Path: path, Bytes: len(text), Lines: Lines(text), Reason: reason}
-	preview := Preview(text, s.limits.MaxBytes/previewShare, s.limits.MaxLines/previewShare)
+	preview := Preview(text, max(s.limits.MaxBytes-reserve, 0)/previewShare, s.limits.MaxLines/previewShare)
 	note := fmt.Sprintf("[truncated: %s; showing the first %d of %d bytes; the whole text is in %s]", reason, len(preview), len(text), path)
 	if !strings.HasSuffix(preview, "\n") && preview != "" {
 		preview += "\n"

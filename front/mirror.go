@@ -27,7 +27,7 @@ func (s *Server) mirror(ctx context.Context) error {
 
 	for _, t := range ent.Tools {
 		cur.tools[t.Name] = true
-		s.addDirect(t.Name, directTool{server: s.single, name: t.Name}, t, false)
+		s.addDirect(t.Name, directTool{server: s.single, name: t.Name}, t, true)
 	}
 	for _, r := range ent.Resources {
 		cur.resources[r.URI] = true

@@ -276,27 +276,38 @@ func (s *Server) syncDirect(ctx context.Context) {
 	}
 	sort.Strings(add)
 	for _, name := range add {
-		s.addDirect(name, want[name], tools[name], true)
+		s.addDirect(name, want[name], tools[name], false)
 	}
 }
 
 // addDirect registers one server tool under an exposed name. Arguments
 // pass through unvalidated: the server validates its own.
-func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, bounded bool) {
+//
+// The tool's output schema is not advertised. A tool with one must always
+// return structured content that conforms to it, and spec-following
+// clients check that it does (or show the model the structured content
+// instead of the text); but a result over settings.output has its
+// structured content spilled to a file, which no schema allows. Without the
+// schema, structured content that fits is still passed on, and the text
+// holds it too (see Engine.Bound).
+func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transparent bool) {
 	cp := *t
 	cp.Name = exposed
+	cp.OutputSchema = nil
 	if cp.InputSchema == nil {
 		cp.InputSchema = map[string]any{"type": "object"}
 	}
 	s.mcp.AddTool(&cp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
-			return s.callDirect(ctx, req, dt, bounded)
+			return s.callDirect(ctx, req, dt, transparent)
 		}), nil
 	})
 }
 
-// callDirect calls a server's tool for a direct or mirrored tool.
-func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, bounded bool) *mcp.CallToolResult {
+// callDirect calls a server's tool for a direct or mirrored tool. Its
+// result is bounded (Engine.Bound); in transparent mode, a result that
+// fits is passed on as it came (Engine.Fits).
+func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, transparent bool) *mcp.CallToolResult {
 	done := s.opts.Metrics.start("call")
 	_, ctx, cancel := s.session(ctx, req.Session)
 	defer cancel()
@@ -316,7 +327,7 @@ func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt di
 		done(dt.server, true)
 		return errorResult(err)
 	}
-	if bounded {
+	if !transparent || !s.eng.Fits(res) {
 		if res, err = s.eng.Bound("call-"+dt.name, res); err != nil {
 			done(dt.server, true)
 			return errorResult(err)

@@ -22,7 +22,7 @@ const (
 	ClassTimeout   Class = "timeout"   // the server's request timeout elapsed
 	ClassCanceled  Class = "canceled"  // the caller gave up
 	ClassServer    Class = "server"    // the server answered with an error
-	ClassBound     Class = "bound"     // a discovery bound was exceeded
+	ClassBound     Class = "bound"     // a discovery bound or the read cap was exceeded
 	ClassClosed    Class = "closed"    // the pool is closed
 	ClassDisabled  Class = "disabled"  // the server is disabled
 )
@@ -33,7 +33,7 @@ var (
 	ErrDisabled      = errors.New("server is disabled")
 	ErrClosed        = errors.New("pool is closed")
 	ErrNeedsAuth     = errors.New("server requires authorization")
-	ErrBound         = errors.New("discovery bound exceeded")
+	ErrBound         = errors.New("discovery bound exceeded") // or the read cap: any error of ClassBound
 	ErrTimeout       = errors.New("request timed out")
 )
 

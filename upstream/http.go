@@ -28,12 +28,15 @@ import (
 //     errors, so a dropped server is noticed at once (the SDK closes the
 //     session only after its SSE retries give up, ~22 s);
 //   - bounds JSON bodies and repairs unknown content types in responses,
-//     both plain JSON and event streams (see content.go).
+//     both plain JSON and event streams (see content.go);
+//   - applies the read cap to the responses of resources/read and
+//     prompts/get (see readcap.go).
 type httpTransport struct {
 	base         http.RoundTripper
 	header       http.Header // resolved: never log it
 	probeTimeout time.Duration
 	maxBytes     int
+	readCap      int
 
 	probing      atomic.Bool
 	unauthorized atomic.Bool
@@ -42,12 +45,12 @@ type httpTransport struct {
 	lastErr error // the last transport error, until taken
 }
 
-func newHTTPTransport(base http.RoundTripper, headers map[string]config.Secret, probe time.Duration, maxBytes int) *httpTransport {
+func newHTTPTransport(base http.RoundTripper, headers map[string]config.Secret, probe time.Duration, maxBytes, readCap int) *httpTransport {
 	h := make(http.Header, len(headers))
 	for k, v := range headers {
 		h.Set(k, v.Reveal())
 	}
-	return &httpTransport{base: base, header: h, probeTimeout: probe, maxBytes: maxBytes}
+	return &httpTransport{base: base, header: h, probeTimeout: probe, maxBytes: maxBytes, readCap: readCap}
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -56,7 +59,8 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header[k] = v
 	}
 	cancel := context.CancelFunc(func() {})
-	if t.probing.Load() && isProbe(req) {
+	head := postHead(req)
+	if t.probing.Load() && isProbe(head) {
 		var ctx context.Context
 		ctx, cancel = context.WithTimeout(req.Context(), t.probeTimeout)
 		req = req.WithContext(ctx)
@@ -72,23 +76,33 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode == http.StatusUnauthorized {
 		t.unauthorized.Store(true)
 	}
-	resp.Body = t.wrapBody(resp, cancel)
+	var cp *cappedPost
+	if bytes.Contains(head, []byte(`"resources/read"`)) || bytes.Contains(head, []byte(`"prompts/get"`)) {
+		cp = cappedRequest(head, t.readCap)
+	}
+	resp.Body = t.wrapBody(resp, cancel, cp)
 	return resp, nil
 }
 
-// isProbe reports whether req is the POST of a server/discover request.
-func isProbe(req *http.Request) bool {
+// postHead returns the start of a POST's body, where go-sdk writes a
+// request's id and method, or nil.
+func postHead(req *http.Request) []byte {
 	if req.Method != http.MethodPost || req.GetBody == nil {
-		return false
+		return nil
 	}
 	body, err := req.GetBody()
 	if err != nil {
-		return false
+		return nil
 	}
 	defer body.Close()
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(body, head)
-	return bytes.Contains(head[:n], []byte(`"method":"`+methodDiscover+`"`))
+	return head[:n]
+}
+
+// isProbe reports whether head starts the POST of a server/discover request.
+func isProbe(head []byte) bool {
+	return bytes.Contains(head, []byte(`"method":"`+methodDiscover+`"`))
 }
 
 func (t *httpTransport) noteErr(err error) {
@@ -106,14 +120,15 @@ func (t *httpTransport) takeErr() error {
 	return err
 }
 
-// wrapBody bounds and repairs a response body; cancel runs when it is closed.
-func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc) io.ReadCloser {
+// wrapBody bounds and repairs a response body, and applies the read cap
+// when cp is not nil; cancel runs when it is closed.
+func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc, cp *cappedPost) io.ReadCloser {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		return &jsonBody{rc: resp.Body, max: t.maxBytes, cancel: cancel}
+		return &jsonBody{rc: resp.Body, max: t.maxBytes, cancel: cancel, capped: cp}
 	case "text/event-stream":
-		return &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel}
+		return &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel, capped: cp}
 	}
 	return &closeHook{ReadCloser: resp.Body, cancel: cancel}
 }
@@ -130,20 +145,32 @@ func (c *closeHook) Close() error {
 }
 
 // A jsonBody reads a whole JSON body, at most max bytes, and repairs it.
+// The response of a capped request is read no further than the read cap.
 type jsonBody struct {
 	rc     io.ReadCloser
 	max    int
 	cancel context.CancelFunc
+	capped *cappedPost
 	r      *bytes.Reader
 	err    error
 }
 
 func (b *jsonBody) Read(p []byte) (int, error) {
 	if b.r == nil && b.err == nil {
-		data, err := io.ReadAll(io.LimitReader(b.rc, int64(b.max)+1))
+		limit := b.max
+		if b.capped != nil {
+			limit = min(limit, b.capped.limit+capSlack)
+		}
+		data, err := io.ReadAll(io.LimitReader(b.rc, int64(limit)+1))
+		var refusal []byte
+		if err == nil && b.capped != nil {
+			refusal = b.capped.refuse(data, len(data) <= limit)
+		}
 		switch {
 		case err != nil:
 			b.err = err
+		case refusal != nil:
+			b.r = bytes.NewReader(refusal)
 		case len(data) > b.max:
 			b.err = withClass(ClassProtocol, fmt.Errorf("response larger than %d MiB", b.max>>20))
 		default:
@@ -164,12 +191,15 @@ func (b *jsonBody) Close() error {
 }
 
 // An sseBody passes an event stream through line by line, repairing the
-// JSON of data lines and bounding each line to max bytes.
+// JSON of data lines and bounding each line to max bytes. In the stream of
+// a capped request, a data line over the read cap is discarded as it
+// streams and replaced by the refusal.
 type sseBody struct {
 	rc      io.ReadCloser
 	r       *bufio.Reader
 	max     int
 	cancel  context.CancelFunc
+	capped  *cappedPost
 	pending []byte
 	line    []byte
 }
@@ -187,9 +217,16 @@ func (b *sseBody) Read(p []byte) (int, error) {
 
 func (b *sseBody) next() error {
 	b.line = b.line[:0]
+	limit := b.max
+	if b.capped != nil {
+		limit = min(limit, b.capped.limit+capSlack)
+	}
 	for {
 		frag, err := b.r.ReadSlice('\n')
-		if len(b.line)+len(frag) > b.max {
+		if len(b.line)+len(frag) > limit {
+			if b.capped != nil && bytes.HasPrefix(append(b.line, frag...), []byte("data:")) {
+				return b.refuseLine(err)
+			}
 			return withClass(ClassProtocol, fmt.Errorf("event larger than %d MiB", b.max>>20))
 		}
 		b.line = append(b.line, frag...)
@@ -202,12 +239,35 @@ func (b *sseBody) next() error {
 		break
 	}
 	if data, ok := bytes.CutPrefix(b.line, []byte("data:")); ok {
+		if b.capped != nil {
+			if refusal := b.capped.refuse(bytes.TrimSpace(data), true); refusal != nil {
+				b.pending = dataLine(refusal)
+				return nil
+			}
+		}
 		if fixed, ok := sanitizeMessage(bytes.TrimSpace(data)); ok {
 			b.line = append(append([]byte("data: "), fixed...), '\n')
 		}
 	}
 	b.pending = b.line
 	return nil
+}
+
+// refuseLine discards the rest of an oversized data line, whose last read
+// ended with err, and puts the refusal in its place.
+func (b *sseBody) refuseLine(err error) error {
+	for err == bufio.ErrBufferFull {
+		_, err = b.r.ReadSlice('\n')
+	}
+	if err != nil && err != io.EOF {
+		return err
+	}
+	b.pending = dataLine(b.capped.refusal(-1))
+	return nil
+}
+
+func dataLine(msg []byte) []byte {
+	return append(append([]byte("data: "), msg...), '\n')
 }
 
 func (b *sseBody) Close() error {
@@ -221,7 +281,8 @@ func (b *sseBody) Close() error {
 func httpClientTransport(life context.Context, s *config.Server, url string, rt *httpTransport) mcp.Transport {
 	client := &http.Client{Transport: rt}
 	if s.Type == config.TransportSSE {
-		return &sseTransport{life: life, inner: &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: rt.maxBytes}}
+		sse := &sseTransport{life: life, inner: &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: rt.maxBytes}}
+		return readCapTransport{Transport: sse, limit: rt.readCap}
 	}
 	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: 2, MaxEventSize: rt.maxBytes}
 }

@@ -192,6 +192,8 @@ func (s *server) opFailed(ctx context.Context, sess *session, op string, err err
 		if why := s.connectionLost(sess, err); why != nil {
 			err, class = why, classOf(why, class)
 		}
+	case errors.As(err, &wire) && isReadCap(wire):
+		class = ClassBound
 	case errors.As(err, &wire):
 		// The server answered.
 	default:

@@ -101,6 +101,10 @@ type Options struct {
 	// MaxMessageBytes bounds one message from a server. Default 16 MiB.
 	MaxMessageBytes int
 
+	// MaxReadBytes caps the result of one resources/read or prompts/get, as
+	// JSON; a larger one fails with ClassBound. Default 8 MiB.
+	MaxReadBytes int
+
 	// HTTPTransport is the base round tripper of HTTP servers. Default: a
 	// clone of http.DefaultTransport, owned by the pool.
 	HTTPTransport http.RoundTripper
@@ -176,6 +180,7 @@ func (p *Pool) fillDefaults() {
 	setDefault(&o.CloseTimeout, DefaultCloseTimeout)
 	setDefault(&o.PingInterval, DefaultPingInterval)
 	setDefault(&o.MaxMessageBytes, DefaultMaxMessageBytes)
+	setDefault(&o.MaxReadBytes, DefaultMaxReadBytes)
 	if o.HTTPTransport == nil {
 		p.ownHTTP = http.DefaultTransport.(*http.Transport).Clone()
 		o.HTTPTransport = p.ownHTTP

@@ -109,6 +109,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 	sess.proc = proc
 	t := &mcp.IOTransport{Reader: newLineReader(proc.stdout, o.MaxMessageBytes, s.log), Writer: stdinWriter{proc}, MaxLineLength: -1}
 	conn, _ := t.Connect(ctx) // never fails
+	conn = newReadCapConn(conn, o.MaxReadBytes)
 	var probe *probeConn
 	if opts.ProtocolVersion == "" {
 		probe = newProbeConn(conn, s.probeTimeout(), s.timeout/2)
@@ -161,7 +162,7 @@ func (s *server) track(p *process) bool {
 
 func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, error) {
 	o := &s.pool.opts
-	rt := newHTTPTransport(o.HTTPTransport, res.Headers, s.probeTimeout(), o.MaxMessageBytes)
+	rt := newHTTPTransport(o.HTTPTransport, res.Headers, s.probeTimeout(), o.MaxMessageBytes, o.MaxReadBytes)
 	rt.probing.Store(opts.ProtocolVersion == "")
 	endpoint := res.URL.Reveal()
 	if endpoint == "" {

@@ -9,9 +9,12 @@
 package testserver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Env names the environment variable that selects the mode.
@@ -79,6 +82,8 @@ func run(mode string) error {
 		return serveGood()
 	case Catalog:
 		return serveCatalog()
+	case Sized:
+		return SizedServer().Run(context.Background(), &mcp.StdioTransport{})
 	case ExitAtStart:
 		fmt.Fprintln(os.Stderr, "node:internal/modules/cjs/loader:1228\n  throw err;\n\nError: Cannot find module '/nowhere/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)")
 		os.Exit(1)
