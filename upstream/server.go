@@ -282,6 +282,12 @@ func (s *server) ping(sess *session) {
 	ctx, cancel := withTimeout(s.pool.ctx, s.timeout)
 	defer cancel()
 	if err := sess.cs.Ping(ctx, nil); err != nil && s.pool.ctx.Err() == nil {
+		if auth := sess.takeAuth(); auth != nil {
+			err = opError(ctx, s.cfg.Name, "checking health", s.timeout, auth, ClassAuth)
+			s.log.Warn("health check failed", "error", err)
+			s.authLost(sess, err)
+			return
+		}
 		err = opError(ctx, s.cfg.Name, "checking health", s.timeout, err, ClassTransport)
 		s.log.Warn("health check failed", "error", err)
 		sess.drop(err)

@@ -13,7 +13,7 @@ const (
 	StateConnecting   State = "connecting"
 	StateConnected    State = "connected"
 	StateFailed       State = "failed"
-	StateNeedsAuth    State = "needs-auth" // the server answered HTTP 401
+	StateNeedsAuth    State = "needs-auth" // the server answered HTTP 401, or 403 insufficient_scope
 	StateDisabled     State = "disabled"
 )
 
