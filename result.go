@@ -38,6 +38,11 @@ type Details struct {
 	Templates []TemplateInfo `json:"templates,omitempty"`
 	Prompts   []PromptInfo   `json:"prompts,omitempty"`
 	Search    *SearchInfo    `json:"search,omitempty"`
+	// Config says what is wrong with the configuration, and which project
+	// files it ignores (status only, when there is something to say).
+	Config *ConfigStatus `json:"config,omitempty"`
+	// Failed are the servers that could not be searched, with why.
+	Failed []ServerError `json:"failed,omitempty"`
 	// Structured is a tool's structured content, passed on as it came.
 	Structured any `json:"structured,omitempty"`
 }
@@ -112,7 +117,7 @@ func (s *Session) errorResult(op proxy.Action, server string, err error) *Result
 	if t, serr := s.e.spill.Text("error", text); serr == nil {
 		text = t.Text
 	}
-	return &Result{Text: text, IsError: true, Details: Details{Operation: string(op), Server: server, IsError: true, Error: err.Error()}}
+	return &Result{Text: text, IsError: true, Details: Details{Operation: string(op), Server: server, IsError: true, Error: err.Error(), Failed: failedOf(err)}}
 }
 
 // bounded fills the result's text from lines, spilling what does not fit.
