@@ -115,19 +115,25 @@ type failureMark struct {
 	gen     uint64
 }
 
-// mark notes st and reports whether it shows a failure not recorded yet,
-// and a connection made since the last mark (the server answered).
-func (m *failureMarks) mark(st upstream.Status) (failed, answered bool) {
+// news reports whether st shows a failure not recorded yet, and a
+// connection made since the last one recorded (the server answered).
+func (m *failureMarks) news(st upstream.Status) (failed, answered bool) {
+	m.mu.Lock()
+	old := m.seen[st.Name]
+	m.mu.Unlock()
+	failed = !st.ErrorAt.IsZero() && !st.ErrorAt.Equal(old.errorAt) && recordable(st.ErrorClass)
+	answered = st.Generation != old.gen && !st.ConnAt.IsZero()
+	return failed, answered
+}
+
+// mark notes that what st shows is recorded.
+func (m *failureMarks) mark(st upstream.Status) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.seen == nil {
 		m.seen = map[string]failureMark{}
 	}
-	old := m.seen[st.Name]
-	failed = !st.ErrorAt.IsZero() && !st.ErrorAt.Equal(old.errorAt) && recordable(st.ErrorClass)
-	answered = st.State == upstream.StateConnected && st.Generation != old.gen
 	m.seen[st.Name] = failureMark{errorAt: st.ErrorAt, gen: st.Generation}
-	return failed, answered
 }
 
 // recordable reports whether a failure of class c says something about the
@@ -137,9 +143,11 @@ func recordable(c upstream.Class) bool {
 }
 
 // recordFailures writes to the catalog what the pool learned of the named
-// servers (all when none is named) since the last call: a new failure, or
-// a new connection, which clears the failure recorded before it. Status in
-// any process then shows the server's last failure until it answers again.
+// servers (all when none is named) since the last call: a new failure, and
+// a new connection, which clears the failures recorded before it. Status in
+// any process then shows a server's last failure until it answers again.
+// Concurrent calls may write the same thing twice, which is harmless; a
+// write that fails is tried again by the next call.
 func (e *Engine) recordFailures(ctx context.Context, names ...string) {
 	for _, st := range e.pool.Snapshot() {
 		if len(names) > 0 && !slices.Contains(names, st.Name) {
@@ -149,17 +157,20 @@ func (e *Engine) recordFailures(ctx context.Context, names ...string) {
 		if !ok {
 			continue
 		}
-		failed, answered := e.fails.mark(st)
+		failed, answered := e.fails.news(st)
+		var err error
 		if failed {
 			f := catalog.Failure{Server: st.Name, Hash: e.memo.hash(s), Class: string(st.ErrorClass), Error: st.Error, At: st.ErrorAt}
-			if err := e.cat.PutFailure(ctx, f); err != nil {
-				e.log.Warn("recording a failure", "server", st.Name, "err", err)
-			}
+			err = e.cat.PutFailure(ctx, f)
 		}
-		if answered {
-			if err := e.cat.ClearFailure(ctx, st.Name, time.Now()); err != nil {
-				e.log.Warn("clearing a failure", "server", st.Name, "err", err)
-			}
+		if answered && err == nil {
+			err = e.cat.ClearFailure(ctx, st.Name, st.ConnAt)
+		}
+		switch {
+		case err == nil:
+			e.fails.mark(st)
+		case ctx.Err() == nil:
+			e.log.Warn("recording a failure", "server", st.Name, "err", err)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func (c *Catalog) PutFailure(ctx context.Context, f Failure) (err error) {
 	_, err = c.db.ExecContext(ctx, `INSERT INTO failures (server, hash, class, error, at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (server) DO UPDATE SET hash = excluded.hash, class = excluded.class, error = excluded.error, at = excluded.at
 		WHERE excluded.at >= failures.at`,
-		f.Server, f.Hash, f.Class, f.Error, f.At.UnixMilli())
+		f.Server, f.Hash, f.Class, f.Error, f.At.UnixMicro())
 	return err
 }
 
@@ -34,7 +34,7 @@ func (c *Catalog) PutFailure(ctx context.Context, f Failure) (err error) {
 // server answered at t.
 func (c *Catalog) ClearFailure(ctx context.Context, server string, t time.Time) (err error) {
 	defer wrapf(&err, "clearing the failure of %q in the catalog", server)
-	_, err = c.db.ExecContext(ctx, `DELETE FROM failures WHERE server = ? AND at <= ?`, server, t.UnixMilli())
+	_, err = c.db.ExecContext(ctx, `DELETE FROM failures WHERE server = ? AND at <= ?`, server, t.UnixMicro())
 	return err
 }
 
@@ -55,7 +55,7 @@ func (c *Catalog) Failures(ctx context.Context) (_ map[string]Failure, err error
 		if err := rows.Scan(&f.Server, &f.Hash, &f.Class, &f.Error, &at); err != nil {
 			return nil, err
 		}
-		f.At = time.UnixMilli(at)
+		f.At = time.UnixMicro(at)
 		out[f.Server] = f
 	}
 	return out, rows.Err()

@@ -13,7 +13,7 @@ import (
 func TestFailures(t *testing.T) {
 	ctx := context.Background()
 	c, _ := openTemp(t)
-	t0 := time.UnixMilli(1_700_000_000_000)
+	t0 := time.UnixMicro(1_700_000_000_000_000)
 	auth := Failure{Server: "api", Hash: "h1", Class: "auth", Error: `connecting "api": the server answered HTTP 401 Unauthorized`, At: t0}
 	if err := c.PutFailure(ctx, auth); err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ const failuresTable = `CREATE TABLE failures (
 		hash   TEXT NOT NULL,
 		class  TEXT NOT NULL,
 		error  TEXT NOT NULL,
-		at     INTEGER NOT NULL -- Unix milliseconds
+		at     INTEGER NOT NULL -- Unix microseconds: a failure and a connection rarely share one
 	) STRICT`
 
 // tables lists every table, for rebuilding.

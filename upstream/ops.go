@@ -237,13 +237,17 @@ func (sess *session) takeAuth() error {
 // authLost handles an authorization failure after connecting (a token
 // expired or was revoked, or lacks a scope): the server needs auth until it
 // answers again. go-sdk fails the connection on such an answer, so the
-// session is dropped and the next operation connects afresh.
+// session is dropped and the next operation connects afresh. The session
+// may have ended already, and been detached as lost: the answer says why,
+// unless another connection attempt came since.
 func (s *server) authLost(sess *session, err error) {
 	s.mu.Lock()
-	current := s.sess == sess
+	current := s.sess == sess || s.sess == nil && s.dial == nil && s.gen == sess.gen
 	if current {
-		s.sess = nil
-		s.stopIdleLocked()
+		if s.sess == sess {
+			s.sess = nil
+			s.stopIdleLocked()
+		}
 		s.failLocked(err)
 	}
 	s.mu.Unlock()

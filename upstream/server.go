@@ -33,6 +33,7 @@ type server struct {
 	refresh  [numKinds]refreshState
 	inflight int // operations using sess
 	lastUse  time.Time
+	connAt   time.Time // when the last connection was made
 	idle     *time.Timer
 	fellBack bool // "auto" negotiation fell back once: pin the legacy version
 	recon    *reconnectLoop
@@ -221,6 +222,7 @@ func (s *server) finishDial(d *dialCall, sess *session, err error) {
 		s.failLocked(err)
 	} else {
 		s.gen++
+		s.connAt = time.Now()
 		sess.gen = s.gen
 		s.sess, s.state, s.lastUse = sess, StateConnected, time.Now()
 		s.armIdleLocked()
@@ -399,7 +401,7 @@ func (s *server) kill() {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.cfg.Name, State: s.state, Tools: -1, Generation: s.gen}
+	st := Status{Name: s.cfg.Name, State: s.state, Tools: -1, Generation: s.gen, ConnAt: s.connAt}
 	if s.fail != nil {
 		st.ErrorClass, st.Error, st.ErrorAt = s.fail.class, s.fail.msg, s.fail.at
 	}
