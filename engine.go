@@ -59,6 +59,12 @@ type Options struct {
 
 	// Version is reported to servers as the client version. Default "dev".
 	Version string
+
+	// Passive makes an engine that starts nothing by itself and resolves
+	// no secret until asked: eager and keep-alive servers connect on first
+	// use, like lazy ones, and settings.embeddings is not used. A process
+	// that only reports status sets it.
+	Passive bool
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -74,6 +80,8 @@ type Engine struct {
 	emb   *embedder // nil without settings.embeddings
 	memo  memo      // catalog entries read or written, and definition hashes
 
+	fails failureMarks // what recordFailures wrote to the catalog
+
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // background refreshes
@@ -82,7 +90,7 @@ type Engine struct {
 	subs    map[int]func(ServerStatus)
 	nextSub int
 	closed  bool
-	refresh map[string]bool // servers with a catalog refresh pending
+	refresh map[string]bool // servers whose change is being handled: whether another came
 
 	closeOnce sync.Once
 	closeErr  error
@@ -112,11 +120,13 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		return nil, err
 	}
 	e.cat = cat
-	e.emb = newEmbedder(cfg.Settings.Embeddings, e.opts.Lookup)
+	if !e.opts.Passive {
+		e.emb = newEmbedder(cfg.Settings.Embeddings, e.opts.Lookup)
+	}
 	e.pool = upstream.New(e.usable(), &upstream.Options{
 		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
-		ClientMiddleware: e.opts.ClientMiddleware,
+		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive,
 	})
 	e.def = e.NewSession()
 	return e, nil
@@ -166,15 +176,24 @@ func (e *Engine) usable() []*config.Server {
 // Config returns the configuration the engine runs.
 func (e *Engine) Config() *config.Config { return e.cfg }
 
-// Close closes every connection, stops every child process, removes this
-// process's spill files and closes the catalog. It is idempotent, safe to
-// call concurrently, and bounded in time by the upstream close timeout.
+// closeRecordTimeout bounds the catalog write of Close.
+const closeRecordTimeout = 5 * time.Second
+
+// Close records the servers' last failures in the catalog, closes every
+// connection, stops every child process, removes this process's spill
+// files and closes the catalog. It is idempotent, safe to call
+// concurrently, and bounded in time by the upstream close timeout and
+// closeRecordTimeout.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.mu.Lock()
 		e.closed = true
 		e.mu.Unlock()
 		e.cancel()
+		// What this process learned of failing servers outlives it.
+		ctx, cancel := context.WithTimeout(context.Background(), closeRecordTimeout)
+		e.recordFailures(ctx)
+		cancel()
 		errs := []error{e.pool.Close()}
 		e.wg.Wait()
 		errs = append(errs, e.spill.Close(), e.cat.Close())
@@ -210,53 +229,6 @@ func (e *Engine) Do(ctx context.Context, req *proxy.Request) *Result {
 	return e.def.Do(ctx, req)
 }
 
-// ServerStatus is what is known of one configured server, without
-// connecting to it.
-type ServerStatus struct {
-	Name       string    `json:"name"`
-	State      string    `json:"state"`
-	Transport  string    `json:"transport"`
-	Tools      int       `json:"tools"` // -1 when not known
-	ErrorClass string    `json:"errorClass,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	ErrorAt    time.Time `json:"errorAt,omitzero"`
-	IndexedAt  time.Time `json:"indexedAt,omitzero"`
-	Headline   string    `json:"headline,omitempty"` // first line of the server's instructions
-}
-
-// Status returns every configured server's status. It never connects.
-func (e *Engine) Status(ctx context.Context) []ServerStatus {
-	live := map[string]upstream.Status{}
-	for _, st := range e.pool.Snapshot() {
-		live[st.Name] = st
-	}
-	var out []ServerStatus
-	for _, s := range e.cfg.Servers {
-		st := ServerStatus{Name: s.Name, Transport: string(s.Type), Tools: -1}
-		switch {
-		case e.cfg.Err() != nil:
-			st.State, st.Error = "blocked", e.cfg.Err().Error()
-		case s.Disabled:
-			st.State = "disabled"
-		case s.Err != nil:
-			st.State, st.ErrorClass, st.Error = "invalid", "config", s.Err.Error()
-		default:
-			l := live[s.Name]
-			st.State, st.Tools = string(l.State), l.Tools
-			st.ErrorClass, st.Error, st.ErrorAt = string(l.ErrorClass), l.Error, l.ErrorAt
-		}
-		if ent, ok := e.cached(ctx, s); ok {
-			if st.Tools < 0 {
-				st.Tools = len(ent.Tools)
-			}
-			st.IndexedAt = ent.FetchedAt
-			st.Headline = headline(ent.Instructions, 80)
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
 // Subscribe calls f with a server's status whenever its state or lists
 // change, until the returned function is called. f runs on a goroutine of
 // the engine's and must not block for long.
@@ -273,27 +245,41 @@ func (e *Engine) Subscribe(f func(ServerStatus)) (cancel func()) {
 	}
 }
 
-// onChange is the pool's callback: it tells subscribers and refreshes the
-// catalog of a connected server whose lists may have changed.
+// onChange is the pool's callback: it records failures, tells subscribers
+// and refreshes the catalog of a connected server whose lists may have
+// changed. Changes that come while a server's are being handled are
+// handled once more after, so the last one is never lost.
 func (e *Engine) onChange(name string) {
 	e.mu.Lock()
-	if e.closed || e.refresh[name] {
-		e.mu.Unlock()
+	defer e.mu.Unlock()
+	if e.closed {
 		return
 	}
-	e.refresh[name] = true
+	if _, running := e.refresh[name]; running {
+		e.refresh[name] = true // again when done
+		return
+	}
+	e.refresh[name] = false
 	e.wg.Add(1)
-	e.mu.Unlock()
 	go func() {
 		defer e.wg.Done()
-		e.refreshCatalog(name)
-		e.mu.Lock()
-		delete(e.refresh, name)
-		subs := make([]func(ServerStatus), 0, len(e.subs))
-		for _, f := range e.subs {
-			subs = append(subs, f)
+		for e.handleChange(name) {
 		}
-		e.mu.Unlock()
+	}()
+}
+
+// handleChange handles a change of a server's state or lists, and reports
+// whether another came meanwhile.
+func (e *Engine) handleChange(name string) (again bool) {
+	e.refreshCatalog(name)
+	e.recordFailures(e.ctx, name)
+	e.mu.Lock()
+	subs := make([]func(ServerStatus), 0, len(e.subs))
+	for _, f := range e.subs {
+		subs = append(subs, f)
+	}
+	e.mu.Unlock()
+	if len(subs) > 0 {
 		for _, st := range e.Status(e.ctx) {
 			if st.Name == name {
 				for _, f := range subs {
@@ -301,5 +287,13 @@ func (e *Engine) onChange(name string) {
 				}
 			}
 		}
-	}()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if again = e.refresh[name] && !e.closed; again {
+		e.refresh[name] = false
+	} else {
+		delete(e.refresh, name)
+	}
+	return again
 }

@@ -3,7 +3,6 @@ package switchboard
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +44,8 @@ type IndexResult struct {
 	// stays lexical until its tools have vectors.
 	Embedded        int    `json:"embedded,omitempty"`
 	EmbeddingsError string `json:"embeddingsError,omitempty"`
+
+	err error // the server's error itself, class and all
 }
 
 // Failed reports whether the server or its embeddings failed.
@@ -131,7 +132,7 @@ func (e *Engine) indexOne(ctx context.Context, s *config.Server, embed bool) Ind
 		err = e.put(ctx, ent)
 	}
 	if err != nil {
-		r.Error = err.Error()
+		r.Error, r.err = err.Error(), err
 		r.Duration = time.Since(start)
 		return r
 	}
@@ -260,8 +261,11 @@ func (e *Engine) ensureIndexed(ctx context.Context, names []string) map[string]e
 	results, _ := e.index(ctx, missing, &IndexOptions{}, false)
 	failed := map[string]error{}
 	for _, r := range results {
-		if r.Error != "" {
-			failed[r.Server] = fmt.Errorf("%s", r.Error)
+		switch {
+		case r.err != nil:
+			failed[r.Server] = r.err
+		case r.Error != "": // ctx ended before its turn
+			failed[r.Server] = errors.New(r.Error)
 		}
 	}
 	return failed

@@ -3,10 +3,10 @@ package switchboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,51 +14,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
-
-// status lists every server without connecting.
-func (s *Session) status(ctx context.Context) *Result {
-	sts := s.e.Status(ctx)
-	r := &Result{Details: Details{Operation: string(proxy.ActionStatus), Servers: sts, Count: len(sts)}}
-	if len(sts) == 0 {
-		return s.bounded(r, "status", []string{"no servers configured (hint: switchboard add NAME -- COMMAND ARGS…)"})
-	}
-	connected := 0
-	for _, st := range sts {
-		if st.State == "connected" {
-			connected++
-		}
-	}
-	lines := []string{fmt.Sprintf("%s (%d connected)", plural(len(sts), "server", "servers"), connected)}
-	now := time.Now()
-	for _, st := range sts {
-		line := st.Name + "  " + st.State
-		if st.Tools >= 0 {
-			line += "  " + plural(st.Tools, "tool", "tools")
-		}
-		if st.Error != "" {
-			line += fmt.Sprintf("  last error (%s, %s ago): %s", orDash(st.ErrorClass), age(now, st.ErrorAt), headline(st.Error, 160))
-		}
-		if st.Headline != "" {
-			line += "  — " + st.Headline
-		}
-		lines = append(lines, line)
-	}
-	return s.bounded(r, "status", lines)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func age(now, t time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	return now.Sub(t).Round(time.Second).String()
-}
 
 // serverTools connects a server and lists its tools.
 func (s *Session) serverTools(ctx context.Context, server string) *Result {
@@ -117,9 +72,12 @@ func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, erro
 func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 	servers := s.e.searchable(req.Server)
 	failed := s.e.ensureIndexed(ctx, servers)
+	if err := failed[req.Server]; req.Server != "" && err != nil {
+		return s.errorResult(proxy.ActionSearch, req.Server, err)
+	}
 	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
 	info := &SearchInfo{Query: req.Query, Mode: "lexical", Offset: req.Offset, Limit: req.Limit, Servers: servers}
-	current := without(servers, failed)
+	current := answered(servers, failed)
 	switch {
 	case req.Regex:
 		info.Mode = "regex"
@@ -151,19 +109,19 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		}
 	}
 	info.Failed = append(info.Failed, sortedKeys(failed)...)
-	r := &Result{Details: Details{Operation: string(proxy.ActionSearch), Server: req.Server, Count: len(res.Results), Total: res.Total, Search: info}}
+	r := &Result{Details: Details{Operation: string(proxy.ActionSearch), Server: req.Server, Count: len(res.Results), Total: res.Total, Search: info,
+		Failed: serverErrors(failed)}}
 	var lines []string
-	where := plural(len(servers), "server", "servers")
-	if req.Server != "" {
-		where = fmt.Sprintf("%q", req.Server)
-	}
+	where := searchedWhere(req.Server, servers, failed)
 	switch {
+	case len(servers) > 0 && len(failed) == len(servers):
+		lines = append(lines, fmt.Sprintf("nothing searched for %q: none of the %s could be searched", req.Query, plural(len(servers), "server", "servers")))
 	case len(res.Results) == 0 && res.Total > 0:
 		lines = append(lines, fmt.Sprintf("no more tools match %q on %s: %d in all, offset %d", req.Query, where, res.Total, req.Offset))
 	case len(res.Results) == 0:
-		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", req.Query, where, strings.Join(servers, ", ")))
+		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", req.Query, where, strings.Join(answered(servers, failed), ", ")))
 	default:
-		head := fmt.Sprintf("%s match %q on %s", plural(res.Total, "tool", "tools"), req.Query, where)
+		head := fmt.Sprintf("%s %q on %s", plural(res.Total, "tool matches", "tools match"), req.Query, where)
 		if res.Hybrid {
 			head += " (hybrid: lexical + semantic)"
 		}
@@ -181,9 +139,9 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		lines = append(lines, toolLine(proxy.ToolRef{Server: h.Server, Name: h.Name}.Prefixed(), ti.Description))
 	}
 	for _, name := range info.Failed {
-		lines = append(lines, fmt.Sprintf("not searched: %q: %s", name, headline(failed[name].Error(), 160)))
+		lines = append(lines, fmt.Sprintf("not searched: %q: %s", name, brief(failed[name].Error(), 300)))
 	}
-	if len(res.Results) == 0 && res.Total == 0 && !req.Regex {
+	if len(res.Results) == 0 && res.Total == 0 && !req.Regex && len(failed) < len(servers) {
 		lines = append(lines, "hint: try other words, or {\"server\": NAME} to list a server's tools")
 	}
 	return s.bounded(r, "search", lines)
@@ -199,8 +157,20 @@ func (e *Engine) hashes(servers []string) map[string]string {
 	return out
 }
 
-// without returns the servers that are not keys of failed.
-func without(servers []string, failed map[string]error) []string {
+// searchedWhere names what a search covered: one server, all of them, or
+// how many of them answered.
+func searchedWhere(server string, servers []string, failed map[string]error) string {
+	switch {
+	case server != "":
+		return fmt.Sprintf("%q", server)
+	case len(failed) > 0:
+		return fmt.Sprintf("%d of %d servers (%d could not be searched)", len(servers)-len(failed), len(servers), len(failed))
+	}
+	return plural(len(servers), "server", "servers")
+}
+
+// answered returns the servers that are not keys of failed.
+func answered(servers []string, failed map[string]error) []string {
 	var out []string
 	for _, s := range servers {
 		if failed[s] == nil {
@@ -236,13 +206,14 @@ func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRe
 	}
 	names, tools := lookup()
 	ref, err := names.Resolve(name, server)
+	var failed map[string]error
 	if err != nil && len(tools) < len(servers) {
-		e.ensureIndexed(ctx, servers)
+		failed = e.ensureIndexed(ctx, servers)
 		names, tools = lookup()
 		ref, err = names.Resolve(name, server)
 	}
 	if err != nil {
-		return proxy.ToolRef{}, nil, err
+		return proxy.ToolRef{}, nil, e.unresolved(name, server, err, names, servers, failed)
 	}
 	for _, t := range tools[ref.Server] {
 		if t.Name == ref.Name {
@@ -250,6 +221,27 @@ func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRe
 		}
 	}
 	return ref, nil, nil
+}
+
+// unresolved says why a tool name was not found, truthfully: with server
+// given and that server unreachable, its own error (a failed start, an
+// unset variable, a timeout, a refused authorization); without it, which
+// servers could not be searched and why; for a name prefixed with a server
+// of an ignored project file, that the project is not trusted.
+func (e *Engine) unresolved(name, server string, err error, names *proxy.Names, servers []string, failed map[string]error) error {
+	if ferr := failed[server]; server != "" && ferr != nil {
+		return ferr
+	}
+	if server != "" || !errors.Is(err, proxy.ErrUnknownTool) {
+		return err
+	}
+	if why := e.untrustedPrefix(name); why != nil {
+		return why
+	}
+	if len(failed) == 0 {
+		return err
+	}
+	return &unreachedError{name: name, answered: answered(servers, failed), failed: failed, sugg: names.Suggest(name, "", 5)}
 }
 
 // describe shows one tool in full, from the catalog when it can.

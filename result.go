@@ -42,6 +42,11 @@ type Details struct {
 	Templates []TemplateInfo `json:"templates,omitempty"`
 	Prompts   []PromptInfo   `json:"prompts,omitempty"`
 	Search    *SearchInfo    `json:"search,omitempty"`
+	// Config says what is wrong with the configuration, and which project
+	// files it ignores (status only, when there is something to say).
+	Config *ConfigStatus `json:"config,omitempty"`
+	// Failed are the servers that could not be searched, with why.
+	Failed []ServerError `json:"failed,omitempty"`
 	// Structured is a tool's structured content, as it came when it fits
 	// the output limits with the rest of the result, else in a spill file.
 	Structured any `json:"structured,omitempty"`
@@ -114,7 +119,7 @@ type SearchInfo struct {
 // errorResult makes an error result; the text is the error (Do bounds it).
 func (s *Session) errorResult(op proxy.Action, server string, err error) *Result {
 	return &Result{Text: err.Error(), IsError: true, name: "error",
-		Details: Details{Operation: string(op), Server: server, IsError: true, Error: shorten(err.Error(), maxDetailsError)}}
+		Details: Details{Operation: string(op), Server: server, IsError: true, Error: shorten(err.Error(), maxDetailsError), Failed: failedOf(err)}}
 }
 
 // maxDetailsError bounds the error of the details, in characters; the text

@@ -97,5 +97,8 @@ func (e *Engine) server(name string) (string, error) {
 	if err == nil {
 		err = errors.New("unknown server " + name)
 	}
+	if why := e.untrusted(name); why != nil && e.cfg.Err() == nil {
+		err = why
+	}
 	return "", err
 }

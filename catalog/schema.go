@@ -8,7 +8,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. The catalog is a cache:
 // a file with an older version is rebuilt empty (servers are listed again),
 // unless a step in migrations upgrades it in place.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // schema creates every table of schemaVersion.
 //
@@ -64,6 +64,7 @@ var schema = []string{
 	) STRICT`,
 	`INSERT INTO generation (id, value) VALUES (1, 1)`,
 	embeddingsTable,
+	failuresTable,
 }
 
 // embeddingsTable (version 2) holds the vectors of semantic search, keyed by
@@ -80,13 +81,25 @@ const embeddingsTable = `CREATE TABLE embeddings (
 		UNIQUE (model, hash)
 	) STRICT`
 
+// failuresTable (version 3) holds each server's last failure (see
+// Failure). Search does not read it: writing it does not bump the
+// generation.
+const failuresTable = `CREATE TABLE failures (
+		server TEXT PRIMARY KEY,
+		hash   TEXT NOT NULL,
+		class  TEXT NOT NULL,
+		error  TEXT NOT NULL,
+		at     INTEGER NOT NULL -- Unix microseconds: a failure and a connection rarely share one
+	) STRICT`
+
 // tables lists every table, for rebuilding.
-var tables = []string{"servers", "tools", "resources", "resource_templates", "prompts", "generation", "embeddings"}
+var tables = []string{"servers", "tools", "resources", "resource_templates", "prompts", "generation", "embeddings", "failures"}
 
 // migrations[v] upgrades a file of version v to v+1 in place. A schema
 // change adds a step here, or leaves it out to rebuild the file empty.
 var migrations = map[int][]string{
 	1: {embeddingsTable}, // semantic search vectors
+	2: {failuresTable},   // last failures
 }
 
 // migrate brings the file's schema to schemaVersion in one immediate

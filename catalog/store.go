@@ -250,7 +250,8 @@ func (c *Catalog) Remove(ctx context.Context, server string) (err error) {
 
 // Prune removes every entry whose server is not in current, or is stored
 // under another hash than current's, and returns the removed servers' names.
-// current maps each configured server's name to its definition hash.
+// Failures recorded for such servers go too. current maps each configured
+// server's name to its definition hash.
 func (c *Catalog) Prune(ctx context.Context, current map[string]string) (removed []string, err error) {
 	defer wrapf(&err, "pruning the catalog")
 	tx, err := c.db.BeginTx(ctx, nil)
@@ -276,8 +277,11 @@ func (c *Catalog) Prune(ctx context.Context, current map[string]string) (removed
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if err := pruneFailures(ctx, tx, current); err != nil {
+		return nil, err
+	}
 	if len(removed) == 0 {
-		return nil, nil
+		return nil, tx.Commit()
 	}
 	for _, name := range removed {
 		if err := deleteServer(ctx, tx, name); err != nil {

@@ -244,7 +244,13 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v1 := schema[:len(schema)-1] // version 1 is version 2 without the embeddings table
+	// Version 1 is the current schema without the tables added since.
+	var v1 []string
+	for _, s := range schema {
+		if s != embeddingsTable && s != failuresTable {
+			v1 = append(v1, s)
+		}
+	}
 	for _, s := range v1 {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)

@@ -142,12 +142,18 @@ func (n *Names) unknown(name, server string) error {
 	return fmt.Errorf("%w %q %s; did you mean: %s", ErrUnknownTool, name, where, strings.Join(list, ", "))
 }
 
-// Suggest returns up to limit tools whose names are closest to name.
+// Suggest returns up to limit tools whose names are close to name, closest
+// first. A name that starts with a server's name is also compared, with
+// that prefix removed, to the tools of that server: agents write prefixed
+// names. A tool whose name starts with, or contains, what was written (three
+// characters or more) is close however long the rest is, so "ctx_resolv"
+// finds "resolve-library-id" on "ctx"; otherwise the edit distance decides:
+// a typo or two, at most a third of the length of what was written.
 func (n *Names) Suggest(name, server string, limit int) []ToolRef {
 	norm := normalize(name)
 	type scored struct {
-		ref  ToolRef
-		dist int
+		ref        ToolRef
+		rank, dist int
 	}
 	var list []scored
 	for _, r := range n.all {
@@ -155,20 +161,62 @@ func (n *Names) Suggest(name, server string, limit int) []ToolRef {
 			continue
 		}
 		t := normalize(r.Name)
-		d := levenshtein(norm, t)
-		if strings.Contains(t, norm) || strings.Contains(norm, t) {
-			d = min(d, abs(len(t)-len(norm))/2)
+		rank, dist, ok := closeness(norm, t)
+		if rest, cut := strings.CutPrefix(norm, normalize(r.Server)+"_"); cut && rest != "" {
+			if rk, d, rok := closeness(rest, t); rok && (!ok || rk < rank || rk == rank && d < dist) {
+				rank, dist, ok = rk, d, true
+			}
 		}
-		if d <= max(len(norm)/2, 2) {
-			list = append(list, scored{r, d})
+		if ok {
+			list = append(list, scored{r, rank, dist})
 		}
 	}
-	sort.SliceStable(list, func(i, j int) bool { return list[i].dist < list[j].dist })
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		if a.dist != b.dist {
+			return a.dist < b.dist
+		}
+		if a.ref.Server != b.ref.Server {
+			return a.ref.Server < b.ref.Server
+		}
+		return a.ref.Name < b.ref.Name
+	})
 	var out []ToolRef
 	for i := 0; i < len(list) && i < limit; i++ {
 		out = append(out, list[i].ref)
 	}
 	return out
+}
+
+// Ranks of closeness, closest first.
+const (
+	rankSame = iota
+	rankPrefix
+	rankSubstring
+	rankEdit
+)
+
+// closeness says how close the written name q is to the tool name t (both
+// normalized): a rank, a distance within the rank, and whether it is close
+// at all.
+func closeness(q, t string) (rank, dist int, ok bool) {
+	const minPart = 3 // shorter names start or are inside too many others
+	diff := abs(len(t) - len(q))
+	switch {
+	case q == t:
+		return rankSame, 0, true
+	case len(q) >= minPart && strings.HasPrefix(t, q), len(t) >= minPart && strings.HasPrefix(q, t):
+		return rankPrefix, diff, true
+	case len(q) >= minPart && strings.Contains(t, q), len(t) >= minPart && strings.Contains(q, t):
+		return rankSubstring, diff, true
+	}
+	if d := levenshtein(q, t); d <= max(len(q)/3, 2) {
+		return rankEdit, d, true
+	}
+	return 0, 0, false
 }
 
 func abs(x int) int {

@@ -81,3 +81,53 @@ func TestSuggestAtMostFive(t *testing.T) {
 		t.Errorf("Suggest returned %d tools, want 5", len(got))
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	n := NewNames(map[string][]string{
+		"ctx":    {"resolve-library-id", "get-library-docs"},
+		"github": {"create_issue", "search_code", "get-file", "list_issues", "update_issue", "close_issue", "issue_comment", "get_issue"},
+		"fs":     {"read_file", "write_file", "read_text_file", "list_directory"},
+	})
+	for _, tt := range []struct {
+		name, server string
+		want         []string // "server/name", in order
+	}{
+		// The server prefix is removed before matching, and a prefix of a
+		// name is close however long the rest is.
+		{"ctx_resolv", "", []string{"ctx/resolve-library-id"}},
+		{"ctx-RESOLV", "", []string{"ctx/resolve-library-id"}},
+		{"ctx_resolv", "ctx", []string{"ctx/resolve-library-id"}},
+		{"resolv", "", []string{"ctx/resolve-library-id"}},
+		// A substring is close, after prefixes.
+		{"library", "", []string{"ctx/get-library-docs", "ctx/resolve-library-id"}},
+		{"fs_text", "", []string{"fs/read_text_file"}},
+		// Prefixes rank before substrings, and edits after both.
+		{"read", "", []string{"fs/read_file", "fs/read_text_file"}},
+		{"create_isue", "", []string{"github/create_issue"}},
+		// At most five, closest first, ties by server and name.
+		{"issue", "", []string{"github/issue_comment", "github/get_issue", "github/close_issue", "github/list_issues", "github/create_issue"}},
+		// Short fragments and unrelated names suggest nothing.
+		{"ge", "fs", nil},
+		{"zzzzzzzzzz", "", nil},
+	} {
+		t.Run(tt.name+"@"+tt.server, func(t *testing.T) {
+			var got []string
+			for _, r := range n.Suggest(tt.name, tt.server, 5) {
+				got = append(got, r.Server+"/"+r.Name)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("Suggest(%q, %q) = %v, want %v", tt.name, tt.server, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestUnknownSuggestsPrefixed checks the error an agent reads: the tool it
+// meant, for a prefixed name cut short.
+func TestUnknownSuggestsPrefixed(t *testing.T) {
+	n := NewNames(map[string][]string{"ctx": {"resolve-library-id", "get-library-docs"}})
+	_, err := n.Resolve("ctx_resolv", "")
+	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), "did you mean: resolve-library-id (ctx)") {
+		t.Errorf("Resolve(ctx_resolv) = %v, want a suggestion of resolve-library-id", err)
+	}
+}

@@ -18,7 +18,7 @@ const (
 	ClassExited    Class = "exited"    // the process exited after it was ready
 	ClassTransport Class = "transport" // the network failed, or the session was lost
 	ClassProtocol  Class = "protocol"  // the server broke the protocol (bad or oversized message)
-	ClassAuth      Class = "auth"      // the server requires authorization (HTTP 401)
+	ClassAuth      Class = "auth"      // the server requires authorization (HTTP 401, or 403 insufficient_scope)
 	ClassTimeout   Class = "timeout"   // the server's request timeout elapsed
 	ClassCanceled  Class = "canceled"  // the caller gave up
 	ClassServer    Class = "server"    // the server answered with an error

@@ -9,9 +9,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,9 +27,10 @@ import (
 //     header option);
 //   - bounds the server/discover probe's POST by probeTimeout while probing
 //     (see negotiate.go);
-//   - notes HTTP 401, so the server can be marked needs-auth, and transport
-//     errors, so a dropped server is noticed at once (the SDK closes the
-//     session only after its SSE retries give up, ~22 s);
+//   - notes HTTP 401, and 403 with insufficient_scope, so the server can be
+//     marked needs-auth whether the answer comes while connecting or after,
+//     and transport errors, so a dropped server is noticed at once (the SDK
+//     closes the session only after its SSE retries give up, ~22 s);
 //   - bounds JSON bodies and repairs unknown content types in responses,
 //     both plain JSON and event streams (see content.go);
 //   - applies the read cap to the responses of resources/read and
@@ -38,11 +42,11 @@ type httpTransport struct {
 	maxBytes     int
 	readCap      int
 
-	probing      atomic.Bool
-	unauthorized atomic.Bool
+	probing atomic.Bool
 
 	mu      sync.Mutex
 	lastErr error // the last transport error, until taken
+	authErr error // the last authorization failure, until taken
 }
 
 func newHTTPTransport(base http.RoundTripper, headers map[string]config.Secret, probe time.Duration, maxBytes, readCap int) *httpTransport {
@@ -73,8 +77,10 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if resp.StatusCode == http.StatusUnauthorized {
-		t.unauthorized.Store(true)
+	if err := authFailure(resp); err != nil {
+		t.mu.Lock()
+		t.authErr = err
+		t.mu.Unlock()
 	}
 	var cp *cappedPost
 	if bytes.Contains(head, []byte(`"resources/read"`)) || bytes.Contains(head, []byte(`"prompts/get"`)) {
@@ -287,10 +293,59 @@ func httpClientTransport(life context.Context, s *config.Server, url string, rt 
 	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: 2, MaxEventSize: rt.maxBytes}
 }
 
-// classify replaces err when the server answered 401.
-func (t *httpTransport) classify(err error) error {
-	if err != nil && t.unauthorized.Load() {
+// authFailure returns the auth error a response means, or nil: HTTP 401,
+// or 403 whose WWW-Authenticate challenge says insufficient_scope (RFC 6750
+// section 3.1), naming the scope the server asks for.
+func authFailure(resp *http.Response) error {
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
 		return withClass(ClassAuth, errors.New("the server answered HTTP 401 Unauthorized; hint: give it credentials in the server's headers"))
+	case resp.StatusCode != http.StatusForbidden:
+		return nil
+	}
+	challenge := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
+	if !strings.Contains(challenge, "insufficient_scope") {
+		return nil
+	}
+	msg := "the server answered HTTP 403 Forbidden: insufficient_scope"
+	if m := scopeRE.FindStringSubmatch(challenge); m != nil {
+		msg += fmt.Sprintf(" (it asks for scope %q)", printable(m[1], 200))
+	}
+	return withClass(ClassAuth, errors.New(msg+"; hint: give it a token with that scope in the server's headers"))
+}
+
+var scopeRE = regexp.MustCompile(`scope="([^"]*)"`)
+
+// printable keeps at most n runes of s without control characters: s came
+// from a server.
+func printable(s string, n int) string {
+	var b strings.Builder
+	for i, r := range []rune(s) {
+		if i == n {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// takeAuth returns and forgets the last authorization failure.
+func (t *httpTransport) takeAuth() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err := t.authErr
+	t.authErr = nil
+	return err
+}
+
+// classify replaces err, the failure to connect, when the server refused
+// authorization meanwhile.
+func (t *httpTransport) classify(err error) error {
+	if auth := t.takeAuth(); err != nil && auth != nil {
+		return auth
 	}
 	return err
 }

@@ -3,9 +3,11 @@ package upstream_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,5 +107,91 @@ func TestHTTPDrop(t *testing.T) {
 	_, err = h.call(t.Context(), "go", "echo", nil)
 	if err == nil || !strings.Contains(err.Error(), `connecting "go"`) {
 		t.Errorf("next call: err = %v, want a new connection attempt", err)
+	}
+}
+
+// TestHTTPAuthAfterConnect checks that a 401, or a 403 insufficient_scope,
+// that arrives after connecting is an auth error that makes the server
+// needs-auth, and that the state clears once the server answers again.
+func TestHTTPAuthAfterConnect(t *testing.T) {
+	var refuse atomic.Int32 // 0 answer, 401 or 403
+	ts := goServer(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch refuse.Load() {
+			case http.StatusUnauthorized:
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp", error="invalid_token"`)
+				http.Error(w, "token revoked", http.StatusUnauthorized)
+			case http.StatusForbidden:
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="repo read:org"`)
+				http.Error(w, "forbidden", http.StatusForbidden)
+			default:
+				next.ServeHTTP(w, r)
+			}
+		})
+	})
+	s := &config.Server{Name: "api", Type: config.TransportHTTP, URL: ts.URL, RequestTimeout: 10 * time.Second, ProtocolVersion: "auto"}
+	h := newPool(t, []*config.Server{s}, nil)
+	answers := func(when string) {
+		t.Helper()
+		if got, err := h.call(t.Context(), "api", "echo", map[string]any{"text": "hi"}); err != nil || got != "hi" {
+			t.Fatalf("%s: echo = %q, %v", when, got, err)
+		}
+		if st := h.status("api"); st.State != upstream.StateConnected {
+			t.Errorf("%s: state %s, want connected", when, st.State)
+		}
+	}
+	answers("at first")
+	for _, tt := range []struct {
+		code int
+		want []string
+	}{
+		{http.StatusUnauthorized, []string{`calling "echo" on "api"`, "HTTP 401 Unauthorized", "hint: give it credentials"}},
+		{http.StatusForbidden, []string{"HTTP 403 Forbidden: insufficient_scope", `scope "repo read:org"`, "hint: give it a token with that scope"}},
+	} {
+		refuse.Store(int32(tt.code))
+		_, err := h.call(t.Context(), "api", "echo", map[string]any{"text": "hi"})
+		if !errors.Is(err, upstream.ErrNeedsAuth) {
+			t.Fatalf("after HTTP %d: err = %v, want ErrNeedsAuth", tt.code, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("after HTTP %d: error %q lacks %q", tt.code, err, w)
+			}
+		}
+		st := h.status("api")
+		if st.State != upstream.StateNeedsAuth || st.ErrorClass != upstream.ClassAuth || st.Error != err.Error() {
+			t.Errorf("after HTTP %d: status %+v, want needs-auth with the error", tt.code, st)
+		}
+		refuse.Store(0)
+		answers(fmt.Sprintf("after HTTP %d, once it answers again", tt.code))
+	}
+}
+
+// TestHTTPInsufficientScopeAtConnect checks that a 403 insufficient_scope
+// while connecting is an auth error too, and that a plain 403 is not.
+func TestHTTPInsufficientScopeAtConnect(t *testing.T) {
+	forbid := func(challenge string) *httptest.Server {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if challenge != "" {
+				w.Header().Set("WWW-Authenticate", challenge)
+			}
+			http.Error(w, "forbidden", http.StatusForbidden)
+		}))
+		t.Cleanup(ts.Close)
+		return ts
+	}
+	scope := &config.Server{Name: "scope", Type: config.TransportHTTP, URL: forbid(`Bearer error="insufficient_scope", scope="tools"`).URL, ProtocolVersion: "legacy"}
+	plain := &config.Server{Name: "plain", Type: config.TransportHTTP, URL: forbid("").URL, ProtocolVersion: "legacy"}
+	h := newPool(t, []*config.Server{scope, plain}, nil)
+	_, err := h.Tools(t.Context(), "scope")
+	if !errors.Is(err, upstream.ErrNeedsAuth) || !strings.Contains(err.Error(), `insufficient_scope (it asks for scope "tools")`) {
+		t.Errorf("403 insufficient_scope: err = %v, want ErrNeedsAuth naming the scope", err)
+	}
+	if st := h.status("scope"); st.State != upstream.StateNeedsAuth {
+		t.Errorf("403 insufficient_scope: state %s, want needs-auth", st.State)
+	}
+	_, err = h.Tools(t.Context(), "plain")
+	if err == nil || errors.Is(err, upstream.ErrNeedsAuth) || h.status("plain").State != upstream.StateFailed {
+		t.Errorf("plain 403: err = %v, state %s; want a failure that is not needs-auth", err, h.status("plain").State)
 	}
 }

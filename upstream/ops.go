@@ -182,9 +182,14 @@ func run[T any](ctx context.Context, p *Pool, name, op string, f func(context.Co
 func (s *server) opFailed(ctx context.Context, sess *session, op string, err error) error {
 	class := ClassServer
 	var wire *jsonrpc.Error
+	auth := sess.takeAuth()
 	switch {
 	case ctx.Err() != nil:
 		// A timeout or a cancellation: the connection stays.
+	case auth != nil:
+		// 401 or 403 insufficient_scope: the answer is the credentials'
+		// fault, whatever the SDK made of it.
+		err, class = auth, ClassAuth
 	case sess.rt != nil && sess.rt.takeErr() != nil, sess.ended(),
 		errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, mcp.ErrSessionMissing),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.ErrClosedPipe):
@@ -199,7 +204,11 @@ func (s *server) opFailed(ctx context.Context, sess *session, op string, err err
 	default:
 		class = ClassProtocol
 	}
-	return opError(ctx, s.cfg.Name, op, s.timeout, sess.scrub.error(withClass(class, err)), class)
+	e := opError(ctx, s.cfg.Name, op, s.timeout, sess.scrub.error(withClass(class, err)), class)
+	if class == ClassAuth {
+		s.authLost(sess, e)
+	}
+	return e
 }
 
 // connectionLost handles an operation error that shows the connection is
@@ -216,6 +225,38 @@ func (s *server) connectionLost(sess *session, err error) error {
 	lost := withClass(ClassTransport, fmt.Errorf("connection lost: %w", err))
 	s.pool.goOwned(func() { sess.drop(lost) })
 	return nil
+}
+
+// takeAuth returns and forgets the authorization failure the server
+// answered an HTTP session's last requests with, if any.
+func (sess *session) takeAuth() error {
+	if sess.rt == nil {
+		return nil
+	}
+	return sess.rt.takeAuth()
+}
+
+// authLost handles an authorization failure after connecting (a token
+// expired or was revoked, or lacks a scope): the server needs auth until it
+// answers again. go-sdk fails the connection on such an answer, so the
+// session is dropped and the next operation connects afresh. The session
+// may have ended already, and been detached as lost: the answer says why,
+// unless another connection attempt came since.
+func (s *server) authLost(sess *session, err error) {
+	s.mu.Lock()
+	current := s.sess == sess || s.sess == nil && s.dial == nil && s.gen == sess.gen
+	if current {
+		if s.sess == sess {
+			s.sess = nil
+			s.stopIdleLocked()
+		}
+		s.failLocked(err)
+	}
+	s.mu.Unlock()
+	if current {
+		s.pool.notify(s.cfg.Name)
+	}
+	s.pool.goOwned(func() { sess.drop(err) })
 }
 
 // ended reports whether the session has ended.

@@ -108,6 +108,10 @@ type Options struct {
 	// HTTPTransport is the base round tripper of HTTP servers. Default: a
 	// clone of http.DefaultTransport, owned by the pool.
 	HTTPTransport http.RoundTripper
+
+	// Passive makes a pool that starts nothing by itself: eager and
+	// keep-alive servers connect on first use, like lazy-keep-alive ones.
+	Passive bool
 }
 
 // A Pool holds the connections to a set of servers. Its methods are safe for
@@ -132,7 +136,7 @@ type Pool struct {
 
 // New returns a pool for servers. It copies opts and fills in defaults. It
 // starts nothing for lazy servers; eager and keep-alive servers start
-// connecting in the background.
+// connecting in the background, unless the pool is passive.
 func New(servers []*config.Server, opts *Options) *Pool {
 	p := &Pool{servers: make(map[string]*server), closeDone: make(chan struct{})}
 	if opts != nil {
@@ -149,7 +153,7 @@ func New(servers []*config.Server, opts *Options) *Pool {
 	}
 	sort.Strings(p.names)
 	for _, name := range p.names {
-		if s := p.servers[name]; s.eager() {
+		if s := p.servers[name]; s.eager() && !p.opts.Passive {
 			p.goOwned(s.connectEagerly)
 		}
 	}

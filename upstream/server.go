@@ -34,6 +34,7 @@ type server struct {
 	refresh  [numKinds]refreshState
 	inflight int // operations using sess
 	lastUse  time.Time
+	connAt   time.Time // when the last connection was made
 	idle     *time.Timer
 	fellBack bool // "auto" negotiation fell back once: pin the legacy version
 	recon    *reconnectLoop
@@ -222,6 +223,7 @@ func (s *server) finishDial(d *dialCall, sess *session, err error) {
 		s.failLocked(err)
 	} else {
 		s.gen++
+		s.connAt = time.Now()
 		sess.gen = s.gen
 		s.sess, s.state, s.lastUse = sess, StateConnected, time.Now()
 		s.armIdleLocked()
@@ -283,6 +285,12 @@ func (s *server) ping(sess *session) {
 	ctx, cancel := withTimeout(s.pool.ctx, s.timeout)
 	defer cancel()
 	if err := sess.cs.Ping(ctx, nil); err != nil && s.pool.ctx.Err() == nil {
+		if auth := sess.takeAuth(); auth != nil {
+			err = opError(ctx, s.cfg.Name, "checking health", s.timeout, auth, ClassAuth)
+			s.log.Warn("health check failed", "error", err)
+			s.authLost(sess, err)
+			return
+		}
 		err = opError(ctx, s.cfg.Name, "checking health", s.timeout, err, ClassTransport)
 		s.log.Warn("health check failed", "error", err)
 		sess.drop(err)
@@ -394,7 +402,7 @@ func (s *server) kill() {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.cfg.Name, State: s.state, Tools: -1, Generation: s.gen}
+	st := Status{Name: s.cfg.Name, State: s.state, Tools: -1, Generation: s.gen, ConnAt: s.connAt}
 	if s.fail != nil {
 		st.ErrorClass, st.Error, st.ErrorAt = s.fail.class, s.fail.msg, s.fail.at
 	}

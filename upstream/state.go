@@ -13,7 +13,7 @@ const (
 	StateConnecting   State = "connecting"
 	StateConnected    State = "connected"
 	StateFailed       State = "failed"
-	StateNeedsAuth    State = "needs-auth" // the server answered HTTP 401
+	StateNeedsAuth    State = "needs-auth" // the server answered HTTP 401, or 403 insufficient_scope
 	StateDisabled     State = "disabled"
 )
 
@@ -27,6 +27,7 @@ type Status struct {
 	ErrorAt    time.Time // when the last error happened
 	Tools      int       // tools after include/exclude; -1 while not known
 	Generation uint64    // connections made so far; each has its own number
+	ConnAt     time.Time // when the last connection was made; zero before the first
 	PID        int       // the stdio child's pid while connected; 0 otherwise
 	Protocol   string    // the negotiated protocol revision while connected
 }

@@ -4,9 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
@@ -15,12 +22,18 @@ func statusCommand() *command {
 		name:    "status",
 		summary: "show configured servers, where they come from, and configuration problems",
 		usage:   "[--json] [--config FILE]",
-		help: `Lists every configured server with its transport, state and source file,
-the project files that are ignored until trusted, and every configuration
-error and warning. It never connects to a server and never resolves a secret.
+		help: `Lists every configured server with its transport, state, tool count, when
+it was indexed and source file; the last error of servers that failed; the
+project files that are ignored until trusted; and every configuration error
+and warning. It never connects to a server and never resolves a secret:
+tool counts and failures come from the catalog, which every command that
+uses a server (index, search, call, serve, …) keeps up to date.
 
 States: enabled, disabled, invalid (this definition cannot be used),
-blocked (the configuration has an error, so no server is usable).`,
+blocked (the configuration has an error, so no server is usable),
+needs-auth (the server refused authorization when last used: HTTP 401, or
+403 insufficient_scope), failed (the server could not be used when last
+tried). needs-auth and failed clear once the server answers again.`,
 		run: runStatus,
 	}
 }
@@ -35,14 +48,18 @@ type statusJSON struct {
 }
 
 type serverJSON struct {
-	Name       string `json:"name"`
-	Transport  string `json:"transport"`
-	Target     string `json:"target"`
-	State      string `json:"state"`
-	Source     string `json:"source"`
-	SourceKind string `json:"sourceKind"`
-	DisabledBy string `json:"disabledBy,omitempty"`
-	Error      string `json:"error,omitempty"`
+	Name       string    `json:"name"`
+	Transport  string    `json:"transport"`
+	Target     string    `json:"target"`
+	State      string    `json:"state"`
+	Source     string    `json:"source"`
+	SourceKind string    `json:"sourceKind"`
+	DisabledBy string    `json:"disabledBy,omitempty"`
+	Tools      int       `json:"tools"` // -1 when not known
+	IndexedAt  time.Time `json:"indexedAt,omitzero"`
+	ErrorClass string    `json:"errorClass,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	ErrorAt    time.Time `json:"errorAt,omitzero"`
 }
 
 type fileJSON struct {
@@ -79,7 +96,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return usagef("status takes no arguments")
 	}
 	c := config.Load(e.dirs(f.config))
-	st := statusOf(c)
+	st := statusOf(c, e.serverStatus(ctx, c))
 	if f.json {
 		return writeJSON(e.stdout, st)
 	}
@@ -99,18 +116,49 @@ func serverState(c *config.Config, s *config.Server) string {
 	return "enabled"
 }
 
-func statusOf(c *config.Config) statusJSON {
+// serverStatus returns what the catalog knows of each server (tool count,
+// when indexed, last failure), from a passive engine: it starts nothing and
+// resolves no secret. Without a catalog there is nothing to know; one that
+// cannot be read is a warning.
+func (e *env) serverStatus(ctx context.Context, c *config.Config) map[string]switchboard.ServerStatus {
+	path := filepath.Join(c.Dirs.CacheDir(), "catalog.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	eng, err := switchboard.New(ctx, c, &switchboard.Options{Passive: true, CatalogPath: path, Lookup: e.lookupEnv,
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "switchboard status: tool counts and failures unknown: %v\n", err)
+		return nil
+	}
+	defer eng.Close()
+	out := map[string]switchboard.ServerStatus{}
+	for _, st := range eng.Status(ctx) {
+		out[st.Name] = st
+	}
+	return out
+}
+
+func statusOf(c *config.Config, live map[string]switchboard.ServerStatus) statusJSON {
 	st := statusJSON{Servers: []serverJSON{}, Files: []fileJSON{}, Errors: problems(c.Errors()), Warnings: problems(c.Warnings())}
 	for _, s := range c.Servers {
 		sj := serverJSON{
 			Name: s.Name, Transport: string(s.Type), Target: s.Target(), State: serverState(c, s),
-			Source: s.Source.Path, SourceKind: string(s.Source.Kind), DisabledBy: s.DisabledBy,
+			Source: s.Source.Path, SourceKind: string(s.Source.Kind), DisabledBy: s.DisabledBy, Tools: -1,
 		}
 		if s.Err != nil {
 			sj.Error = s.Err.Error()
 		}
+		if l, ok := live[s.Name]; ok {
+			sj.Tools, sj.IndexedAt = l.Tools, l.IndexedAt
+			if sj.State == "enabled" && (l.State == "needs-auth" || l.State == "failed") {
+				sj.State, sj.ErrorClass, sj.Error, sj.ErrorAt = l.State, l.ErrorClass, l.Error, l.ErrorAt
+			}
+		}
 		st.Servers = append(st.Servers, sj)
 	}
+	st.Servers = append(st.Servers, dropped(c)...)
+	sort.SliceStable(st.Servers, func(i, j int) bool { return st.Servers[i].Name < st.Servers[j].Name })
 	for _, f := range c.Files {
 		if f.State == config.FileMissing {
 			continue
@@ -121,6 +169,30 @@ func statusOf(c *config.Config) statusJSON {
 		st.Project = &projectJSON{Dir: c.Project.Dir, Files: c.Project.Files, Trusted: c.Project.Trusted, Changed: c.Project.Changed}
 	}
 	return st
+}
+
+// dropped lists the servers whose definitions are too broken to configure
+// anything, each with its first error and the file that holds it.
+func dropped(c *config.Config) []serverJSON {
+	var out []serverJSON
+	seen := map[string]bool{}
+	for _, p := range c.Errors() {
+		if p.Server == "" || seen[p.Server] {
+			continue
+		}
+		seen[p.Server] = true
+		if _, ok := c.Server(p.Server); ok {
+			continue
+		}
+		sj := serverJSON{Name: p.Server, State: "invalid", Source: p.File, Tools: -1, ErrorClass: "config", Error: p.Error()}
+		for _, f := range c.Files {
+			if f.Path == p.File {
+				sj.SourceKind = string(f.Kind)
+			}
+		}
+		out = append(out, sj)
+	}
+	return out
 }
 
 func nonNil(s []string) []string {
@@ -143,12 +215,15 @@ func printStatus(e *env, c *config.Config, st statusJSON) {
 	if len(st.Servers) == 0 {
 		fmt.Fprintln(w, "no servers configured")
 	} else {
+		now := time.Now()
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tSOURCE\tTARGET")
+		fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tTOOLS\tINDEXED\tSOURCE\tTARGET")
 		for _, s := range st.Servers {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Transport, s.State, e.pretty(s.Source), s.Target)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, orDash(s.Transport), s.State, toolCount(s.Tools), ago(now, s.IndexedAt),
+				e.pretty(s.Source), orDash(s.Target))
 		}
 		tw.Flush()
+		printFailures(w, st.Servers, now)
 	}
 	printIgnored(e, c)
 	printProblems(e, w, "error", c.Errors())
@@ -156,6 +231,44 @@ func printStatus(e *env, c *config.Config, st statusJSON) {
 	if err := c.Err(); err != nil {
 		fmt.Fprintln(w, "\nNo server is usable until the configuration error is fixed (hint: switchboard config validate).")
 	}
+}
+
+// printFailures shows the last error of each server that failed when last
+// used; configuration errors are printed with the other problems.
+func printFailures(w io.Writer, servers []serverJSON, now time.Time) {
+	head := false
+	for _, s := range servers {
+		if s.ErrorAt.IsZero() {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w, "\nLast errors:")
+			head = true
+		}
+		fmt.Fprintf(w, "  %s (%s, %s): %s\n", s.Name, s.ErrorClass, ago(now, s.ErrorAt), strings.Join(strings.Fields(s.Error), " "))
+	}
+}
+
+func toolCount(n int) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+// ago says how long ago t was, to the second; "-" for never.
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return now.Sub(t).Round(time.Second).String() + " ago"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // printIgnored explains the project files that do not count yet.
