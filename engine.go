@@ -45,6 +45,14 @@ type Options struct {
 	// the system's temporary directory.
 	SpillDir string
 
+	// KeepSpills, when positive, keeps this process's spill files after
+	// Close, for a user who reads them once the process has exited (the
+	// CLI's case), and New removes those nothing was written to for longer
+	// than this. Zero (the default, for a long-lived process): Close
+	// removes them, and New removes at once those of processes that died.
+	// SpillDir should then be a directory of its own.
+	KeepSpills time.Duration
+
 	// Client is a template for the go-sdk client options of every upstream
 	// connection (see upstream.Options.Client).
 	Client *mcp.ClientOptions
@@ -100,7 +108,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	}
 	e.fillDefaults()
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	if _, err := bound.Clean(e.opts.SpillDir); err != nil {
+	if _, err := bound.Sweep(e.opts.SpillDir, e.opts.KeepSpills); err != nil {
 		e.log.Warn("removing stale spill directories", "err", err)
 	}
 	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: cfg.Settings.Output.MaxBytes, MaxLines: cfg.Settings.Output.MaxLines})
@@ -177,10 +185,19 @@ func (e *Engine) Close() error {
 		e.cancel()
 		errs := []error{e.pool.Close()}
 		e.wg.Wait()
-		errs = append(errs, e.spill.Close(), e.cat.Close())
+		errs = append(errs, e.closeSpill(), e.cat.Close())
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
+}
+
+// closeSpill removes this process's spill files, or leaves them for the
+// user with Options.KeepSpills.
+func (e *Engine) closeSpill() error {
+	if e.opts.KeepSpills > 0 {
+		return e.spill.Release()
+	}
+	return e.spill.Close()
 }
 
 // Tool is the definition of the proxy tool, ready to register with any MCP

@@ -2,9 +2,12 @@
 //
 // Text over the limits is spilled: the whole text goes to a file of mode 0600
 // in a per-process directory of mode 0700, and the result keeps a preview and
-// says where the rest is and why. Spill directories are removed when their
-// process closes its Spiller; a later start removes the directories of
-// processes that died without doing so (see Clean).
+// says where the rest is and why. A long-lived process removes its spill
+// directory when it closes its Spiller, and a later start removes the
+// directories of processes that died without doing so (see Clean). A
+// short-lived one whose user reads the files after it exits, such as the
+// CLI, releases its Spiller instead, and a later start removes directories
+// once they are old (see Sweep).
 package bound
 
 import (

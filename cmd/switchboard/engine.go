@@ -5,11 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
+
+// spillKeep is how long the CLI's spill files stay: a command prints "the
+// whole text is in FILE" and exits, so the file must outlive it. A later
+// command removes spill directories nothing was written to for this long.
+const spillKeep = 24 * time.Hour
+
+// spillDir is where the CLI's spill files go: the user's cache directory,
+// not the temporary one, since they outlive the command.
+func spillDir(d config.Dirs) string { return filepath.Join(d.CacheDir(), "spill") }
 
 // openEngine loads the configuration and makes an engine over it. A
 // configuration that failed closed is an error here: these commands need
@@ -20,9 +31,11 @@ func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Eng
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
 	}
 	return switchboard.New(ctx, cfg, &switchboard.Options{
-		Lookup:  e.lookupEnv,
-		Logger:  slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		Version: versionString(),
+		Lookup:     e.lookupEnv,
+		Logger:     slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Version:    versionString(),
+		SpillDir:   spillDir(cfg.Dirs),
+		KeepSpills: spillKeep,
 	})
 }
 
