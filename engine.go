@@ -67,6 +67,12 @@ type Options struct {
 
 	// Version is reported to servers as the client version. Default "dev".
 	Version string
+
+	// Audience is who reads the results' text: it decides how a result
+	// suggests the next step. The default, proxy.Agents, shows requests of
+	// the mcp tool; proxy.People shows switchboard commands, as the CLI
+	// prints them.
+	Audience proxy.Audience
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -107,6 +113,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		e.opts = *opts
 	}
 	e.fillDefaults()
+	e.memo.audience = e.opts.Audience
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if _, err := bound.Sweep(e.opts.SpillDir, e.opts.KeepSpills); err != nil {
 		e.log.Warn("removing stale spill directories", "err", err)

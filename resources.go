@@ -42,8 +42,8 @@ func (s *Session) resources(ctx context.Context, server string) *Result {
 	}
 	table := &refTable{generation: s.e.generation(server)}
 	r := &Result{Details: Details{Operation: string(proxy.ActionResourcesList), Server: server, Count: len(res) + len(tmpls)}}
-	lines := []string{fmt.Sprintf("%s and %s on %q; read one with {\"operation\": \"resources.read\", \"server\": %q, \"resource\": REF}",
-		plural(len(res), "resource", "resources"), plural(len(tmpls), "template", "templates"), server, server)}
+	lines := []string{fmt.Sprintf("%s and %s on %q; read one with %s",
+		plural(len(res), "resource", "resources"), plural(len(tmpls), "template", "templates"), server, s.e.opts.Audience.ReadResource(server))}
 	for _, rs := range res {
 		table.uris = append(table.uris, rs.URI)
 		info := ResourceInfo{Ref: "r" + strconv.Itoa(len(table.uris)), Name: rs.Name, Title: rs.Title, MIMEType: rs.MIMEType,
@@ -57,7 +57,7 @@ func (s *Session) resources(ctx context.Context, server string) *Result {
 		lines = append(lines, fmt.Sprintf("template %s  %s%s", info.URITemplate, info.Name, dashed(info.Description)))
 	}
 	if len(tmpls) > 0 {
-		lines = append(lines, "a URI made from a template may be read by giving it as \"resource\"")
+		lines = append(lines, "a URI made from a template may be read "+s.e.opts.Audience.ReadTemplate(server))
 	}
 	s.mu.Lock()
 	s.refs[server] = table
@@ -93,7 +93,7 @@ func (s *Session) uriOf(ctx context.Context, server, ref string) (string, error)
 		s.mu.Unlock()
 		switch {
 		case table == nil || n < 1 || n > len(table.uris):
-			return "", fmt.Errorf("%w %q on %q (hint: list them with {\"operation\": \"resources.list\", \"server\": %q})", errStaleRef, ref, server, server)
+			return "", fmt.Errorf("%w %q on %q (hint: list them with %s)", errStaleRef, ref, server, s.e.opts.Audience.ListResources(server))
 		case table.generation != s.e.generation(server):
 			return "", fmt.Errorf("%w %q: it is from an earlier connection to %q (hint: list resources again)", errStaleRef, ref, server)
 		}
@@ -102,7 +102,7 @@ func (s *Session) uriOf(ctx context.Context, server, ref string) (string, error)
 	if s.e.matchesTemplate(ctx, server, ref) {
 		return ref, nil
 	}
-	return "", fmt.Errorf("%w %q on %q: give a reference such as r1 from resources.list, or a URI made from one of the server's templates", errStaleRef, ref, server)
+	return "", fmt.Errorf("%w %q on %q: give a reference such as r1 from %s, or a URI made from one of the server's templates", errStaleRef, ref, server, s.e.opts.Audience.ResourcesListName(server))
 }
 
 // matchesTemplate reports whether uri starts with the literal prefix of one

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -90,6 +92,11 @@ func (e *Engine) server(name string) (string, error) {
 	_, err := e.cfg.Usable(name)
 	if err == nil {
 		err = errors.New("unknown server " + name)
+	}
+	if errors.Is(err, config.ErrUnknownServer) {
+		if near := proxy.Closest(name, e.cfg.Names(), 3); len(near) > 0 {
+			err = fmt.Errorf("%w; did you mean: %s", err, strings.Join(near, ", "))
+		}
 	}
 	return "", err
 }

@@ -53,7 +53,7 @@ func runSetDisabled(e *env, name string, args []string, disabled bool) error {
 	}
 	path, err := config.SetDisabled(d, sc, pos[0], disabled)
 	if err != nil {
-		return err
+		return didYouMean(err, d, pos[0])
 	}
 	fmt.Fprintf(e.stderr, "%sd %q in %s\n", name, pos[0], e.pretty(path))
 	if s, ok := config.Load(d).Server(pos[0]); ok && s.Disabled != disabled {

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 func removeCommand() *command {
@@ -40,10 +42,23 @@ func runRemove(ctx context.Context, e *env, args []string) error {
 		if s, ok := config.Load(d).Server(pos[0]); ok && !s.Source.Ours() {
 			return fmt.Errorf("%w\nhint: %q is defined in %s, which Switchboard does not write; run switchboard disable %s", err, pos[0], e.pretty(s.Source.Path), pos[0])
 		}
-		return err
+		return didYouMean(err, d, pos[0])
 	}
 	fmt.Fprintf(e.stderr, "removed %q from %s\n", pos[0], e.pretty(path))
 	return nil
+}
+
+// didYouMean adds the configured servers nearest to name to err when no
+// server is called name.
+func didYouMean(err error, d config.Dirs, name string) error {
+	c := config.Load(d)
+	if _, ok := c.Server(name); ok {
+		return err
+	}
+	if near := proxy.Closest(name, c.Names(), 3); len(near) > 0 {
+		return fmt.Errorf("%w; did you mean: %s", err, strings.Join(near, ", "))
+	}
+	return err
 }
 
 // ownScope picks the file of ours to change: the flag's, else the one of ours

@@ -36,6 +36,7 @@ func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Eng
 		Version:    versionString(),
 		SpillDir:   spillDir(cfg.Dirs),
 		KeepSpills: spillKeep,
+		Audience:   proxy.People,
 	})
 }
 

@@ -21,7 +21,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
+
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 func main() {
@@ -84,6 +87,17 @@ func commands() []*command {
 	}
 }
 
+// commandNames lists the commands help shows.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		if !c.hidden {
+			names = append(names, c.name)
+		}
+	}
+	return names
+}
+
 func findCommand(name string) *command {
 	for _, c := range commands() {
 		if c.name == name {
@@ -116,6 +130,9 @@ func run(ctx context.Context, e *env, args []string) int {
 	c := findCommand(name)
 	if c == nil {
 		fmt.Fprintf(e.stderr, "switchboard: unknown command %q\n", name)
+		if near := proxy.Closest(name, commandNames(), 3); len(near) > 0 {
+			fmt.Fprintf(e.stderr, "did you mean: %s\n", strings.Join(near, ", "))
+		}
 		fmt.Fprintln(e.stderr, "hint: run switchboard help to list the commands")
 		return exitUsage
 	}
