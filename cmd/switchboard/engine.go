@@ -43,12 +43,22 @@ func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Eng
 // runRequest opens an engine, carries out one request and prints its
 // result: the text on stdout, or the details with --json. An error result
 // goes to stderr and fails the command; so does a tool's own error.
-func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) (err error) {
+func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) error {
+	return e.runBuilt(ctx, f, func(context.Context, *switchboard.Engine) (*proxy.Request, error) { return req, nil })
+}
+
+// runBuilt is runRequest for a request that is built with the engine's
+// help, such as a call whose arguments are typed by the tool's schema.
+func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
 	eng, err := e.openEngine(ctx, f.config)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, eng.Close()) }()
+	req, err := build(ctx, eng)
+	if err != nil {
+		return err
+	}
 	r := eng.Do(ctx, req)
 	if ctx.Err() != nil {
 		return ctx.Err()
