@@ -61,7 +61,7 @@ func didYouMean(err error, d config.Dirs, name string) error {
 	if _, ok := c.Server(name); ok {
 		return err
 	}
-	if near := proxy.Closest(name, c.Names(), 3); len(near) > 0 {
+	if near := proxy.Closest(name, serverNames(c, "remove"), 3); len(near) > 0 {
 		return fmt.Errorf("%w; did you mean: %s", err, strings.Join(near, ", "))
 	}
 	return err

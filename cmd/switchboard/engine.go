@@ -22,6 +22,10 @@ const spillKeep = 24 * time.Hour
 // not the temporary one, since they outlive the command.
 func spillDir(d config.Dirs) string { return filepath.Join(d.CacheDir(), "spill") }
 
+// catalogPath is the catalog's file, which completion reads without an
+// engine.
+func catalogPath(d config.Dirs) string { return filepath.Join(d.CacheDir(), "catalog.db") }
+
 // openEngine loads the configuration and makes an engine over it. A
 // configuration that failed closed is an error here: these commands need
 // a server.
@@ -31,12 +35,13 @@ func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Eng
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
 	}
 	return switchboard.New(ctx, cfg, &switchboard.Options{
-		Lookup:     e.lookupEnv,
-		Logger:     slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		Version:    versionString(),
-		SpillDir:   spillDir(cfg.Dirs),
-		KeepSpills: spillKeep,
-		Audience:   proxy.People,
+		Lookup:      e.lookupEnv,
+		Logger:      slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Version:     versionString(),
+		CatalogPath: catalogPath(cfg.Dirs),
+		SpillDir:    spillDir(cfg.Dirs),
+		KeepSpills:  spillKeep,
+		Audience:    proxy.People,
 	})
 }
 

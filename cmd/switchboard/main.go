@@ -16,6 +16,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -82,6 +83,7 @@ func commands() []*command {
 		importCommand(),
 		setupCommand(),
 		completionCommand(),
+		completeCommand(),
 		versionCommand(),
 		debugCommand(),
 	}
@@ -166,6 +168,13 @@ func (e *env) exit(c *command, err error) int {
 
 // errHelp asks for the command's help on stdout.
 var errHelp = errors.New("help requested")
+
+// helpRequest is errHelp from a command's flag parsing, carrying the flags
+// so that completion can list them without running the command.
+type helpRequest struct{ flags *flag.FlagSet }
+
+func (h *helpRequest) Error() string        { return errHelp.Error() }
+func (h *helpRequest) Is(target error) bool { return target == errHelp }
 
 // errSilent is a failure whose explanation was already printed.
 var errSilent = errors.New("failed")
