@@ -49,8 +49,10 @@ const bashCompletion = `# switchboard bash completion
 _switchboard() {
   local IFS=$'\n'
   COMPREPLY=($(switchboard __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+  if [ "${#COMPREPLY[@]}" -eq 0 ]; then compopt -o default 2>/dev/null; fi
+  return 0
 }
-complete -o default -F _switchboard switchboard
+complete -F _switchboard switchboard
 `
 
 const fishCompletion = `# switchboard fish completion
