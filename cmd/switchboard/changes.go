@@ -58,8 +58,8 @@ type versionJSON struct {
 	Go      string `json:"go"`
 }
 
-// names lists server names for a person: "2 servers (a, b)".
-func names(list []string) string {
+// serverList lists server names for a person: "2 servers (a, b)".
+func serverList(list []string) string {
 	if len(list) == 0 {
 		return "no servers"
 	}

@@ -116,7 +116,7 @@ func printImport(e *env, imp *config.Import, out importJSON, write bool) {
 	}
 	switch {
 	case write:
-		line := "wrote " + names(out.Written)
+		line := "wrote " + serverList(out.Written)
 		if len(out.Skipped) > 0 {
 			line += fmt.Sprintf("; skipped %d already defined (%s)", len(out.Skipped), strings.Join(out.Skipped, ", "))
 		}

@@ -65,7 +65,7 @@ func runTrust(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "trusted %s:\n", e.pretty(d.Project))
 	for _, f := range out.Files {
-		fmt.Fprintf(e.stderr, "  %s: %s\n", e.pretty(f.Path), names(f.Servers))
+		fmt.Fprintf(e.stderr, "  %s: %s\n", e.pretty(f.Path), serverList(f.Servers))
 	}
 	return nil
 }
