@@ -45,6 +45,14 @@ type Options struct {
 	// the system's temporary directory.
 	SpillDir string
 
+	// KeepSpills, when positive, keeps this process's spill files after
+	// Close, for a user who reads them once the process has exited (the
+	// CLI's case), and New removes those nothing was written to for longer
+	// than this. Zero (the default, for a long-lived process): Close
+	// removes them, and New removes at once those of processes that died.
+	// SpillDir should then be a directory of its own.
+	KeepSpills time.Duration
+
 	// Client is a template for the go-sdk client options of every upstream
 	// connection (see upstream.Options.Client).
 	Client *mcp.ClientOptions
@@ -65,6 +73,12 @@ type Options struct {
 	// use, like lazy ones, and settings.embeddings is not used. A process
 	// that only reports status sets it.
 	Passive bool
+
+	// Audience is who reads the results' text: it decides how a result
+	// suggests the next step. The default, proxy.Agents, shows requests of
+	// the mcp tool; proxy.People shows switchboard commands, as the CLI
+	// prints them.
+	Audience proxy.Audience
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -107,8 +121,9 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		e.opts = *opts
 	}
 	e.fillDefaults()
+	e.memo.audience = e.opts.Audience
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	if _, err := bound.Clean(e.opts.SpillDir); err != nil {
+	if _, err := bound.Sweep(e.opts.SpillDir, e.opts.KeepSpills); err != nil {
 		e.log.Warn("removing stale spill directories", "err", err)
 	}
 	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: cfg.Settings.Output.MaxBytes, MaxLines: cfg.Settings.Output.MaxLines})
@@ -196,10 +211,19 @@ func (e *Engine) Close() error {
 		cancel()
 		errs := []error{e.pool.Close()}
 		e.wg.Wait()
-		errs = append(errs, e.spill.Close(), e.cat.Close())
+		errs = append(errs, e.closeSpill(), e.cat.Close())
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
+}
+
+// closeSpill removes this process's spill files, or leaves them for the
+// user with Options.KeepSpills.
+func (e *Engine) closeSpill() error {
+	if e.opts.KeepSpills > 0 {
+		return e.spill.Release()
+	}
+	return e.spill.Close()
 }
 
 // Tool is the definition of the proxy tool, ready to register with any MCP

@@ -33,7 +33,8 @@ func (e *Engine) cached(ctx context.Context, s *config.Server) (*catalog.Entry, 
 type IndexResult struct {
 	Server    string        `json:"server"`
 	Tools     int           `json:"tools"`
-	Resources int           `json:"resources"` // resources and resource templates
+	Resources int           `json:"resources"`
+	Templates int           `json:"templates"` // resource templates
 	Prompts   int           `json:"prompts"`
 	Duration  time.Duration `json:"durationNs"`
 	Error     string        `json:"error,omitempty"`
@@ -136,7 +137,7 @@ func (e *Engine) indexOne(ctx context.Context, s *config.Server, embed bool) Ind
 		r.Duration = time.Since(start)
 		return r
 	}
-	r.Tools, r.Resources, r.Prompts = len(ent.Tools), len(ent.Resources)+len(ent.ResourceTemplates), len(ent.Prompts)
+	r.Tools, r.Resources, r.Templates, r.Prompts = len(ent.Tools), len(ent.Resources), len(ent.ResourceTemplates), len(ent.Prompts)
 	if embed {
 		if r.Embedded, err = e.embedTools(ctx, []string{s.Name}); err != nil {
 			r.EmbeddingsError = err.Error()

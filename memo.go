@@ -20,6 +20,8 @@ import (
 // another process writes for the same definition is seen after this
 // engine lists that server itself.
 type memo struct {
+	audience proxy.Audience // of the name indexes' errors; set before use
+
 	mu      sync.Mutex
 	entries map[string]*catalog.Entry // server "\x00" hash → entry
 	hashes  map[*config.Server]string
@@ -55,7 +57,9 @@ func (m *memo) names(servers []string, entries []*catalog.Entry) (*proxy.Names, 
 			byName[servers[i]] = append(byName[servers[i]], t.Name)
 		}
 	}
-	ix = &nameIndex{entries: entries, names: proxy.NewNames(byName), tools: tools}
+	names := proxy.NewNames(byName)
+	names.Audience = m.audience
+	ix = &nameIndex{entries: entries, names: names, tools: tools}
 	m.mu.Lock()
 	if m.indexes == nil {
 		m.indexes = map[string]*nameIndex{}

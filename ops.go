@@ -128,7 +128,7 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		if res.Total > len(res.Results) {
 			head += fmt.Sprintf("; showing %d-%d", req.Offset+1, req.Offset+len(res.Results))
 		}
-		lines = append(lines, head+"; call with {\"tool\": NAME, \"args\": {…}}")
+		lines = append(lines, head+"; call with "+s.e.opts.Audience.CallTool())
 	}
 	if info.Reason != "" {
 		lines = append(lines, "note: "+headline(info.Reason, 300))
@@ -142,7 +142,7 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		lines = append(lines, fmt.Sprintf("not searched: %q: %s", name, brief(failed[name].Error(), 300)))
 	}
 	if len(res.Results) == 0 && res.Total == 0 && !req.Regex && len(failed) < len(servers) {
-		lines = append(lines, "hint: try other words, or {\"server\": NAME} to list a server's tools")
+		lines = append(lines, "hint: try other words, or "+s.e.opts.Audience.ListTools()+" to list a server's tools")
 	}
 	return s.bounded(r, "search", lines)
 }

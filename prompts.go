@@ -23,7 +23,7 @@ func (s *Session) prompts(ctx context.Context, server string) *Result {
 		return s.errorResult(proxy.ActionPromptsList, server, err)
 	}
 	r := &Result{Details: Details{Operation: string(proxy.ActionPromptsList), Server: server, Count: len(ps)}}
-	lines := []string{fmt.Sprintf("%s on %q; get one with {\"operation\": \"prompts.get\", \"server\": %q, \"prompt\": NAME, \"args\": {…}}", plural(len(ps), "prompt", "prompts"), server, server)}
+	lines := []string{fmt.Sprintf("%s on %q; get one with %s", plural(len(ps), "prompt", "prompts"), server, s.e.opts.Audience.GetPrompt(server))}
 	for _, p := range ps {
 		info := PromptInfo{Name: p.Name, Title: p.Title, Description: headline(p.Description, 120)}
 		var args []string

@@ -82,8 +82,8 @@ func (s *Session) resources(ctx context.Context, server string) *Result {
 	}
 	refs := s.refer(server, gen, uris)
 	r := &Result{Details: Details{Operation: string(proxy.ActionResourcesList), Server: server, Count: len(res) + len(tmpls)}}
-	lines := []string{fmt.Sprintf("%s and %s on %q; read one with {\"operation\": \"resources.read\", \"server\": %q, \"resource\": REF}",
-		plural(len(res), "resource", "resources"), plural(len(tmpls), "template", "templates"), server, server)}
+	lines := []string{fmt.Sprintf("%s and %s on %q; read one with %s",
+		plural(len(res), "resource", "resources"), plural(len(tmpls), "template", "templates"), server, s.e.opts.Audience.ReadResource(server))}
 	for i, rs := range res {
 		info := ResourceInfo{Ref: refs[i], Name: rs.Name, Title: rs.Title, MIMEType: rs.MIMEType,
 			Description: headline(rs.Description, 120), URI: bound.RedactURI(rs.URI)}
@@ -96,7 +96,7 @@ func (s *Session) resources(ctx context.Context, server string) *Result {
 		lines = append(lines, fmt.Sprintf("template %s  %s%s", info.URITemplate, info.Name, dashed(info.Description)))
 	}
 	if len(tmpls) > 0 {
-		lines = append(lines, "a URI made from a template may be read by giving it as \"resource\"")
+		lines = append(lines, "a URI made from a template may be read "+s.e.opts.Audience.ReadTemplate(server))
 	}
 	return s.bounded(r, "resources-"+server, lines)
 }
@@ -152,7 +152,7 @@ func (s *Session) uriOf(ctx context.Context, server, ref string) (string, error)
 	if s.e.matchesTemplate(ctx, server, ref) {
 		return ref, nil
 	}
-	return "", fmt.Errorf("%w %q on %q: give a reference such as r1 from resources.list, or a URI made from one of the server's templates", errStaleRef, ref, server)
+	return "", fmt.Errorf("%w %q on %q: give a reference such as r1 from %s, or a URI made from one of the server's templates", errStaleRef, ref, server, s.e.opts.Audience.ResourcesListName(server))
 }
 
 // refNumber returns N of a reference "rN".
@@ -166,7 +166,7 @@ func refNumber(ref string) (int, bool) {
 // server's and its connection is still the open one; otherwise it says why
 // not and to list again.
 func (s *Session) lookup(server, ref string, n int) (string, error) {
-	again := fmt.Sprintf(`hint: list them again with {"operation": "resources.list", "server": %q} and use a reference from that list`, server)
+	again := "hint: list them again with " + s.e.opts.Audience.ListResources(server) + " and use a reference from that list"
 	s.mu.Lock()
 	var r resourceRef
 	known := n >= 1 && n <= len(s.refs)

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -99,6 +101,10 @@ func (e *Engine) server(name string) (string, error) {
 	}
 	if why := e.untrusted(name); why != nil && e.cfg.Err() == nil {
 		err = why
+	} else if errors.Is(err, config.ErrUnknownServer) {
+		if near := proxy.Closest(name, e.cfg.Names(), 3); len(near) > 0 {
+			err = fmt.Errorf("%w; did you mean: %s", err, strings.Join(near, ", "))
+		}
 	}
 	return "", err
 }

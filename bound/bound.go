@@ -4,9 +4,12 @@
 // What does not fit is spilled: a text goes whole to a file of mode 0600 in
 // a per-process directory of mode 0700 and the result keeps a preview;
 // images and structured content that do not fit go to files too; the
-// result says where each is and why. Spill directories are removed when their
-// process closes its Spiller; a later start removes the directories of
-// processes that died without doing so (see Clean).
+// result says where each is and why. A long-lived process removes its spill
+// directory when it closes its Spiller, and a later start removes the
+// directories of processes that died without doing so (see Clean). A
+// short-lived one whose user reads the files after it exits, such as the
+// CLI, releases its Spiller instead, and a later start removes directories
+// once they are old (see Sweep).
 package bound
 
 import (

@@ -1,11 +1,13 @@
 package bound
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -169,6 +171,59 @@ func TestCleanRemovesDeadProcessDirs(t *testing.T) {
 	}
 	if _, err := os.Stat(live.Dir()); err != nil {
 		t.Errorf("live directory is gone: %v", err)
+	}
+}
+
+// TestReleaseKeepsFilesUntilSweep checks the CLI's lifetime: after Release
+// the files stay for the user to read; Sweep removes a released directory
+// only once it is older than the age, and never one a live process holds,
+// however old.
+func TestReleaseKeepsFilesUntilSweep(t *testing.T) {
+	base := t.TempDir()
+	released := NewSpiller(base, Limits{MaxBytes: 1024, MaxLines: 10})
+	got, err := released.Text("call big", strings.Repeat("x", 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := released.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := released.Close(); err != nil {
+		t.Errorf("Close after Release = %v, want nil", err)
+	}
+	if data, err := os.ReadFile(got.Spill.Path); err != nil || len(data) != 2000 {
+		t.Fatalf("after Release the spill file holds %d bytes (%v), want 2000", len(data), err)
+	}
+	assertMode(t, got.Spill.Path, 0o600)
+	assertMode(t, released.Dir(), 0o700)
+	if _, err := released.Text("late", strings.Repeat("x", 2000)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Text after Release = %v, want ErrClosed", err)
+	}
+
+	live := NewSpiller(base, Limits{MaxBytes: 1024, MaxLines: 10})
+	defer live.Close()
+	if _, err := live.Text("live", strings.Repeat("x", 2000)); err != nil {
+		t.Fatal(err)
+	}
+
+	if removed, err := Sweep(base, time.Hour); err != nil || len(removed) != 0 {
+		t.Fatalf("Sweep of young directories removed %v (%v), want none", removed, err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	for _, dir := range []string{released.Dir(), live.Dir()} {
+		if err := os.Chtimes(dir, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := Sweep(base, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 1 || removed[0] != released.Dir() {
+		t.Fatalf("Sweep removed %v, want only %s", removed, released.Dir())
+	}
+	if _, err := os.Stat(live.Dir()); err != nil {
+		t.Errorf("a live process's directory is gone: %v", err)
 	}
 }
 

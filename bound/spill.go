@@ -158,6 +158,19 @@ func (s *Spiller) Dir() string {
 // Close removes the spill directory and everything in it. It is idempotent
 // and safe to call concurrently; spills after Close fail with ErrClosed.
 func (s *Spiller) Close() error {
+	return s.end(true)
+}
+
+// Release ends the Spiller like Close but leaves its directory and files in
+// place, unlocked, for a user who reads them after the process has exited
+// (the CLI prints "the whole text is in FILE" and then exits). [Sweep]
+// removes them once they are old. Release and Close are idempotent, and
+// whichever comes first decides; spills after either fail with ErrClosed.
+func (s *Spiller) Release() error {
+	return s.end(false)
+}
+
+func (s *Spiller) end(remove bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -167,7 +180,10 @@ func (s *Spiller) Close() error {
 	if s.dir == "" {
 		return nil
 	}
-	err := os.RemoveAll(s.dir)
+	var err error
+	if remove {
+		err = os.RemoveAll(s.dir)
+	}
 	s.lock.Close() // after the removal, so Clean never sees it unlocked
 	return err
 }
@@ -175,8 +191,18 @@ func (s *Spiller) Close() error {
 // Clean removes the spill directories under base left by processes that
 // ended without closing their Spiller. A directory is left alone while its
 // owner holds the lock, so a live process never loses its files, whatever
-// its pid. It returns the directories removed.
+// its pid. It returns the directories removed. It is Sweep with no age.
 func Clean(base string) ([]string, error) {
+	return Sweep(base, 0)
+}
+
+// Sweep removes the spill directories under base that no live process
+// holds and that nothing was written to for longer than olderThan: those
+// of processes that Released their Spiller, once their user has had time
+// to read them, and those of processes that died. A directory's age is
+// that of its last write (its modification time). It returns the
+// directories removed.
+func Sweep(base string, olderThan time.Duration) ([]string, error) {
 	entries, err := os.ReadDir(base)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -191,7 +217,7 @@ func Clean(base string) ([]string, error) {
 			continue
 		}
 		dir := filepath.Join(base, e.Name())
-		if !abandoned(dir) {
+		if !abandoned(dir) || !olderThanAge(dir, olderThan) {
 			continue
 		}
 		if err := os.RemoveAll(dir); err != nil {
@@ -201,6 +227,16 @@ func Clean(base string) ([]string, error) {
 		removed = append(removed, dir)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// olderThanAge reports whether nothing was written to dir for longer than
+// age. A zero age is always passed.
+func olderThanAge(dir string, age time.Duration) bool {
+	if age <= 0 {
+		return true
+	}
+	st, err := os.Stat(dir)
+	return err == nil && time.Since(st.ModTime()) > age
 }
 
 // abandoned reports whether no process holds the lock of dir.

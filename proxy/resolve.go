@@ -20,6 +20,9 @@ func (r ToolRef) Prefixed() string { return r.Server + "_" + r.Name }
 // case and treats '-' and '_' alike; a name may carry its server as a
 // prefix (server_tool) when no server is given.
 type Names struct {
+	// Audience decides how errors suggest the next step (zero: agents).
+	Audience Audience
+
 	servers map[string]string    // normalized server name → server name
 	tools   map[string][]ToolRef // normalized "server\x00tool" and "\x00tool" keys
 	all     []ToolRef
@@ -84,8 +87,8 @@ func (n *Names) Resolve(name, server string) (ToolRef, error) {
 	for _, c := range cands {
 		list = append(list, fmt.Sprintf("%q on %q", c.Name, c.Server))
 	}
-	return ToolRef{}, fmt.Errorf("%w %q: it is %s; nothing was called (hint: add \"server\", or use a prefixed name such as %q)",
-		ErrAmbiguous, name, strings.Join(list, " and "), cands[0].Prefixed())
+	return ToolRef{}, fmt.Errorf("%w %q: it is %s; nothing was called (hint: add %s, or use a prefixed name such as %q)",
+		ErrAmbiguous, name, strings.Join(list, " and "), n.Audience.ServerField(), cands[0].Prefixed())
 }
 
 // prefixed finds tools named as server_tool.
@@ -133,7 +136,7 @@ func (n *Names) unknown(name, server string) error {
 	}
 	sugg := n.Suggest(name, server, 5)
 	if len(sugg) == 0 {
-		return fmt.Errorf("%w %q %s (hint: search for it: {\"search\": %q})", ErrUnknownTool, name, where, name)
+		return fmt.Errorf("%w %q %s (hint: search for it: %s)", ErrUnknownTool, name, where, n.Audience.Search(name))
 	}
 	var list []string
 	for _, s := range sugg {

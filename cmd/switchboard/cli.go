@@ -73,7 +73,7 @@ func (f *flags) parse(args []string) (pos, rest []string, err error) {
 	for {
 		if err := f.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, nil, errHelp
+				return nil, nil, &helpRequest{flags: f.FlagSet}
 			}
 			return nil, nil, usagef("%v", err)
 		}

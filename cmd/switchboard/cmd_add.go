@@ -12,7 +12,7 @@ func addCommand() *command {
 	return &command{
 		name:    "add",
 		summary: "add a server to your own configuration",
-		usage:   "NAME [--project|--global] [--env K=V]… -- COMMAND [ARGS…]\n       switchboard add NAME --url URL [--type sse] [--header K=V]… [--project|--global]",
+		usage:   "NAME [--project|--global] [--env K=V]… [--json] -- COMMAND [ARGS…]\n       switchboard add NAME --url URL [--type sse] [--header K=V]… [--project|--global] [--json]",
 		help: `Adds a stdio server (the command after --) or an HTTP server (--url) to
 Switchboard's own configuration file: the user-global one by default, the
 project's with --project. Comments and formatting in that file are kept.
@@ -23,6 +23,10 @@ writes "GITHUB_TOKEN": "${GITHUB_TOKEN}", resolved from the environment only
 when the server connects. A credential-shaped literal (a key containing TOKEN,
 SECRET, PASSWORD, API_KEY, …, or an Authorization header) is refused.
 
+With --json, prints {"action", "server", "file", "scope", "state",
+"source"}: the file written and the server's state afterwards (see
+docs/cli.md).
+
 Examples:
   switchboard add everything -- npx -y @modelcontextprotocol/server-everything
   switchboard add github --env GITHUB_TOKEN -- npx -y @modelcontextprotocol/server-github
@@ -32,7 +36,7 @@ Examples:
 }
 
 func runAdd(ctx context.Context, e *env, args []string) error {
-	f := newFlags("add", false)
+	f := newFlags("add", true)
 	var scope scopeFlags
 	scope.add(f, "write")
 	url := f.String("url", "", "the `URL` of a Streamable HTTP (or, with --type sse, SSE) server")
@@ -62,7 +66,13 @@ func runAdd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "added %q to %s\n", pos[0], e.pretty(path))
+	if f.json {
+		if err := writeJSON(e.stdout, change(d, "added", pos[0], path, sc)); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.stderr, "added %q to %s\n", pos[0], e.pretty(path))
+	}
 	if sc == config.ScopeProject && !config.Load(d).Project.Trusted {
 		fmt.Fprintln(e.stderr, "hint: the project is not trusted, so its servers are ignored; run switchboard trust")
 	}

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -15,11 +15,18 @@ func callCommand() *command {
 	return &command{
 		name: "call", summary: "call a tool once",
 		usage: "NAME [--server S] [key=value … | --args JSON | --args -] [--json]",
-		help: `Calls a tool exactly once and prints its result. Arguments are key=value
-pairs, where a value is taken as JSON when it parses (n=3, ok=true,
-tags='["a"]') and as a string otherwise (name=Ada); or one JSON object with
---args, or read from standard input with --args -. A tool that reports an
+		help: `Calls a tool exactly once and prints its result. A tool that reports an
 error exits 1 with its text on stderr.
+
+Arguments are key=value pairs, each taken as the type the tool's input
+schema (from the catalog) gives it: a string as written (message=123 is
+"123"), a number, integer or boolean as such (n=3, ok=true), an array or
+object as JSON (tags='["a","b"]'). A value that does not fit, a required
+argument left out, or a name the tool does not have is an error (exit 2)
+that names the argument and shows an example; nothing is called. Where the
+schema gives no type, a value is JSON if it parses and a string otherwise.
+Or give one JSON object with --args, or --args - to read it from standard
+input: it is sent as it is.
 
 Examples:
   switchboard call get-sum --server everything a=2 b=3
@@ -42,18 +49,48 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	if len(pos) < 1 {
 		return usagef("call needs the tool's NAME")
 	}
-	toolArgs, err := callArgs(pos[1:], *argsJSON, e.stdin)
-	if err != nil {
-		return err
+	name, pairs := pos[0], pos[1:]
+	if *argsJSON != "" {
+		if len(pairs) > 0 {
+			return usagef("give key=value pairs or --args, not both")
+		}
+		toolArgs, err := argsObject(*argsJSON, e.stdin)
+		if err != nil {
+			return err
+		}
+		return e.runRequest(ctx, f, &proxy.Request{Action: proxy.ActionCall, Name: name, Server: *server, Args: toolArgs})
 	}
-	return e.runRequest(ctx, f, &proxy.Request{Action: proxy.ActionCall, Name: pos[0], Server: *server, Args: toolArgs})
+	if _, err := typedArgs(pairs, nil, fmt.Sprintf("%q", name)); err != nil {
+		return err // not key=value: no need to look the tool up
+	}
+	return e.runBuilt(ctx, f, func(ctx context.Context, eng *switchboard.Engine) (*proxy.Request, error) {
+		return typedCall(ctx, eng, name, *server, pairs)
+	})
 }
 
-// callArgs builds the arguments from key=value pairs or --args.
-func callArgs(pairs []string, argsJSON string, stdin io.Reader) (map[string]any, error) {
-	if argsJSON != "" && len(pairs) > 0 {
-		return nil, usagef("give key=value pairs or --args, not both")
+// typedCall builds the call of a tool from key=value pairs typed by the
+// tool's input schema, which describe finds in the catalog. When describe
+// fails, the call is built untyped and reports the same failure itself.
+func typedCall(ctx context.Context, eng *switchboard.Engine, name, server string, pairs []string) (*proxy.Request, error) {
+	req := &proxy.Request{Action: proxy.ActionCall, Name: name, Server: server}
+	var schema *inputSchema
+	display := fmt.Sprintf("%q", name)
+	if d := eng.Do(ctx, &proxy.Request{Action: proxy.ActionDescribe, Name: name, Server: server}); !d.IsError && d.Details.Tool != nil {
+		t := d.Details.Tool
+		req.Name, req.Server = t.Name, t.Server
+		schema, display = parseSchema(t.InputSchema), fmt.Sprintf("%q on %q", t.Name, t.Server)
 	}
+	args, err := typedArgs(pairs, schema, display)
+	if err != nil {
+		return nil, err
+	}
+	req.Args = args
+	return req, nil
+}
+
+// argsObject reads --args: one JSON object, or - for standard input. It is
+// sent as given.
+func argsObject(argsJSON string, stdin io.Reader) (map[string]any, error) {
 	if argsJSON == "-" {
 		data, err := io.ReadAll(io.LimitReader(stdin, 64<<20))
 		if err != nil {
@@ -61,33 +98,11 @@ func callArgs(pairs []string, argsJSON string, stdin io.Reader) (map[string]any,
 		}
 		argsJSON = string(data)
 	}
-	if argsJSON != "" {
-		var m map[string]any
-		dec := json.NewDecoder(strings.NewReader(argsJSON))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil || m == nil {
-			return nil, usagef("--args must be a JSON object such as '{\"a\": 1}'")
-		}
-		return m, nil
-	}
-	m := map[string]any{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, usagef("argument %q is not key=value", p)
-		}
-		m[k] = jsonOrString(v)
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(argsJSON))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, usagef("--args must be a JSON object such as '{\"a\": 1}'")
 	}
 	return m, nil
-}
-
-// jsonOrString parses v as JSON if it is JSON, else keeps the string.
-func jsonOrString(v string) any {
-	dec := json.NewDecoder(bytes.NewReader([]byte(v)))
-	dec.UseNumber()
-	var out any
-	if err := dec.Decode(&out); err != nil || dec.More() {
-		return v
-	}
-	return out
 }

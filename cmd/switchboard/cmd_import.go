@@ -28,12 +28,19 @@ Hosts: ` + strings.Join(config.HostNames(), ", "),
 }
 
 type importJSON struct {
-	Host     string        `json:"host"`
-	Files    []string      `json:"files"`
-	Servers  []serverJSON  `json:"servers"`
-	Warnings []problemJSON `json:"warnings"`
-	Written  []string      `json:"written,omitempty"`
-	Skipped  []string      `json:"skipped,omitempty"`
+	Host     string         `json:"host"`
+	Files    []string       `json:"files"`
+	Servers  []importedJSON `json:"servers"`
+	Warnings []problemJSON  `json:"warnings"`
+	Written  []string       `json:"written,omitempty"`
+	Skipped  []string       `json:"skipped,omitempty"`
+}
+
+// importedJSON is one server found in a host's file; disabled ones are
+// written disabled.
+type importedJSON struct {
+	serverJSON
+	Disabled bool `json:"disabled"`
 }
 
 func runImport(ctx context.Context, e *env, args []string) error {
@@ -54,9 +61,10 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	d := e.dirs(f.config)
 	imp := config.ImportHost(d, *from)
-	out := importJSON{Host: *from, Files: nonNil(imp.Files), Servers: []serverJSON{}, Warnings: problems(imp.Problems)}
+	out := importJSON{Host: *from, Files: nonNil(imp.Files), Servers: []importedJSON{}, Warnings: problems(imp.Problems)}
 	for _, s := range imp.Servers {
-		out.Servers = append(out.Servers, serverJSON{Name: s.Name, Transport: string(s.Type), Target: s.Target(), Source: s.Source.Path, SourceKind: string(s.Source.Kind), State: "importable"})
+		out.Servers = append(out.Servers, importedJSON{serverJSON: serverJSON{Name: s.Name, Transport: string(s.Type), Target: s.Target(),
+			Source: s.Source.Path, SourceKind: string(s.Source.Kind), State: "importable"}, Disabled: s.Disabled})
 	}
 	if *write {
 		sc, err := scope.scope(config.ScopeGlobal)
@@ -93,8 +101,14 @@ func printImport(e *env, imp *config.Import, out importJSON, write bool) {
 	if len(out.Servers) > 0 {
 		fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSOURCE\tTARGET")
 	}
+	var disabled []string
 	for _, s := range out.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, e.pretty(s.Source), s.Target)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", s.Name, s.Transport, e.pretty(s.Source), s.Target)
+		if s.Disabled {
+			disabled = append(disabled, s.Name)
+			fmt.Fprint(tw, "\t(disabled)")
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	for _, p := range imp.Problems {
@@ -102,10 +116,48 @@ func printImport(e *env, imp *config.Import, out importJSON, write bool) {
 	}
 	switch {
 	case write:
-		fmt.Fprintf(e.stderr, "wrote %d servers %v; skipped %d already defined %v\n", len(out.Written), out.Written, len(out.Skipped), out.Skipped)
+		line := "wrote " + serverList(out.Written)
+		if len(out.Skipped) > 0 {
+			line += fmt.Sprintf("; skipped %d already defined (%s)", len(out.Skipped), strings.Join(out.Skipped, ", "))
+		}
+		fmt.Fprintln(e.stderr, line)
+		if d := written(disabled, out.Written); len(d) > 0 {
+			fmt.Fprintf(e.stderr, "written disabled, as %s has %s: %s (hint: switchboard enable %s)\n",
+				imp.Host, itThem(len(d)), strings.Join(d, ", "), enableArg(d))
+		}
 	case len(out.Servers) > 0:
-		fmt.Fprintf(e.stderr, "hint: switchboard import --from %s --write copies them into your config\n", imp.Host)
+		fmt.Fprintf(e.stderr, "hint: switchboard import --from %s --write copies them into your config", imp.Host)
+		if len(disabled) > 0 {
+			fmt.Fprintf(e.stderr, "; %s will be written disabled, as %s has %s", strings.Join(disabled, ", "), imp.Host, itThem(len(disabled)))
+		}
+		fmt.Fprintln(e.stderr)
 	}
+}
+
+// written keeps the names of list that were written.
+func written(list, wrote []string) []string {
+	var out []string
+	for _, n := range list {
+		if contains(wrote, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// enableArg is the NAME of the enable hint: the one server, or NAME.
+func enableArg(list []string) string {
+	if len(list) == 1 {
+		return list[0]
+	}
+	return "NAME"
 }
 
 func contains(list []string, s string) bool {

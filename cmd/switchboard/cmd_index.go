@@ -2,8 +2,9 @@ package main
 
 // Output of index:
 //   - stdout: one line per server as it finishes ("NAME  23 tools, 4
-//     resources, 2 prompts  (812ms)" or "NAME  failed: …"), then one per
-//     catalog entry removed; with --json, one object at the end instead.
+//     resources, 2 prompts  (812ms)", with "1 template, " before the
+//     prompts when there are templates, or "NAME  failed: …"), then one
+//     per catalog entry removed; with --json, one object at the end instead.
 //   - stderr: on a terminal only, a live progress line, rewritten in place
 //     and erased before each result line; plain (no escape sequences) under
 //     NO_COLOR or TERM=dumb. On stdout, "failed" is red on a terminal
@@ -38,8 +39,9 @@ from the catalog.
 
 Prints a line per server as it finishes, and shows progress on a terminal.
 
-With --json, prints {"servers": [{"server", "tools", "resources", "prompts",
-"durationNs", "error", "embedded", "embeddingsError"}, …], "removed": […]}.`,
+With --json, prints {"servers": [{"server", "tools", "resources", "templates",
+"prompts", "durationNs", "error", "embedded", "embeddingsError"}, …],
+"removed": […]}.`,
 		run: runIndexCommand,
 	}
 }
@@ -147,8 +149,11 @@ func indexLine(r switchboard.IndexResult, width int, color bool) string {
 		msg := strings.ReplaceAll(strings.TrimSpace(r.Error), "\n", "\n"+strings.Repeat(" ", width+2)+"  ")
 		return fmt.Sprintf("%-*s  %s: %s  %s", width, r.Server, failed, msg, took)
 	}
-	line := fmt.Sprintf("%-*s  %s, %s, %s", width, r.Server,
-		count(r.Tools, "tool", "tools"), count(r.Resources, "resource", "resources"), count(r.Prompts, "prompt", "prompts"))
+	line := fmt.Sprintf("%-*s  %s, %s, ", width, r.Server, count(r.Tools, "tool", "tools"), count(r.Resources, "resource", "resources"))
+	if r.Templates > 0 {
+		line += count(r.Templates, "template", "templates") + ", "
+	}
+	line += count(r.Prompts, "prompt", "prompts")
 	if r.Embedded > 0 {
 		line += fmt.Sprintf(", %d embedded", r.Embedded)
 	}

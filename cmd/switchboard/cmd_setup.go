@@ -23,7 +23,7 @@ func setupCommand() *command {
 	return &command{
 		name:    "setup",
 		summary: "print (or --write) the snippet that mounts Switchboard in an agent host",
-		usage:   "HOST [--write [--force]] [--http URL] [--name NAME] [--json]",
+		usage:   "HOST [--write [--force]] [--http URL | --command PATH] [--name NAME] [--json]",
 		help: `Prints the file of HOST's own user-scope MCP configuration and the entry
 that mounts Switchboard there: the host starts "switchboard serve" (the
 absolute path of this executable), or, with --http, connects to a running
@@ -38,6 +38,12 @@ every other byte (comments, order, indentation, the host's own state) is
 kept. A file that does not parse, or that defines NAME otherwise, is not
 changed (--force replaces that definition). A file already set up is not
 written again.
+
+The command written must outlive this one: a program that "go run" built
+lives in the Go build cache or in a go-build directory that is deleted when
+go run exits, so --write refuses it (and printing warns). Install
+switchboard and run setup from there, or give --command PATH; --force
+writes it anyway. A program merely in the temporary directory is fine.
 
 This is the only command that writes a file of another program, and only
 with --write.
@@ -55,15 +61,16 @@ Environment:
 
 type setupOptions struct {
 	json, write, force bool
-	url, name          string
+	url, name, command string
 }
 
 func setupFlags(o *setupOptions) *flags {
 	f := &flags{FlagSet: flag.NewFlagSet("setup", flag.ContinueOnError)}
 	f.SetOutput(io.Discard)
 	f.BoolVar(&o.write, "write", false, "add the entry to the host's file, after a backup")
-	f.BoolVar(&o.force, "force", false, "with --write, replace a different definition of NAME")
+	f.BoolVar(&o.force, "force", false, "with --write, replace a different definition of NAME, or write a temporary build of go run")
 	f.StringVar(&o.url, "http", "", "mount Switchboard's Streamable HTTP endpoint at `URL` instead of starting it")
+	f.StringVar(&o.command, "command", "", "the `PATH` of the switchboard the host starts (default: this executable)")
 	f.StringVar(&o.name, "name", "", "the server `NAME` in the host (default switchboard)")
 	f.BoolVar(&o.json, "json", false, "print stable JSON instead of text")
 	return f
@@ -88,7 +95,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	}
 	opts := config.SetupOptions{Name: o.name, URL: o.url}
 	if o.url == "" {
-		if opts.Command, err = setupExecutable(e); err != nil {
+		if opts.Command, err = setupExecutable(e, o); err != nil {
 			return err
 		}
 	}
@@ -131,6 +138,8 @@ func parseSetup(args []string) (host string, o setupOptions, err error) {
 		return "", o, usagef("unknown host %q: use one of %s", pos[0], strings.Join(config.HostNames(), ", "))
 	case o.force && !o.write:
 		return "", o, usagef("--force only applies with --write")
+	case o.command != "" && o.url != "":
+		return "", o, usagef("--command and --http exclude each other: with --http the host starts nothing")
 	}
 	return pos[0], o, nil
 }
@@ -189,11 +198,19 @@ func reportSetup(e *env, s *config.Setup, written bool, backup string) {
 	}
 }
 
-// setupExecutable returns the command a host should start: $SWITCHBOARD_SETUP_COMMAND,
-// else the absolute path of this executable. A link on PATH that leads to
-// it is preferred to the file it points to: a package manager's link
-// (/opt/homebrew/bin/switchboard) outlives upgrades, the versioned file does not.
-func setupExecutable(e *env) (string, error) {
+// setupExecutable returns the command a host should start: --command,
+// else $SWITCHBOARD_SETUP_COMMAND, else the absolute path of this
+// executable. A link on PATH that leads to it is preferred to the file it
+// points to: a package manager's link (/opt/homebrew/bin/switchboard)
+// outlives upgrades, the versioned file does not. A temporary build of go
+// run is refused for --write without --force.
+func setupExecutable(e *env, o setupOptions) (string, error) {
+	if o.command != "" {
+		if strings.ContainsRune(o.command, filepath.Separator) && !filepath.IsAbs(o.command) {
+			return filepath.Join(e.cwd, o.command), nil
+		}
+		return o.command, nil
+	}
 	if c := e.getenv(setupCommandEnv); c != "" {
 		return c, nil
 	}
@@ -209,10 +226,74 @@ func setupExecutable(e *env) (string, error) {
 			exe = abs
 		}
 	}
-	if strings.HasPrefix(exe, filepath.Clean(os.TempDir())+string(filepath.Separator)) || strings.Contains(exe, "go-build") {
-		fmt.Fprintf(e.stderr, "warning: %s looks like a temporary build (go run?): install switchboard and run setup from there, or set %s\n", exe, setupCommandEnv)
+	why := goRunBuild(exe, e.getenv, e.goos)
+	switch {
+	case why == "":
+	case o.write && !o.force:
+		return "", fmt.Errorf("refusing to write %s into the host's file: %s, so the host could not start it (hint: go install ./cmd/switchboard and run setup from the installed program, or give --command PATH, or --force to write it anyway)", exe, why)
+	default:
+		fmt.Fprintf(e.stderr, "warning: %s: %s (hint: install switchboard and run setup from there, or give --command PATH)\n", exe, why)
 	}
 	return exe, nil
+}
+
+// goRunBuild says why exe is a program that go run built and will not
+// keep, or "" when it is not. go run builds into a directory go-build<N>
+// under $GOTMPDIR or the temporary directory (…/go-build123/b001/exe/NAME),
+// removed when it exits; since Go 1.24 it also keeps the program in the
+// build cache (GOCACHE/ab/<64 hex digits>-d/NAME), replaced by the next
+// build and trimmed when unused. Both are recognised by their shape, so
+// GOCACHE set with go env -w is recognised too; the cache is also
+// recognised by its location ($GOCACHE, else go-build in the user's cache
+// directory). Merely living under the temporary directory does not count:
+// programs are installed there on purpose (CI runners, test harnesses).
+func goRunBuild(exe string, getenv func(string) string, goos string) string {
+	const tmpBuild = "it is a temporary build of go run, deleted when go run exits"
+	const cached = "it is in the Go build cache, where go run keeps what it builds until the next build or the cache is trimmed"
+	parts := strings.Split(filepath.ToSlash(filepath.Dir(exe)), "/")
+	for _, p := range parts {
+		if rest, ok := strings.CutPrefix(p, "go-build"); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			return tmpBuild
+		}
+	}
+	if n := len(parts); n >= 2 && isHex(parts[n-2], 2) && strings.HasSuffix(parts[n-1], "-d") && isHex(strings.TrimSuffix(parts[n-1], "-d"), 64) {
+		return cached
+	}
+	if c := goCache(getenv, goos); c != "" && strings.HasPrefix(exe, c+string(filepath.Separator)) {
+		return cached
+	}
+	return ""
+}
+
+// goCache is the Go build cache's directory as the go command finds it
+// without its own settings file: $GOCACHE, else go-build in the user's
+// cache directory; "" when there is none.
+func goCache(getenv func(string) string, goos string) string {
+	if c := getenv("GOCACHE"); c != "" {
+		if c == "off" || !filepath.IsAbs(c) {
+			return ""
+		}
+		return filepath.Clean(c)
+	}
+	var dir string
+	switch {
+	case goos == "darwin" && getenv("HOME") != "":
+		dir = filepath.Join(getenv("HOME"), "Library", "Caches")
+	case goos == "windows":
+		dir = getenv("LocalAppData")
+	case getenv("XDG_CACHE_HOME") != "" && filepath.IsAbs(getenv("XDG_CACHE_HOME")):
+		dir = getenv("XDG_CACHE_HOME")
+	case getenv("HOME") != "":
+		dir = filepath.Join(getenv("HOME"), ".cache")
+	}
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "go-build")
+}
+
+func isHex(s string, n int) bool {
+	return len(s) == n && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 func sameFile(a, b string) bool {

@@ -12,17 +12,20 @@ func trustCommand() *command {
 	return &command{
 		name:    "trust",
 		summary: "trust (or --revoke) the current project's server definitions",
-		usage:   "[--revoke]",
+		usage:   "[--revoke] [--json]",
 		help: `A project's .mcp.json and .switchboard/config.json can start programs, so
 they are ignored until you trust them. Trust is recorded in Switchboard's
 user-global state directory and bound to the exact definitions: when they
-change, the project is ignored again until you trust it again.`,
+change, the project is ignored again until you trust it again.
+
+With --json, prints {"project", "trusted", "revoked", "files": [{"path",
+"servers"}]}.`,
 		run: runTrust,
 	}
 }
 
 func runTrust(ctx context.Context, e *env, args []string) error {
-	f := newFlags("trust", false)
+	f := newFlags("trust", true)
 	revoke := f.Bool("revoke", false, "forget the trust given to this project")
 	pos, _, err := f.parse(args)
 	if err != nil {
@@ -32,27 +35,37 @@ func runTrust(ctx context.Context, e *env, args []string) error {
 		return usagef("trust takes no arguments: it trusts the project of the working directory")
 	}
 	d := e.dirs(f.config)
+	out := trustJSON{Project: d.Project, Files: []trustFileJSON{}}
 	if *revoke {
-		was, err := config.Revoke(d)
-		if err != nil {
+		if out.Revoked, err = config.Revoke(d); err != nil {
 			return err
 		}
-		if !was {
+		switch {
+		case f.json:
+			return writeJSON(e.stdout, out)
+		case out.Revoked:
+			fmt.Fprintf(e.stderr, "revoked trust in %s\n", e.pretty(d.Project))
+		default:
 			fmt.Fprintf(e.stderr, "%s was not trusted\n", e.pretty(d.Project))
-			return nil
 		}
-		fmt.Fprintf(e.stderr, "revoked trust in %s\n", e.pretty(d.Project))
 		return nil
 	}
 	c, err := config.Trust(d, time.Now())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "trusted %s:\n", e.pretty(d.Project))
+	out.Trusted = true
 	for _, f := range c.Files {
 		if f.InProject() && f.State != config.FileMissing {
-			fmt.Fprintf(e.stderr, "  %s: %d servers %v\n", e.pretty(f.Path), len(f.Servers), f.Servers)
+			out.Files = append(out.Files, trustFileJSON{Path: f.Path, Servers: nonNil(f.Servers)})
 		}
+	}
+	if f.json {
+		return writeJSON(e.stdout, out)
+	}
+	fmt.Fprintf(e.stderr, "trusted %s:\n", e.pretty(d.Project))
+	for _, f := range out.Files {
+		fmt.Fprintf(e.stderr, "  %s: %s\n", e.pretty(f.Path), serverList(f.Servers))
 	}
 	return nil
 }

@@ -14,17 +14,25 @@ func versionCommand() *command {
 	return &command{
 		name:    "version",
 		summary: "print the version",
-		usage:   "",
-		help:    "Prints Switchboard's version and the Go version it was built with.",
+		usage:   "[--json]",
+		help:    "Prints Switchboard's version and the Go version it was built with.\n\nWith --json, prints {\"version\", \"go\"}.",
 		run: func(ctx context.Context, e *env, args []string) error {
-			if len(args) > 0 {
+			f := newFlags("version", true)
+			pos, _, err := f.parse(args)
+			if err != nil {
+				return err
+			}
+			if len(pos) > 0 {
 				return usagef("version takes no arguments")
 			}
-			goVersion := "unknown"
+			v := versionJSON{Version: versionString(), Go: "unknown"}
 			if bi, ok := debug.ReadBuildInfo(); ok {
-				goVersion = bi.GoVersion
+				v.Go = bi.GoVersion
 			}
-			fmt.Fprintf(e.stdout, "switchboard %s (%s)\n", versionString(), goVersion)
+			if f.json {
+				return writeJSON(e.stdout, v)
+			}
+			fmt.Fprintf(e.stdout, "switchboard %s (%s)\n", v.Version, v.Go)
 			return nil
 		},
 	}

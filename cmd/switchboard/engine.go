@@ -5,11 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
+
+// spillKeep is how long the CLI's spill files stay: a command prints "the
+// whole text is in FILE" and exits, so the file must outlive it. A later
+// command removes spill directories nothing was written to for this long.
+const spillKeep = 24 * time.Hour
+
+// spillDir is where the CLI's spill files go: the user's cache directory,
+// not the temporary one, since they outlive the command.
+func spillDir(d config.Dirs) string { return filepath.Join(d.CacheDir(), "spill") }
+
+// catalogPath is the catalog's file, which completion reads without an
+// engine.
+func catalogPath(d config.Dirs) string { return filepath.Join(d.CacheDir(), "catalog.db") }
 
 // openEngine loads the configuration and makes an engine over it. A
 // configuration that failed closed is an error here: these commands need
@@ -20,21 +35,35 @@ func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Eng
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
 	}
 	return switchboard.New(ctx, cfg, &switchboard.Options{
-		Lookup:  e.lookupEnv,
-		Logger:  slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		Version: versionString(),
+		Lookup:      e.lookupEnv,
+		Logger:      slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Version:     versionString(),
+		CatalogPath: catalogPath(cfg.Dirs),
+		SpillDir:    spillDir(cfg.Dirs),
+		KeepSpills:  spillKeep,
+		Audience:    proxy.People,
 	})
 }
 
 // runRequest opens an engine, carries out one request and prints its
 // result: the text on stdout, or the details with --json. An error result
 // goes to stderr and fails the command; so does a tool's own error.
-func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) (err error) {
+func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) error {
+	return e.runBuilt(ctx, f, func(context.Context, *switchboard.Engine) (*proxy.Request, error) { return req, nil })
+}
+
+// runBuilt is runRequest for a request that is built with the engine's
+// help, such as a call whose arguments are typed by the tool's schema.
+func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
 	eng, err := e.openEngine(ctx, f.config)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, eng.Close()) }()
+	req, err := build(ctx, eng)
+	if err != nil {
+		return err
+	}
 	r := eng.Do(ctx, req)
 	if ctx.Err() != nil {
 		return ctx.Err()

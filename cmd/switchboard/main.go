@@ -16,12 +16,16 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
+
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 func main() {
@@ -79,9 +83,21 @@ func commands() []*command {
 		importCommand(),
 		setupCommand(),
 		completionCommand(),
+		completeCommand(),
 		versionCommand(),
 		debugCommand(),
 	}
+}
+
+// commandNames lists the commands help shows.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		if !c.hidden {
+			names = append(names, c.name)
+		}
+	}
+	return names
 }
 
 func findCommand(name string) *command {
@@ -116,6 +132,9 @@ func run(ctx context.Context, e *env, args []string) int {
 	c := findCommand(name)
 	if c == nil {
 		fmt.Fprintf(e.stderr, "switchboard: unknown command %q\n", name)
+		if near := proxy.Closest(name, commandNames(), 3); len(near) > 0 {
+			fmt.Fprintf(e.stderr, "did you mean: %s\n", strings.Join(near, ", "))
+		}
 		fmt.Fprintln(e.stderr, "hint: run switchboard help to list the commands")
 		return exitUsage
 	}
@@ -149,6 +168,13 @@ func (e *env) exit(c *command, err error) int {
 
 // errHelp asks for the command's help on stdout.
 var errHelp = errors.New("help requested")
+
+// helpRequest is errHelp from a command's flag parsing, carrying the flags
+// so that completion can list them without running the command.
+type helpRequest struct{ flags *flag.FlagSet }
+
+func (h *helpRequest) Error() string        { return errHelp.Error() }
+func (h *helpRequest) Is(target error) bool { return target == errHelp }
 
 // errSilent is a failure whose explanation was already printed.
 var errSilent = errors.New("failed")

@@ -20,9 +20,11 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs testdata/script/*.txtar. Each script starts in $WORK/proj
 // with HOME=$WORK/home and no XDG variables, so nothing of the real user's
-// configuration is read or written.
+// configuration is read or written. $FIXTURE is the fixture server's
+// executable: choose its mode with SWITCHBOARD_TESTSERVER in its env.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, scriptParams("testdata/script", nil))
+	fixture, _, _ := testserver.Command(testserver.Good)
+	testscript.Run(t, scriptParams("testdata/script", map[string]string{"FIXTURE": fixture}))
 }
 
 // TestPeerScripts runs testdata/peers/*.txtar, which use real MCP servers:

@@ -84,6 +84,8 @@ func run(mode string) error {
 		return serveCatalog()
 	case Sized:
 		return SizedServer().Run(context.Background(), &mcp.StdioTransport{})
+	case Typed:
+		return serveTyped()
 	case ExitAtStart:
 		fmt.Fprintln(os.Stderr, "node:internal/modules/cjs/loader:1228\n  throw err;\n\nError: Cannot find module '/nowhere/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)")
 		os.Exit(1)
