@@ -1,0 +1,273 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// discovery is what the metadata says about how to authorize at a server.
+type discovery struct {
+	resource  string   // the resource parameter (RFC 8707)
+	scopes    []string // scopes_supported of the protected resource metadata
+	asm       *oauthex.AuthServerMeta
+	challenge []string // the scope the server's challenge asks for
+}
+
+// discover finds the authorization server of the server: from its protected
+// resource metadata (RFC 9728: the challenge's resource_metadata, else the
+// well-known locations), then that server's metadata (RFC 8414, then OpenID
+// Connect discovery), else the 2025-03-26 fallbacks: the server's origin is
+// the authorization server, with metadata at its root or the default
+// endpoints /authorize, /token and /register.
+func (h *Handler) discover(ctx context.Context, challenges []oauthex.Challenge) (*discovery, error) {
+	d := &discovery{resource: h.cfg.URL, challenge: scopeFromChallenges(challenges)}
+	prm, prmErr, err := h.protectedResource(ctx, challenges)
+	if err != nil {
+		return nil, h.step("reading the protected resource metadata", err)
+	}
+	if prm == nil {
+		asm, err := h.legacyMetadata(ctx)
+		if err != nil {
+			if prmErr != nil {
+				err = fmt.Errorf("%w (and the protected resource metadata: %v)", err, prmErr)
+			}
+			return nil, h.step("reading the authorization server metadata", err)
+		}
+		d.asm = asm
+		return d, nil
+	}
+	d.resource, d.scopes = prm.Resource, prm.ScopesSupported
+	issuer := prm.AuthorizationServers[0]
+	asm, err := auth.GetAuthServerMetadata(ctx, issuer, h.opts.HTTPClient)
+	if err != nil {
+		return nil, h.step("reading the authorization server metadata", err)
+	}
+	if asm == nil {
+		// No metadata at the issuer: its default endpoints (2025-03-26).
+		asm = defaultEndpoints(strings.TrimSuffix(issuer, "/"))
+	}
+	d.asm = asm
+	return d, nil
+}
+
+// protectedResource returns the server's protected resource metadata, or
+// nil when it has none. A document the challenge points at must be valid;
+// a failure at a well-known location is only remembered (prmErr), since
+// servers of the 2025-03-26 revision have none there.
+func (h *Handler) protectedResource(ctx context.Context, challenges []oauthex.Challenge) (prm *oauthex.ProtectedResourceMetadata, prmErr, err error) {
+	client := h.opts.HTTPClient
+	if u := resourceMetadataFromChallenges(challenges); u != "" {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, u, h.cfg.URL, client)
+		if err != nil {
+			return nil, nil, err
+		}
+		return prm, nil, checkPRM(prm)
+	}
+	for _, c := range wellKnownPRM(h.cfg.URL) {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, c.url, c.resource, client)
+		if err != nil {
+			prmErr = err
+			continue
+		}
+		return prm, nil, checkPRM(prm)
+	}
+	return nil, prmErr, nil
+}
+
+// checkPRM checks what oauthex does not: that the metadata names an
+// authorization server (the 2025-11-25 revision requires one).
+func checkPRM(prm *oauthex.ProtectedResourceMetadata) error {
+	if len(prm.AuthorizationServers) == 0 {
+		return errors.New("it names no authorization server")
+	}
+	return nil
+}
+
+type prmLocation struct{ url, resource string }
+
+// wellKnownPRM returns where protected resource metadata may be, in order:
+// at the path of the MCP endpoint, then at the root, with the resource each
+// must name.
+func wellKnownPRM(resource string) []prmLocation {
+	u, err := url.Parse(resource)
+	if err != nil {
+		return nil
+	}
+	var out []prmLocation
+	m := *u
+	m.RawQuery, m.Fragment = "", ""
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		m.Path = "/.well-known/oauth-protected-resource/" + p
+		out = append(out, prmLocation{m.String(), resource})
+	}
+	m.Path = "/.well-known/oauth-protected-resource"
+	root := *u
+	root.Path, root.RawQuery, root.Fragment = "", "", ""
+	return append(out, prmLocation{m.String(), root.String()})
+}
+
+// legacyMetadata is discovery for a server without protected resource
+// metadata (2025-03-26): the authorization server is at the server's
+// origin. Its metadata's issuer may differ from the origin (the revision
+// does not ask them to match), but it must be on the same origin: the
+// server itself vouches for it. Without metadata, the default endpoints.
+func (h *Handler) legacyMetadata(ctx context.Context) (*oauthex.AuthServerMeta, error) {
+	u, err := url.Parse(h.cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	origin := u.Scheme + "://" + u.Host
+	if err := httpsOrLoopback(origin); err != nil {
+		return nil, err
+	}
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		issuer, found, err := h.peekIssuer(ctx, origin+p)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		if !sameOrigin(issuer, origin) {
+			return nil, fmt.Errorf("the metadata at %s names issuer %q, which is not on the server's origin %s", origin+p, printable(issuer, 200), origin)
+		}
+		asm, err := oauthex.GetAuthServerMeta(ctx, origin+p, issuer, h.opts.HTTPClient)
+		if err != nil {
+			return nil, err
+		}
+		if asm != nil {
+			return asm, nil
+		}
+	}
+	return defaultEndpoints(origin), nil
+}
+
+// peekIssuer reads the issuer of the metadata document at u; found is false
+// when there is none (an HTTP 4xx). oauthex.GetAuthServerMeta then fetches
+// and checks the document in full.
+func (h *Handler) peekIssuer(ctx context.Context, u string) (issuer string, found bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", false, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := h.opts.HTTPClient.Do(req)
+	if err != nil {
+		return "", false, err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 400 && resp.StatusCode < 500:
+		return "", false, nil
+	case resp.StatusCode != http.StatusOK:
+		return "", false, fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
+	}
+	var doc struct {
+		Issuer string `json:"issuer"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc); err != nil {
+		return "", false, fmt.Errorf("GET %s: not a JSON metadata document: %v", u, err)
+	}
+	if doc.Issuer == "" {
+		return "", false, fmt.Errorf("GET %s: the metadata has no issuer", u)
+	}
+	return doc.Issuer, true, nil
+}
+
+// defaultEndpoints are the endpoints of an authorization server without
+// metadata (2025-03-26, "Fallbacks for Servers without Metadata Discovery").
+func defaultEndpoints(base string) *oauthex.AuthServerMeta {
+	return &oauthex.AuthServerMeta{
+		Issuer:                        base,
+		AuthorizationEndpoint:         base + "/authorize",
+		TokenEndpoint:                 base + "/token",
+		RegistrationEndpoint:          base + "/register",
+		CodeChallengeMethodsSupported: []string{"S256"},
+	}
+}
+
+func sameOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
+}
+
+// httpsOrLoopback returns an error unless u is https, or http to a loopback
+// address: an authorization endpoint over plain http elsewhere would send
+// codes and tokens in the clear.
+func httpsOrLoopback(u string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return fmt.Errorf("bad URL %q: %v", printable(u, 200), err)
+	}
+	switch {
+	case pu.Scheme == "https" && pu.Host != "":
+		return nil
+	case pu.Scheme == "http" && isLoopback(pu.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("refusing %s: OAuth endpoints must use https (plain http only on loopback)", printable(u, 200))
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func resourceMetadataFromChallenges(cs []oauthex.Challenge) string {
+	for _, c := range cs {
+		if u := c.Params["resource_metadata"]; u != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+// scopeFromChallenges returns the scope a Bearer challenge asks for.
+func scopeFromChallenges(cs []oauthex.Challenge) []string {
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["scope"] != "" {
+			return strings.Fields(c.Params["scope"])
+		}
+	}
+	return nil
+}
+
+// errorFromChallenges returns the error code of a Bearer challenge.
+func errorFromChallenges(cs []oauthex.Challenge) string {
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["error"] != "" {
+			return c.Params["error"]
+		}
+	}
+	return ""
+}
+
+// printable keeps at most n runes of s, without control characters: s came
+// from a server.
+func printable(s string, n int) string {
+	var b strings.Builder
+	for i, r := range []rune(s) {
+		if i == n {
+			b.WriteString("…")
+			break
+		}
+		if r >= 0x20 && r != 0x7f {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,282 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// refreshLocked replaces the token stale, under the store's lock on the
+// token, so that one process refreshes and the others use its result: it
+// reads the stored token again once it holds the lock, and if another
+// process stored a new one meanwhile, uses that. h.mu is held.
+//
+// A refresh the server refuses with invalid_grant removes the token and
+// returns a *NeedsLoginError. After any other failure, a token refreshed
+// ahead of its expiry is used until it expires, unless the server already
+// refused it.
+func (h *Handler) refreshLocked(ctx context.Context, stale string, refused bool) (*tokenRecord, error) {
+	unlock, err := h.opts.Store.Lock(ctx, h.cfg.tokenKey())
+	if err != nil {
+		return nil, h.step("refreshing the token", err)
+	}
+	defer unlock()
+	now := time.Now()
+	rec, err := loadToken(h.opts.Store, &h.cfg)
+	if err != nil {
+		return nil, h.step("reading the stored token", err)
+	}
+	if rec == nil {
+		h.cur = nil
+		h.reason = "the stored OAuth token was removed"
+		return nil, &NeedsLoginError{Server: h.cfg.Server, Reason: h.reason}
+	}
+	if rec.AccessToken != stale && fresh(rec, now) {
+		h.cur = rec // another process refreshed it
+		return rec, nil
+	}
+	next, err := h.renew(ctx, rec)
+	if err == nil {
+		if err := save(h.opts.Store, h.cfg.tokenKey(), next); err != nil {
+			return nil, h.step("storing the refreshed token", err)
+		}
+		h.cur = next
+		return next, nil
+	}
+	if errors.Is(err, ErrNeedsLogin) {
+		var nl *NeedsLoginError
+		errors.As(err, &nl)
+		_ = h.opts.Store.Delete(h.cfg.tokenKey())
+		h.cur, h.reason = nil, nl.Reason
+		return nil, err
+	}
+	h.cur = rec
+	if !expired(rec, now) && !refused {
+		h.opts.Logger.Warn("refreshing the OAuth token failed; the current one is used until it expires", "server", h.cfg.Server, "error", err)
+		return rec, nil
+	}
+	return nil, err
+}
+
+// renew gets a new token for rec: with its refresh token, or with a new
+// client_credentials request.
+func (h *Handler) renew(ctx context.Context, rec *tokenRecord) (*tokenRecord, error) {
+	if rec.Grant == GrantClientCredentials {
+		return h.requestClientCredentials(ctx, rec.TokenURL, rec.AuthMethod, rec.Scopes, rec.Resource, rec.Issuer, rec.RevocationURL)
+	}
+	if rec.RefreshToken == "" {
+		return nil, &NeedsLoginError{Server: h.cfg.Server, Reason: "the OAuth token expired and the server gave no refresh token"}
+	}
+	// x/oauth2 refreshes without extra parameters, and the MCP
+	// specification asks for the resource parameter (RFC 8707) in every
+	// token request: clientcredentials.Config lets the grant be replaced
+	// and parameters be added, and handles client authentication and the
+	// response as for any grant.
+	cc := &clientcredentials.Config{
+		ClientID: rec.ClientID, ClientSecret: h.secretFor(rec), TokenURL: rec.TokenURL,
+		AuthStyle: authStyle(rec.AuthMethod),
+		EndpointParams: url.Values{
+			"grant_type":    {"refresh_token"},
+			"refresh_token": {rec.RefreshToken},
+		},
+	}
+	if rec.Resource != "" {
+		cc.EndpointParams.Set("resource", rec.Resource)
+	}
+	tok, err := cc.Token(h.clientContext(ctx))
+	if err != nil {
+		if code := errorCode(err); code == "invalid_grant" || code == "invalid_client" || code == "unauthorized_client" {
+			return nil, &NeedsLoginError{Server: h.cfg.Server, Reason: fmt.Sprintf("the server refused the stored refresh token (%s)", code)}
+		}
+		return nil, h.step("refreshing the token", tokenErr(err, rec.RefreshToken, rec.AccessToken))
+	}
+	next, err := h.record(tok, rec.Issuer, rec.ClientID, rec.TokenURL, rec.AuthMethod, rec.RevocationURL, rec.Resource, rec.Scopes)
+	if err != nil {
+		return nil, h.step("refreshing the token", err)
+	}
+	next.Grant = rec.Grant
+	return next, nil
+}
+
+// secretFor returns the client secret of the client rec was issued to.
+func (h *Handler) secretFor(rec *tokenRecord) string {
+	if rec.ClientID == h.cfg.ClientID {
+		return h.cfg.ClientSecret
+	}
+	if reg, ok, _ := load[clientRecord](h.opts.Store, h.cfg.clientKey()); ok && reg.ClientID == rec.ClientID {
+		return reg.ClientSecret
+	}
+	return ""
+}
+
+// clientCredentials gets a token with the client_credentials grant (RFC
+// 6749 section 4.4, MCP's SEP-1046): no user, no browser.
+func (h *Handler) clientCredentials(ctx context.Context, challenges []oauthex.Challenge) error {
+	d, err := h.discover(ctx, challenges)
+	if err != nil {
+		return err
+	}
+	if err := httpsOrLoopback(d.asm.TokenEndpoint); err != nil {
+		return h.step("checking the token endpoint", err)
+	}
+	method := pickAuthMethod(d.asm.TokenEndpointAuthMethodsSupported, true)
+	rec, err := h.requestClientCredentials(ctx, d.asm.TokenEndpoint, method, h.requestScopes(d, nil, false), d.resource, d.asm.Issuer, d.asm.RevocationEndpoint)
+	if err != nil {
+		return err
+	}
+	return h.store(ctx, rec)
+}
+
+func (h *Handler) requestClientCredentials(ctx context.Context, tokenURL, method string, scopes []string, resource, issuer, revocation string) (*tokenRecord, error) {
+	cc := &clientcredentials.Config{
+		ClientID: h.cfg.ClientID, ClientSecret: h.cfg.ClientSecret, TokenURL: tokenURL,
+		Scopes: scopes, AuthStyle: authStyle(method),
+	}
+	if resource != "" {
+		cc.EndpointParams = url.Values{"resource": {resource}}
+	}
+	tok, err := cc.Token(h.clientContext(ctx))
+	if err != nil {
+		return nil, h.step("requesting a client_credentials token", tokenErr(err))
+	}
+	rec, err := h.record(tok, issuer, h.cfg.ClientID, tokenURL, method, revocation, resource, scopes)
+	if err != nil {
+		return nil, h.step("requesting a client_credentials token", err)
+	}
+	rec.Grant = GrantClientCredentials
+	return rec, nil
+}
+
+// store saves rec as the server's token, under the store's lock, and makes
+// it the token in use.
+func (h *Handler) store(ctx context.Context, rec *tokenRecord) error {
+	unlock, err := h.opts.Store.Lock(ctx, h.cfg.tokenKey())
+	if err != nil {
+		return h.step("storing the token", err)
+	}
+	defer unlock()
+	if err := save(h.opts.Store, h.cfg.tokenKey(), rec); err != nil {
+		return h.step("storing the token", err)
+	}
+	h.mu.Lock()
+	h.cur, h.reason = rec, ""
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *Handler) clientContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, h.opts.HTTPClient)
+}
+
+// maxTokenLen bounds a token from a token endpoint.
+const maxTokenLen = 16 << 10
+
+// record checks a token response and makes the record to store. A token
+// that is not a Bearer token, or that is empty, too long or holds bytes a
+// header cannot carry, is refused.
+func (h *Handler) record(tok *oauth2.Token, issuer, clientID, tokenURL, method, revocation, resource string, requested []string) (*tokenRecord, error) {
+	if err := checkToken("access_token", tok.AccessToken, true); err != nil {
+		return nil, err
+	}
+	if err := checkToken("refresh_token", tok.RefreshToken, false); err != nil {
+		return nil, err
+	}
+	if t := tok.TokenType; t != "" && !strings.EqualFold(t, "bearer") {
+		return nil, fmt.Errorf("the token endpoint issued a %q token; only Bearer tokens are supported", printable(t, 40))
+	}
+	scopes := requested
+	if s, ok := tok.Extra("scope").(string); ok && s != "" {
+		scopes = strings.Fields(s)
+	}
+	now := time.Now()
+	return &tokenRecord{
+		Server: h.cfg.Server, URL: h.cfg.URL, Grant: h.cfg.grant(), Issuer: issuer, ClientID: clientID,
+		TokenURL: tokenURL, AuthMethod: method, RevocationURL: revocation, Resource: resource,
+		Scopes: slices.Clone(scopes), AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
+		Expiry: tok.Expiry, ObtainedAt: now,
+	}, nil
+}
+
+func checkToken(field, v string, required bool) error {
+	switch {
+	case v == "" && required:
+		return fmt.Errorf("the token response has no %s", field)
+	case len(v) > maxTokenLen:
+		return fmt.Errorf("the token response's %s is longer than %d bytes", field, maxTokenLen)
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x21 || v[i] > 0x7e {
+			return fmt.Errorf("the token response's %s holds a byte a header cannot carry", field)
+		}
+	}
+	return nil
+}
+
+// tokenErr describes a failed token request by its status and error code
+// (RFC 6749 section 5.2), never by its body, which a hostile server may
+// fill with anything; secrets are redacted from what is left.
+func tokenErr(err error, secrets ...string) error {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) {
+		return redact(err, secrets...)
+	}
+	msg := "the token endpoint refused the request"
+	if re.Response != nil {
+		msg = fmt.Sprintf("the token endpoint answered HTTP %d", re.Response.StatusCode)
+	}
+	if re.ErrorCode != "" {
+		msg += ": " + printable(re.ErrorCode, 64)
+	}
+	if re.ErrorDescription != "" {
+		msg += " (" + printable(re.ErrorDescription, 200) + ")"
+	}
+	return redact(errors.New(msg), secrets...)
+}
+
+func errorCode(err error) string {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return re.ErrorCode
+	}
+	return ""
+}
+
+// Token endpoint client authentication methods (RFC 7591 section 2).
+const (
+	methodBasic = "client_secret_basic"
+	methodPost  = "client_secret_post"
+	methodNone  = "none"
+)
+
+// pickAuthMethod chooses how a client authenticates at the token endpoint
+// from the methods the authorization server lists: none without a secret;
+// with one, client_secret_basic, the default of RFC 8414, unless only
+// client_secret_post is listed.
+func pickAuthMethod(supported []string, hasSecret bool) string {
+	switch {
+	case !hasSecret:
+		return methodNone
+	case slices.Contains(supported, methodBasic) || len(supported) == 0:
+		return methodBasic
+	case slices.Contains(supported, methodPost):
+		return methodPost
+	}
+	return methodBasic
+}
+
+func authStyle(method string) oauth2.AuthStyle {
+	if method == methodBasic {
+		return oauth2.AuthStyleInHeader
+	}
+	// client_secret_post; and none, which sends client_id in the body
+	// without a secret.
+	return oauth2.AuthStyleInParams
+}
