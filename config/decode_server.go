@@ -12,7 +12,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
-	"searchKeywords", "protocolVersion",
+	"searchKeywords", "protocolVersion", "oauth",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -156,6 +156,8 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		d.directTools(r, v, p)
 	case "searchKeywords":
 		d.searchKeywords(r, v, p)
+	case "oauth":
+		d.oauth(r, v, p)
 	case "protocolVersion":
 		if pv, ok := d.str(v, p); ok {
 			if pv != "auto" && pv != "legacy" && !revisionRE.MatchString(pv) {
@@ -297,6 +299,9 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 			d.warnf(v, joinPath(path, field), "%s is passed literally: the reference ${%s} is not expanded there (only in env, headers and url)", field, refs[0].name)
 			break
 		}
+	}
+	if !d.checkOAuth(r, v, path) {
+		return false
 	}
 	return d.checkSecrets(r, path, v)
 }

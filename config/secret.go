@@ -51,6 +51,8 @@ type Resolved struct {
 	URL     Secret
 	Env     map[string]Secret
 	Headers map[string]Secret
+
+	OAuthClientSecret Secret // oauth.clientSecret
 }
 
 // ReferenceError reports a reference that could not be resolved. It names the
@@ -110,6 +112,9 @@ func (s *Server) Resolve(lookup func(string) (string, bool)) (*Resolved, error) 
 		return nil, err
 	}
 	if r.Headers, err = expandMap(s.Headers, joinPath(s.Path, "headers"), expand); err != nil {
+		return nil, err
+	}
+	if err := s.resolveOAuth(r, expand); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -85,6 +85,7 @@ type Server struct {
 	DirectTools     DirectTools
 	SearchKeywords  map[string][]string
 	ProtocolVersion string // "auto", "legacy" or an exact revision
+	OAuth           *OAuth // nil: the defaults (see config/oauth.go)
 
 	// DisabledBy names the file whose {"disabled": true} disabled a lower
 	// definition; "" when the definition itself says disabled or is enabled.

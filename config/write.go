@@ -56,6 +56,7 @@ type Definition struct {
 	DirectTools      any                  `json:"directTools,omitempty"` // nil, a bool or a list of tool names
 	SearchKeywords   map[string][]string  `json:"searchKeywords,omitempty"`
 	ProtocolVersion  string               `json:"protocolVersion,omitempty"`
+	OAuth            any                  `json:"oauth,omitempty"` // nil, false or an *OAuthDefinition
 }
 
 // ReconnectDefinition is the reconnect object of a Definition.
@@ -71,7 +72,7 @@ func (s *Server) Definition() Definition {
 	def := Definition{
 		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Headers: s.Headers,
 		Disabled: s.Disabled, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
-		SearchKeywords: s.SearchKeywords,
+		SearchKeywords: s.SearchKeywords, OAuth: s.OAuth.definition(),
 	}
 	if s.Type == TransportSSE {
 		def.Type = string(s.Type)

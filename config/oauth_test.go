@@ -1,0 +1,119 @@
+package config
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDecodeOAuth(t *testing.T) {
+	tests := []struct {
+		name string
+		kind Kind
+		def  string
+		want *OAuth
+	}{
+		{"off", KindUser, `{"url": "https://h/mcp", "oauth": false}`, &OAuth{Disabled: true}},
+		{"defaults", KindUser, `{"url": "https://h/mcp", "oauth": true}`, &OAuth{}},
+		{"absent", KindUser, `{"url": "https://h/mcp"}`, nil},
+		{"everything", KindUser, `{"url": "https://h/mcp", "oauth": {"clientId": "abc", "clientSecret": "${LINEAR_SECRET}",
+			"scopes": ["read", "write"], "redirectPort": 33418, "clientMetadataUrl": "https://example.com/sb.json", "grant": "authorization_code"}}`,
+			&OAuth{ClientID: "abc", ClientSecret: "${LINEAR_SECRET}", Scopes: []string{"read", "write"}, RedirectPort: 33418,
+				ClientMetadataURL: "https://example.com/sb.json", Grant: GrantAuthorizationCode}},
+		{"machine to machine", KindUser, `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc", "clientSecret": "${SVC_SECRET}"}}`,
+			&OAuth{Grant: GrantClientCredentials, ClientID: "svc", ClientSecret: "${SVC_SECRET}"}},
+		{"Claude Code's spelling in .mcp.json", KindProjectShared, `{"type": "http", "url": "https://h/mcp", "oauth": {"clientId": "abc", "callbackPort": 8080, "scopes": "read write"}}`,
+			&OAuth{ClientID: "abc", RedirectPort: 8080, Scopes: []string{"read", "write"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, problems, fatal := decode(tt.kind, srv(tt.def))
+			if fatal || len(problems) > 0 {
+				t.Fatalf("problems %v", problems)
+			}
+			if diff := cmp.Diff(tt.want, doc.servers[0].OAuth); diff != "" {
+				t.Errorf("oauth (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeOAuthProblems(t *testing.T) {
+	tests := []struct {
+		name, def, path, msg string
+		kind                 Kind
+		fatal                bool
+	}{
+		{"a string", `{"url": "https://h/mcp", "oauth": "yes"}`, "mcpServers.s.oauth", "must be false or an object", KindUser, true},
+		{"unknown field", `{"url": "https://h/mcp", "oauth": {"client_id": "x"}}`, "mcpServers.s.oauth", `unknown field "client_id" (known fields: clientId, clientSecret, scopes, redirectPort, clientMetadataUrl, grant)`, KindUser, true},
+		{"unknown field in a shared file", `{"url": "https://h/mcp", "oauth": {"authServerMetadataUrl": "https://a"}}`, "mcpServers.s.oauth", `unknown field "authServerMetadataUrl" ignored`, KindShared, false},
+		{"callbackPort in our file", `{"url": "https://h/mcp", "oauth": {"callbackPort": 8080}}`, "mcpServers.s.oauth", `unknown field "callbackPort"`, KindUser, true},
+		{"literal secret", `{"url": "https://h/mcp", "oauth": {"clientId": "x", "clientSecret": "canary-secret"}}`, "mcpServers.s.oauth.clientSecret", "must be a reference such as ${S_CLIENT_SECRET}, not a literal (the value is not shown)", KindUser, false},
+		{"secret without client", `{"url": "https://h/mcp", "oauth": {"clientSecret": "${X}"}}`, "mcpServers.s.oauth", `has "clientSecret" without "clientId"`, KindUser, true},
+		{"client_credentials without a secret", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`, "mcpServers.s.oauth", `the client_credentials grant needs "clientId" and "clientSecret"`, KindUser, true},
+		{"unknown grant", `{"url": "https://h/mcp", "oauth": {"grant": "password"}}`, "mcpServers.s.oauth.grant", `must be "authorization_code" or "client_credentials", not "password"`, KindUser, true},
+		{"port 0", `{"url": "https://h/mcp", "oauth": {"redirectPort": 0}}`, "mcpServers.s.oauth.redirectPort", "from 1 to 65535", KindUser, true},
+		{"metadata URL over http", `{"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`, "mcpServers.s.oauth.clientMetadataUrl", "must be an https URL with a path", KindUser, true},
+		{"metadata URL at the root", `{"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "https://example.com/"}}`, "mcpServers.s.oauth.clientMetadataUrl", "must be an https URL with a path", KindUser, true},
+		{"scope with a space", `{"url": "https://h/mcp", "oauth": {"scopes": ["read write"]}}`, "mcpServers.s.oauth.scopes", "each scope must be a non-empty word", KindUser, true},
+		{"scopes as a string in our file", `{"url": "https://h/mcp", "oauth": {"scopes": "read"}}`, "mcpServers.s.oauth.scopes", "must be an array of strings", KindUser, true},
+		{"empty clientId", `{"url": "https://h/mcp", "oauth": {"clientId": ""}}`, "mcpServers.s.oauth.clientId", "must not be empty", KindUser, true},
+		{"stdio", `{"command": "x", "oauth": {"clientId": "a"}}`, "mcpServers.s.oauth", `"oauth" belongs to HTTP servers`, KindUser, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, problems, fatal := decode(tt.kind, srv(tt.def))
+			if len(problems) != 1 {
+				t.Fatalf("got %d problems %v, want 1", len(problems), problems)
+			}
+			p := problems[0]
+			if p.Path != tt.path || !strings.Contains(p.Message, tt.msg) || fatal != tt.fatal {
+				t.Errorf("got %q at %q (fatal %v), want %q at %q (fatal %v)", p.Message, p.Path, fatal, tt.msg, tt.path, tt.fatal)
+			}
+			if strings.Contains(p.Error(), "canary") {
+				t.Errorf("the problem shows the literal: %s", p.Error())
+			}
+		})
+	}
+}
+
+// TestOAuthResolveAndWrite: the client secret resolves like any reference,
+// and a definition written back keeps the oauth field as written.
+func TestOAuthResolveAndWrite(t *testing.T) {
+	doc, problems, _ := decode(KindUser, srv(`{"url": "https://h/mcp", "oauth": {"clientId": "abc", "clientSecret": "${SB_SECRET}", "scopes": ["a"]}}`))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	s := doc.servers[0]
+	res, err := s.Resolve(func(k string) (string, bool) { return "s3cret", k == "SB_SECRET" })
+	if err != nil || res.OAuthClientSecret.Reveal() != "s3cret" {
+		t.Fatalf("Resolve = %v, %v", res, err)
+	}
+	if _, err := s.Resolve(func(string) (string, bool) { return "", false }); err == nil || !strings.Contains(err.Error(), "mcpServers.s.oauth.clientSecret: environment variable SB_SECRET is not set") {
+		t.Errorf("unset secret: %v", err)
+	}
+	b, _ := json.Marshal(s.Definition())
+	if !strings.Contains(string(b), `"oauth":{"clientId":"abc","clientSecret":"${SB_SECRET}","scopes":["a"]}`) {
+		t.Errorf("definition %s", b)
+	}
+	off, _, _ := decode(KindUser, srv(`{"url": "https://h/mcp", "oauth": false}`))
+	if b, _ := json.Marshal(off.servers[0].Definition()); !strings.Contains(string(b), `"oauth":false`) {
+		t.Errorf("definition %s", b)
+	}
+	for _, tt := range []struct {
+		def  string
+		want bool
+	}{
+		{`{"url": "https://h/mcp"}`, true},
+		{`{"url": "https://h/mcp", "oauth": false}`, false},
+		{`{"url": "https://h/mcp", "headers": {"authorization": "Bearer ${T}"}}`, false},
+		{`{"command": "x"}`, false},
+	} {
+		doc, _, _ := decode(KindUser, srv(tt.def))
+		if got := doc.servers[0].OAuthEnabled(); got != tt.want {
+			t.Errorf("%s: OAuthEnabled = %v, want %v", tt.def, got, tt.want)
+		}
+	}
+}
