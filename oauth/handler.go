@@ -92,7 +92,7 @@ func (h *Handler) Token() (*oauth2.Token, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.cur == nil {
-		return nil, errNoToken
+		return nil, ErrNoToken
 	}
 	if fresh(h.cur, time.Now()) {
 		return h.cur.token(), nil
@@ -103,7 +103,7 @@ func (h *Handler) Token() (*oauth2.Token, error) {
 	if errors.Is(err, ErrNeedsLogin) {
 		// The transport sends the request without a token: its 401
 		// reaches Authorize, which says why.
-		return nil, errNoToken
+		return nil, ErrNoToken
 	}
 	if err != nil {
 		return nil, err
@@ -111,10 +111,11 @@ func (h *Handler) Token() (*oauth2.Token, error) {
 	return rec.token(), nil
 }
 
-// errNoToken is what Token returns when there is no token to send. go-sdk's
-// Streamable transport sends a request without one after an invalid_grant
-// error (mcp/streamable.go, setMCPHeaders).
-var errNoToken = &oauth2.RetrieveError{ErrorCode: "invalid_grant", ErrorDescription: "no usable OAuth token is stored"}
+// ErrNoToken is what a Handler's token source returns when there is no
+// usable token to send. go-sdk's Streamable transport then sends the
+// request without one (an invalid_grant error, mcp/streamable.go,
+// setMCPHeaders), and the server's 401 reaches Authorize, which says why.
+var ErrNoToken = &oauth2.RetrieveError{ErrorCode: "invalid_grant", ErrorDescription: "no usable OAuth token is stored"}
 
 type tokenSource struct{ h *Handler }
 
@@ -262,7 +263,7 @@ func (h *Handler) step(step string, err error) error {
 	if errors.As(err, &nl) {
 		return err
 	}
-	return &stepError{server: h.cfg.Server, step: step, err: redact(err, h.cfg.ClientSecret)}
+	return &Error{Server: h.cfg.Server, Step: step, Err: redact(err, h.cfg.ClientSecret)}
 }
 
 // bearer returns the token a request carried.

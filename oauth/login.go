@@ -250,6 +250,9 @@ func checkRegistration(r *oauthex.ClientRegistrationResponse) error {
 // listener, or pasted, within the login timeout. It returns the redirect's
 // parameters, whose state matched.
 func (h *Handler) waitRedirect(ctx context.Context, l *listener, authURL, state string) (url.Values, error) {
+	if h.opts.Waiting != nil {
+		defer h.opts.Waiting(ctx)()
+	}
 	ctx, cancel := context.WithTimeout(ctx, h.opts.LoginTimeout)
 	defer cancel()
 	l.serve(state)

@@ -17,6 +17,7 @@
 package oauth
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -110,6 +111,10 @@ type Options struct {
 	// LoginTimeout bounds a login's wait for the browser. Default 5
 	// minutes.
 	LoginTimeout time.Duration
+	// Waiting, when set, is called with the request's context while a
+	// login waits for the user, and what it returns once the wait is over:
+	// a caller whose requests have a timeout stops it meanwhile.
+	Waiting func(ctx context.Context) (done func())
 }
 
 // DefaultLoginTimeout is how long a login waits for the redirect.
@@ -226,16 +231,17 @@ func (e *NeedsLoginError) Error() string {
 // Is makes errors.Is(err, ErrNeedsLogin) true.
 func (e *NeedsLoginError) Is(target error) bool { return target == ErrNeedsLogin }
 
-// stepError is a failed step of authorization: it names the server and the
-// step ("discovering the authorization server", "registering the client",
-// "exchanging the code", …).
-type stepError struct {
-	server, step string
-	err          error
+// An Error is a failed step of authorizing a server: it names the server
+// and the step ("reading the authorization server metadata", "registering
+// the client", "exchanging the authorization code", …). It never holds a
+// token or a secret.
+type Error struct {
+	Server, Step string
+	Err          error
 }
 
-func (e *stepError) Error() string {
-	return fmt.Sprintf("authorizing %q: %s: %v", e.server, e.step, e.err)
+func (e *Error) Error() string {
+	return fmt.Sprintf("authorizing %q: %s: %v", e.Server, e.Step, e.Err)
 }
 
-func (e *stepError) Unwrap() error { return e.err }
+func (e *Error) Unwrap() error { return e.Err }

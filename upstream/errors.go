@@ -113,11 +113,6 @@ func classOf(err error, def Class) Class {
 // errDeadline is the cause of a context whose request timeout elapsed.
 var errDeadline = errors.New("request timeout")
 
-// withTimeout bounds ctx by d, with errDeadline as the cause when d elapses.
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, d, errDeadline)
-}
-
 // opError wraps err, the result of op on server under ctx (bounded by limit),
 // into an *Error. A timeout becomes "timed out after 60s", a cancellation
 // "canceled".

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
 // An httpTransport is the http.RoundTripper of one HTTP connection. It
@@ -41,6 +42,9 @@ type httpTransport struct {
 	probeTimeout time.Duration
 	maxBytes     int
 	readCap      int
+	server       string         // the server's name, for hints
+	oauth        bool           // the server may log in with OAuth: hints say how
+	auth         *oauth.Handler // for SSE, which authorizes here; nil otherwise
 
 	probing atomic.Bool
 
@@ -69,19 +73,19 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel = context.WithTimeout(req.Context(), t.probeTimeout)
 		req = req.WithContext(ctx)
 	}
-	resp, err := t.base.RoundTrip(req)
+	send := t.base.RoundTrip
+	if t.auth != nil {
+		send = t.authRoundTrip
+	}
+	resp, err := send(req)
 	if err != nil {
 		cancel()
-		if req.Context().Err() == nil {
+		if req.Context().Err() == nil && authCause(err, nil) == nil {
 			t.noteErr(err)
 		}
 		return nil, err
 	}
-	if err := authFailure(resp); err != nil {
-		t.mu.Lock()
-		t.authErr = err
-		t.mu.Unlock()
-	}
+	t.noteAnswer(resp)
 	var cp *cappedPost
 	if bytes.Contains(head, []byte(`"resources/read"`)) || bytes.Contains(head, []byte(`"prompts/get"`)) {
 		cp = cappedRequest(head, t.readCap)
@@ -109,6 +113,21 @@ func postHead(req *http.Request) []byte {
 // isProbe reports whether head starts the POST of a server/discover request.
 func isProbe(head []byte) bool {
 	return bytes.Contains(head, []byte(`"method":"`+methodDiscover+`"`))
+}
+
+// noteAnswer notes an authorization failure, and forgets the last one
+// when the server accepts a request (with OAuth, a refused request is
+// followed by one with a new token).
+func (t *httpTransport) noteAnswer(resp *http.Response) {
+	err := authFailure(resp, t.server, t.oauth)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case err != nil:
+		t.authErr = err
+	case resp.StatusCode < 300:
+		t.authErr = nil
+	}
 }
 
 func (t *httpTransport) noteErr(err error) {
@@ -284,20 +303,28 @@ func (b *sseBody) Close() error {
 
 // httpClientTransport returns the SDK transport for an HTTP server. life
 // bounds the lifetime of a legacy SSE stream.
-func httpClientTransport(life context.Context, s *config.Server, url string, rt *httpTransport) mcp.Transport {
+func httpClientTransport(life context.Context, s *config.Server, url string, rt *httpTransport, auth *oauth.Handler) mcp.Transport {
 	client := &http.Client{Transport: rt}
 	if s.Type == config.TransportSSE {
+		rt.auth = auth
 		sse := &sseTransport{life: life, inner: &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: rt.maxBytes}}
 		return readCapTransport{Transport: sse, limit: rt.readCap}
 	}
-	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: 2, MaxEventSize: rt.maxBytes}
+	t := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: 2, MaxEventSize: rt.maxBytes}
+	if auth != nil {
+		t.OAuthHandler = auth
+	}
+	return t
 }
 
 // authFailure returns the auth error a response means, or nil: HTTP 401,
 // or 403 whose WWW-Authenticate challenge says insufficient_scope (RFC 6750
-// section 3.1), naming the scope the server asks for.
-func authFailure(resp *http.Response) error {
+// section 3.1), naming the scope the server asks for. The hint names the
+// login command when the server may log in with OAuth.
+func authFailure(resp *http.Response, server string, oauth bool) error {
 	switch {
+	case resp.StatusCode == http.StatusUnauthorized && oauth:
+		return withClass(ClassAuth, fmt.Errorf("needs-auth: the server answered HTTP 401 Unauthorized; hint: switchboard auth login %s (or, for a server that takes an API key, give it in the server's headers)", server))
 	case resp.StatusCode == http.StatusUnauthorized:
 		return withClass(ClassAuth, errors.New("the server answered HTTP 401 Unauthorized; hint: give it credentials in the server's headers"))
 	case resp.StatusCode != http.StatusForbidden:
@@ -310,6 +337,9 @@ func authFailure(resp *http.Response) error {
 	msg := "the server answered HTTP 403 Forbidden: insufficient_scope"
 	if m := scopeRE.FindStringSubmatch(challenge); m != nil {
 		msg += fmt.Sprintf(" (it asks for scope %q)", printable(m[1], 200))
+	}
+	if oauth {
+		return withClass(ClassAuth, fmt.Errorf("needs-auth: %s; hint: switchboard auth login %s", msg, server))
 	}
 	return withClass(ClassAuth, errors.New(msg+"; hint: give it a token with that scope in the server's headers"))
 }
@@ -342,9 +372,17 @@ func (t *httpTransport) takeAuth() error {
 }
 
 // classify replaces err, the failure to connect, when the server refused
-// authorization meanwhile.
+// authorization meanwhile: with the OAuth error that says why, else with
+// the refusal.
 func (t *httpTransport) classify(err error) error {
-	if auth := t.takeAuth(); err != nil && auth != nil {
+	auth := t.takeAuth()
+	if err == nil {
+		return nil
+	}
+	if cause := authCause(err, nil); cause != nil {
+		return cause
+	}
+	if auth != nil {
 		return auth
 	}
 	return err

@@ -182,13 +182,14 @@ func run[T any](ctx context.Context, p *Pool, name, op string, f func(context.Co
 func (s *server) opFailed(ctx context.Context, sess *session, op string, err error) error {
 	class := ClassServer
 	var wire *jsonrpc.Error
-	auth := sess.takeAuth()
+	auth := authCause(err, sess.takeAuth())
 	switch {
 	case ctx.Err() != nil:
 		// A timeout or a cancellation: the connection stays.
 	case auth != nil:
 		// 401 or 403 insufficient_scope: the answer is the credentials'
-		// fault, whatever the SDK made of it.
+		// fault, whatever the SDK made of it; with OAuth, the handler's
+		// error says more.
 		err, class = auth, ClassAuth
 	case sess.rt != nil && sess.rt.takeErr() != nil, sess.ended(),
 		errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, mcp.ErrSessionMissing),

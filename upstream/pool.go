@@ -35,6 +35,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
 // Defaults of Options.
@@ -112,6 +114,18 @@ type Options struct {
 	// Passive makes a pool that starts nothing by itself: eager and
 	// keep-alive servers connect on first use, like lazy-keep-alive ones.
 	Passive bool
+
+	// Store keeps the OAuth tokens and client registrations of HTTP
+	// servers. Without one, no server logs in with OAuth: a 401 is only
+	// reported.
+	Store credstore.Store
+
+	// Prompt, when set, lets a connection to a server that needs an OAuth
+	// login start one: it takes the user to the authorization URL (see
+	// oauth.Prompter), and the operation goes on once the user has logged
+	// in; its request timeout does not count the wait. Without it, the
+	// operation fails with ErrNeedsAuth and a hint naming the command.
+	Prompt oauth.Prompter
 }
 
 // A Pool holds the connections to a set of servers. Its methods are safe for

@@ -168,7 +168,12 @@ func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 	if endpoint == "" {
 		endpoint = s.cfg.URL
 	}
-	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt), opts)
+	auth, err := s.oauthHandler(res, endpoint, o.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	rt.server, rt.oauth = s.cfg.Name, auth != nil
+	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt, auth), opts)
 	rt.probing.Store(false)
 	if err != nil {
 		return nil, rt.classify(withClass(ClassTransport, err))
@@ -274,7 +279,8 @@ func (sess *session) reason() error {
 type scrubber struct{ r *strings.Replacer }
 
 // newScrubber collects the values that came from references: header values
-// always, env values and the URL when they held a reference.
+// and the OAuth client secret always, env values and the URL when they held
+// a reference.
 func newScrubber(s *config.Server, res *config.Resolved) *scrubber {
 	var pairs []string
 	add := func(v, with string) {
@@ -292,6 +298,7 @@ func newScrubber(s *config.Server, res *config.Resolved) *scrubber {
 	for _, v := range res.Headers {
 		add(v.Reveal(), "[redacted]")
 	}
+	add(res.OAuthClientSecret.Reveal(), "[redacted]")
 	for k, v := range res.Env {
 		if v.Reveal() != s.Env[k] {
 			add(v.Reveal(), "[redacted]")

@@ -72,6 +72,8 @@ type Options struct {
 	// PRMResource replaces the resource of the protected resource
 	// metadata.
 	PRMResource string
+	// SSE serves the legacy HTTP+SSE transport instead of Streamable HTTP.
+	SSE bool
 }
 
 // Server is the authorization server and the MCP server.
@@ -400,7 +402,10 @@ func (s *Server) rsHandler() http.Handler {
 	}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 	})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	if s.opts.SSE {
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
 		resource := s.URL()

@@ -1,0 +1,189 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/oauth"
+)
+
+// oauthConfig is the server's OAuth configuration at endpoint, with its
+// references resolved.
+func (s *server) oauthConfig(res *config.Resolved, endpoint string) oauth.Config {
+	c := oauth.Config{Server: s.cfg.Name, URL: endpoint}
+	if o := s.cfg.OAuth; o != nil {
+		c.Grant, c.ClientID, c.ClientMetadataURL = o.Grant, o.ClientID, o.ClientMetadataURL
+		c.Scopes, c.RedirectPort = o.Scopes, o.RedirectPort
+		c.ClientSecret = res.OAuthClientSecret.Reveal()
+	}
+	return c
+}
+
+// oauthHandler returns the OAuth handler of a connection to endpoint, or
+// nil when the server does not log in with OAuth (a stdio server, "oauth":
+// false, its own Authorization header, or a pool without a store). A
+// connection logs in by itself only through prompt; nil makes a server
+// that needs a login fail with a *oauth.NeedsLoginError.
+func (s *server) oauthHandler(res *config.Resolved, endpoint string, prompt oauth.Prompter) (*oauth.Handler, error) {
+	o := &s.pool.opts
+	if o.Store == nil || !s.cfg.OAuthEnabled() {
+		return nil, nil
+	}
+	h, err := oauth.New(s.oauthConfig(res, endpoint), &oauth.Options{
+		Store:      o.Store,
+		HTTPClient: &http.Client{Transport: o.HTTPTransport}, // without the server's headers: they are for the server alone
+		Prompt:     prompt,
+		Logger:     s.log,
+		Waiting:    pauseTimeouts,
+	})
+	if err != nil {
+		return nil, withClass(ClassConfig, err)
+	}
+	return h, nil
+}
+
+// authCause returns the error that says why authorization failed: an OAuth
+// error in err's chain (a login is needed, or a step of authorizing
+// failed), else fallback.
+func authCause(err, fallback error) error {
+	var nl *oauth.NeedsLoginError
+	if errors.As(err, &nl) {
+		return withClass(ClassAuth, nl)
+	}
+	var oe *oauth.Error
+	if errors.As(err, &oe) {
+		return withClass(ClassAuth, oe)
+	}
+	return fallback
+}
+
+// bearer sets the Authorization header of req from the handler's token, if
+// it has one. It is the SSE transport's part of what go-sdk's Streamable
+// transport does with an OAuthHandler.
+func bearer(h *oauth.Handler, req *http.Request) error {
+	ts, err := h.TokenSource(req.Context())
+	if err != nil || ts == nil {
+		return err
+	}
+	tok, err := ts.Token()
+	if err != nil {
+		if errors.Is(err, oauth.ErrNoToken) {
+			return nil // sent without: its 401 says what to do
+		}
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	return nil
+}
+
+// authRoundTrip sends req with the handler's token and, when the server
+// answers 401 or 403, lets the handler authorize and sends it once more
+// (SSE: go-sdk's SSE transport has no OAuthHandler).
+func (t *httpTransport) authRoundTrip(req *http.Request) (*http.Response, error) {
+	if err := bearer(t.auth, req); err != nil {
+		return nil, err
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+		return resp, err
+	}
+	retry := req.Clone(req.Context())
+	if err := t.auth.Authorize(req.Context(), req, resp); err != nil {
+		return nil, err
+	}
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		retry.Body = body
+	}
+	if err := bearer(t.auth, retry); err != nil {
+		return nil, err
+	}
+	return t.base.RoundTrip(retry)
+}
+
+// Login logs the server in with OAuth, whatever is stored: it asks the
+// server without a token and, when it asks for authorization, authorizes
+// through prompt (discovery, registration, the browser, the token). A live
+// connection picks the new token up when its old one is refused.
+func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) error {
+	const op = "logging in"
+	s, err := p.server(name, op)
+	if err != nil {
+		return err
+	}
+	if err := s.usable(op); err != nil {
+		return err
+	}
+	if why := s.noOAuth(); why != "" {
+		return &Error{Server: name, Op: op, Class: ClassConfig, Err: errors.New(why)}
+	}
+	res, err := s.cfg.Resolve(p.opts.Lookup)
+	if err != nil {
+		return &Error{Server: name, Op: op, Class: ClassConfig, Err: err}
+	}
+	endpoint := res.URL.Reveal()
+	h, err := s.oauthHandler(res, endpoint, prompt)
+	if err != nil {
+		return &Error{Server: name, Op: op, Class: ClassConfig, Err: err}
+	}
+	scrub := newScrubber(s.cfg, res)
+	resp, err := s.probe(ctx, res, endpoint)
+	if err != nil {
+		return &Error{Server: name, Op: op, Class: ClassTransport, Err: scrub.error(err)}
+	}
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden && (s.cfg.OAuth == nil || s.cfg.OAuth.Grant != config.GrantClientCredentials) {
+		resp.Body.Close()
+		return &Error{Server: name, Op: op, Class: ClassConfig,
+			Err: fmt.Errorf("the server answered HTTP %d to a request without a token: it does not ask for authorization", resp.StatusCode)}
+	}
+	if err := h.Login(ctx, resp); err != nil {
+		return &Error{Server: name, Op: op, Class: ClassAuth, Err: scrub.error(err)}
+	}
+	return nil
+}
+
+// noOAuth says why the server cannot log in with OAuth, or "".
+func (s *server) noOAuth() string {
+	switch {
+	case s.pool.opts.Store == nil:
+		return "no credential store is configured"
+	case s.cfg.Type == config.TransportStdio:
+		return "it is a stdio server: OAuth is for HTTP servers"
+	case s.cfg.OAuth != nil && s.cfg.OAuth.Disabled:
+		return `its definition says "oauth": false`
+	case !s.cfg.OAuthEnabled():
+		return "it sends an Authorization header of its own (see its headers)"
+	}
+	return ""
+}
+
+// probe asks the server without a token, the way a connection starts: a
+// POST of initialize (Streamable HTTP) or the GET of the event stream
+// (SSE), with the server's headers. The caller closes the body.
+func (s *server) probe(ctx context.Context, res *config.Resolved, endpoint string) (*http.Response, error) {
+	method, body := http.MethodPost, io.Reader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"switchboard","version":"login"}}}`))
+	if s.cfg.Type == config.TransportSSE {
+		method, body = http.MethodGet, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, method, endpoint, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range res.Headers {
+		req.Header.Set(k, v.Reveal())
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	return (&http.Client{Transport: s.pool.opts.HTTPTransport}).Do(req)
+}
