@@ -16,6 +16,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/bound"
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -79,6 +81,20 @@ type Options struct {
 	// the mcp tool; proxy.People shows switchboard commands, as the CLI
 	// prints them.
 	Audience proxy.Audience
+
+	// Store keeps the OAuth tokens and client registrations of remote
+	// servers. Default: a credstore.File in "credentials" under the
+	// configuration's state directory.
+	Store credstore.Store
+
+	// Prompt is how a host lets its user log in to a server that needs an
+	// OAuth login, at the moment an operation needs it: it is called with
+	// the authorization URL, shows it to the user (opens a browser, or
+	// asks the host's own client to), and the operation goes on once the
+	// login completes on a loopback listener (see oauth.Prompter). Without
+	// it, such an operation fails with needs-auth and names the command
+	// that logs in (switchboard auth login SERVER).
+	Prompt oauth.Prompter
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -142,6 +158,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive,
+		Store: e.opts.Store, Prompt: e.opts.Prompt,
 	})
 	e.def = e.NewSession()
 	return e, nil
@@ -164,6 +181,9 @@ func (e *Engine) fillDefaults() {
 	}
 	if o.SpillDir == "" {
 		o.SpillDir = filepath.Join(os.TempDir(), fmt.Sprintf("switchboard-spill-%d", os.Getuid()))
+	}
+	if o.Store == nil {
+		o.Store = credstore.NewFile(filepath.Join(e.cfg.Dirs.StateDir(), "credentials"))
 	}
 	if o.IndexConcurrency <= 0 {
 		o.IndexConcurrency = 4

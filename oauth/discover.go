@@ -246,6 +246,15 @@ func scopeFromChallenges(cs []oauthex.Challenge) []string {
 	return nil
 }
 
+func hasBearer(cs []oauthex.Challenge) bool {
+	for _, c := range cs {
+		if c.Scheme == "bearer" {
+			return true
+		}
+	}
+	return false
+}
+
 // errorFromChallenges returns the error code of a Bearer challenge.
 func errorFromChallenges(cs []oauthex.Challenge) string {
 	for _, c := range cs {

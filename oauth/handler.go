@@ -224,6 +224,9 @@ func (h *Handler) authorize(ctx context.Context, challenges []oauthex.Challenge,
 	reason := h.reason
 	h.mu.Unlock()
 	if h.opts.Prompt == nil {
+		if !stepUp && reason == "" && !hasBearer(challenges) {
+			return &NeedsLoginError{Server: h.cfg.Server, Reason: "the server answered HTTP 401 Unauthorized", NoChallenge: true}
+		}
 		return &NeedsLoginError{Server: h.cfg.Server, Reason: needsReason(reason, stepUp, scopeFromChallenges(challenges))}
 	}
 	var granted []string

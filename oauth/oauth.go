@@ -221,10 +221,16 @@ var ErrNeedsLogin = errors.New("needs-auth")
 // refused and cannot be refreshed.
 type NeedsLoginError struct {
 	Server string
-	Reason string // what happened, e.g. "no OAuth token is stored"
+	Reason string // what happened, e.g. "the server requires an OAuth login"
+	// NoChallenge is set when the server's 401 carried no Bearer
+	// challenge: it may want an API key rather than an OAuth login.
+	NoChallenge bool
 }
 
 func (e *NeedsLoginError) Error() string {
+	if e.NoChallenge {
+		return fmt.Sprintf("needs-auth: %s; hint: switchboard auth login %s if it logs in with OAuth, else give it credentials in the server's headers", e.Reason, e.Server)
+	}
 	return fmt.Sprintf("needs-auth: %s; hint: switchboard auth login %s", e.Reason, e.Server)
 }
 

@@ -324,7 +324,7 @@ func httpClientTransport(life context.Context, s *config.Server, url string, rt 
 func authFailure(resp *http.Response, server string, oauth bool) error {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized && oauth:
-		return withClass(ClassAuth, fmt.Errorf("needs-auth: the server answered HTTP 401 Unauthorized; hint: switchboard auth login %s (or, for a server that takes an API key, give it in the server's headers)", server))
+		return withClass(ClassAuth, fmt.Errorf("needs-auth: the server answered HTTP 401 Unauthorized; hint: switchboard auth login %s if it logs in with OAuth, else give it credentials in the server's headers", server))
 	case resp.StatusCode == http.StatusUnauthorized:
 		return withClass(ClassAuth, errors.New("the server answered HTTP 401 Unauthorized; hint: give it credentials in the server's headers"))
 	case resp.StatusCode != http.StatusForbidden:

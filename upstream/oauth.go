@@ -12,11 +12,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
-// oauthConfig is the server's OAuth configuration at endpoint, with its
-// references resolved.
-func (s *server) oauthConfig(res *config.Resolved, endpoint string) oauth.Config {
-	c := oauth.Config{Server: s.cfg.Name, URL: endpoint}
-	if o := s.cfg.OAuth; o != nil {
+// OAuthConfig is the OAuth configuration of s, with its references res
+// resolved: what a connection authorizes with, and what keys its tokens.
+func OAuthConfig(s *config.Server, res *config.Resolved) oauth.Config {
+	c := oauth.Config{Server: s.Name, URL: res.URL.Reveal()}
+	if o := s.OAuth; o != nil {
 		c.Grant, c.ClientID, c.ClientMetadataURL = o.Grant, o.ClientID, o.ClientMetadataURL
 		c.Scopes, c.RedirectPort = o.Scopes, o.RedirectPort
 		c.ClientSecret = res.OAuthClientSecret.Reveal()
@@ -34,7 +34,9 @@ func (s *server) oauthHandler(res *config.Resolved, endpoint string, prompt oaut
 	if o.Store == nil || !s.cfg.OAuthEnabled() {
 		return nil, nil
 	}
-	h, err := oauth.New(s.oauthConfig(res, endpoint), &oauth.Options{
+	cfg := OAuthConfig(s.cfg, res)
+	cfg.URL = endpoint
+	h, err := oauth.New(cfg, &oauth.Options{
 		Store:      o.Store,
 		HTTPClient: &http.Client{Transport: o.HTTPTransport}, // without the server's headers: they are for the server alone
 		Prompt:     prompt,
