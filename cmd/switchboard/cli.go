@@ -47,8 +47,9 @@ func (e *env) pretty(path string) string {
 // flags is a flag set with the flags most commands share.
 type flags struct {
 	*flag.FlagSet
-	json   bool
-	config string
+	json    bool
+	config  string
+	noLogin bool
 }
 
 func newFlags(name string, withJSON bool) *flags {
@@ -59,6 +60,11 @@ func newFlags(name string, withJSON bool) *flags {
 		f.BoolVar(&f.json, "json", false, "print stable JSON instead of text")
 	}
 	return f
+}
+
+// addNoLogin adds --no-login, for commands that use servers.
+func (f *flags) addNoLogin() {
+	f.BoolVar(&f.noLogin, "no-login", false, "never start an OAuth login: fail with the command that logs in")
 }
 
 // parse parses flags anywhere among the arguments and returns the positional

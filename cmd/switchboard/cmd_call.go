@@ -40,6 +40,7 @@ With --json, prints the result's structured details (documented in docs/cli.md).
 
 func runCall(ctx context.Context, e *env, args []string) error {
 	f := newFlags("call", true)
+	f.addNoLogin()
 	server := f.String("server", "", "the `server` of the tool")
 	argsJSON := f.String("args", "", "the arguments as one JSON `object`, or - to read it from standard input")
 	pos, _, err := f.parse(args)

@@ -48,8 +48,9 @@ With --json, prints {"servers": [{"server", "tools", "resources", "templates",
 
 // indexOptions are the flags of index.
 type indexOptions struct {
-	config string
-	json   bool
+	config  string
+	json    bool
+	noLogin bool
 }
 
 // indexJSON is the stable --json shape of index.
@@ -60,15 +61,16 @@ type indexJSON struct {
 
 func runIndexCommand(ctx context.Context, e *env, args []string) error {
 	f := newFlags("index", true)
+	f.addNoLogin()
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return err
 	}
-	return runIndex(ctx, e, indexOptions{config: f.config, json: f.json}, pos)
+	return runIndex(ctx, e, indexOptions{config: f.config, json: f.json, noLogin: f.noLogin}, pos)
 }
 
 func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (err error) {
-	eng, err := e.openEngine(ctx, opts.config)
+	eng, err := e.openEngine(ctx, opts.config, !opts.noLogin)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ With --json, prints the result's structured details (documented in docs/cli.md).
 
 func runRead(ctx context.Context, e *env, args []string) (err error) {
 	f := newFlags("read", true)
+	f.addNoLogin()
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return err
@@ -31,7 +32,7 @@ func runRead(ctx context.Context, e *env, args []string) (err error) {
 	if len(pos) != 2 {
 		return usagef("read needs SERVER and REF")
 	}
-	eng, err := e.openEngine(ctx, f.config)
+	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
 	if err != nil {
 		return err
 	}

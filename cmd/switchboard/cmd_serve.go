@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/front"
+	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
 func serveCommand() *command {
@@ -101,7 +102,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("configuration", "problem", p.Error())
 	}
 	bridge := front.NewBridge()
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString()})
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(),
+		ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
+		Store: e.credentialStore(cfg.Dirs), Prompt: e.servePrompter()})
 	if err != nil {
 		return err
 	}
@@ -130,6 +133,16 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
 	fmt.Fprintf(e.stderr, "switchboard: serving http://%s/mcp\n", ln.Addr())
 	return front.Serve(ctx, ln, h, 5*time.Second)
+}
+
+// servePrompter is how serve lets a server that needs an OAuth login log
+// in: through the browser $BROWSER names, when it is set. Otherwise the
+// result says needs-auth and names the command.
+func (e *env) servePrompter() oauth.Prompter {
+	if e.getenv("BROWSER") == "" {
+		return nil
+	}
+	return e.browserPrompter(false)
 }
 
 func (e *env) serveToken(o serveOptions) (string, error) {

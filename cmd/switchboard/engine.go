@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -28,13 +29,21 @@ func catalogPath(d config.Dirs) string { return filepath.Join(d.CacheDir(), "cat
 
 // openEngine loads the configuration and makes an engine over it. A
 // configuration that failed closed is an error here: these commands need
-// a server.
-func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Engine, error) {
+// a server. With login, a server that needs an OAuth login logs in there
+// and then when a browser can be opened (see canOpenBrowser); otherwise
+// its error names the command that logs in.
+func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*switchboard.Engine, error) {
 	cfg := config.Load(e.dirs(explicit))
 	if err := cfg.Err(); err != nil {
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
 	}
+	var prompt oauth.Prompter
+	if login && e.canOpenBrowser() {
+		prompt = e.browserPrompter(false)
+	}
 	return switchboard.New(ctx, cfg, &switchboard.Options{
+		Store:       e.credentialStore(cfg.Dirs),
+		Prompt:      prompt,
 		Lookup:      e.lookupEnv,
 		Logger:      slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Version:     versionString(),
@@ -55,7 +64,7 @@ func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) erro
 // runBuilt is runRequest for a request that is built with the engine's
 // help, such as a call whose arguments are typed by the tool's schema.
 func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
-	eng, err := e.openEngine(ctx, f.config)
+	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
 	if err != nil {
 		return err
 	}

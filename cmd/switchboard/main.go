@@ -73,6 +73,7 @@ func commands() []*command {
 		promptCommand(),
 		instructionsCommand(),
 		reconnectCommand(),
+		authCommand(),
 		serveCommand(),
 		configCommand(),
 		addCommand(),

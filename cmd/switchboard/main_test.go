@@ -15,7 +15,7 @@ import (
 // the scripts exercise the real main, in a real process, with a fake HOME.
 func TestMain(m *testing.M) {
 	testserver.Main() // when started as the fixture server
-	testscript.Main(m, map[string]func(){"switchboard": main})
+	testscript.Main(m, map[string]func(){"switchboard": main, "follow": followMain})
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script starts in $WORK/proj

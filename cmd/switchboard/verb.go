@@ -21,6 +21,7 @@ func (v verb) command() *command {
 		help: v.help + "\n\nWith --json, prints the result's structured details (documented in docs/cli.md).",
 		run: func(ctx context.Context, e *env, args []string) error {
 			f := newFlags(v.name, true)
+			f.addNoLogin()
 			if v.setup != nil {
 				v.setup(f)
 			}
