@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -215,6 +216,10 @@ func (h *Handler) authorize(ctx context.Context, challenges []oauthex.Challenge,
 		return nil
 	}
 	if stepUp {
+		if want := scopeFromChallenges(challenges); cur != nil && len(want) > 0 && subset(want, cur.Scopes) {
+			h.mu.Unlock()
+			return h.step("stepping up", fmt.Errorf("the server answers 403 insufficient_scope and asks for %s, which the token already holds: a new authorization would not help", printable(strings.Join(want, " "), 200)))
+		}
 		if h.stepUps >= maxStepUps {
 			h.mu.Unlock()
 			return h.step("stepping up", fmt.Errorf("the server still answers 403 insufficient_scope after %d new authorizations", maxStepUps))
@@ -234,6 +239,16 @@ func (h *Handler) authorize(ctx context.Context, challenges []oauthex.Challenge,
 		granted = cur.Scopes
 	}
 	return h.loginFlow(ctx, challenges, granted)
+}
+
+// subset reports whether every scope of a is in b.
+func subset(a, b []string) bool {
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			return false
+		}
+	}
+	return true
 }
 
 func needsReason(reason string, stepUp bool, scope []string) string {

@@ -285,6 +285,23 @@ func TestStepUpBounded(t *testing.T) {
 	}
 }
 
+// TestStepUpForHeldScope: a server that asks for a scope the token
+// already holds gets no new authorization: it would not help.
+func TestStepUpForHeldScope(t *testing.T) {
+	as := oauthtest.New(t, oauthtest.Options{RequireScope: "admin", RefuseScope: true})
+	h := newHandler(t, oauth.Config{Server: "api", URL: as.URL(), Scopes: []string{"admin"}}, credstore.NewFile(t.TempDir()), follow)
+	if err := login(t, h, as.URL()); err != nil {
+		t.Fatal(err)
+	}
+	err := forbiddenAt(t, h, as.URL())
+	if err == nil || !strings.Contains(err.Error(), `authorizing "api": stepping up: the server answers 403 insufficient_scope and asks for admin, which the token already holds`) {
+		t.Errorf("step-up for a held scope: %v", err)
+	}
+	if c := as.Counts(); c.CodeGrants != 1 {
+		t.Errorf("authorizations: %d, want only the login", c.CodeGrants)
+	}
+}
+
 // forbiddenAt sends the handler's token to u, expects 403, and returns
 // what Authorize makes of it.
 func forbiddenAt(t *testing.T, h *oauth.Handler, u string) error {

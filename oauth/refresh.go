@@ -193,8 +193,8 @@ func (h *Handler) record(tok *oauth2.Token, issuer, clientID, tokenURL, method, 
 		return nil, fmt.Errorf("the token endpoint issued a %q token; only Bearer tokens are supported", printable(t, 40))
 	}
 	scopes := requested
-	if s, ok := tok.Extra("scope").(string); ok && s != "" {
-		scopes = strings.Fields(s)
+	if s, ok := tok.Extra("scope").(string); ok {
+		scopes = strings.Fields(s) // what was granted, when the server says
 	}
 	now := time.Now()
 	return &tokenRecord{

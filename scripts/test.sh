@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs them: the pinned npm MCP peers,
 # the Go modules, a gofmt check, go vet, go test -race, and the official MCP
-# conformance server suite against the real `switchboard serve --http`
-# (scripts/conformance.sh).
+# conformance suites: the server suite against the real `switchboard serve --http`
+# (scripts/conformance.sh), and the client suite with Switchboard as the client
+# of every scenario, beside go-sdk's own client (scripts/conformance-client.sh).
 #
 # Usage: scripts/test.sh [go test flags and packages]
 # With no arguments it checks and tests ./...; arguments replace ./... for go test (so
 # name the packages too), e.g. scripts/test.sh -run TestEverything ./internal/mcptest
 # gofmt and go vet then cover the relative package patterns among the arguments
-# (., ./x, ./x/...), or the whole module if there are none. The conformance suite runs
+# (., ./x, ./x/...), or the whole module if there are none. The conformance suites run
 # when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,5 +86,7 @@ go test -race -count=1 -timeout=15m "$@"
 if [[ $conformance == 1 ]]; then
 	section "MCP conformance server suite through switchboard serve --http"
 	scripts/conformance.sh
+	section "MCP conformance client suite with switchboard as the client"
+	scripts/conformance-client.sh
 fi
 echo "--- $section_name took $((SECONDS - section_start))s; total ${SECONDS}s"

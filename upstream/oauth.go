@@ -167,15 +167,37 @@ func (s *server) noOAuth() string {
 	return ""
 }
 
-// probe asks the server without a token, the way a connection starts: a
-// POST of initialize (Streamable HTTP) or the GET of the event stream
-// (SSE), with the server's headers. The caller closes the body.
+// probe asks the server without a token, the way a connection starts,
+// with the server's headers, and returns the first answer that refuses
+// authorization, else the last answer. Streamable HTTP: a POST of
+// initialize and, since some servers let initialize through and guard the
+// rest, then of tools/list in its session. SSE: the GET of the event
+// stream. The caller closes the body.
 func (s *server) probe(ctx context.Context, res *config.Resolved, endpoint string) (*http.Response, error) {
-	method, body := http.MethodPost, io.Reader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"switchboard","version":"login"}}}`))
 	if s.cfg.Type == config.TransportSSE {
-		method, body = http.MethodGet, nil
+		return s.probeOnce(ctx, res, endpoint, http.MethodGet, "", "")
 	}
-	req, err := http.NewRequestWithContext(ctx, method, endpoint, body)
+	resp, err := s.probeOnce(ctx, res, endpoint, http.MethodPost, "", probeInitialize)
+	if err != nil || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return resp, err
+	}
+	session := resp.Header.Get("Mcp-Session-Id")
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	return s.probeOnce(ctx, res, endpoint, http.MethodPost, session, probeList)
+}
+
+const (
+	probeInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"switchboard","version":"login"}}}`
+	probeList       = `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
+)
+
+func (s *server) probeOnce(ctx context.Context, res *config.Resolved, endpoint, method, session, body string) (*http.Response, error) {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, endpoint, r)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +208,9 @@ func (s *server) probe(ctx context.Context, res *config.Resolved, endpoint strin
 	if method == http.MethodPost {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
 	}
 	return (&http.Client{Transport: s.pool.opts.HTTPTransport}).Do(req)
 }

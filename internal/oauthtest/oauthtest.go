@@ -51,6 +51,9 @@ type Options struct {
 	// WithholdScope is a scope the authorization server never grants,
 	// though asked.
 	WithholdScope string
+	// RefuseScope makes the MCP server answer 403 insufficient_scope,
+	// asking for RequireScope, even to a token that has it.
+	RefuseScope bool
 	// ClientSecret makes dynamic registration issue client secrets, and
 	// the token endpoint require them (client_secret_basic).
 	ClientSecret bool
@@ -278,10 +281,7 @@ func (s *Server) issue(w http.ResponseWriter, g *grant, withRefresh bool) {
 	if s.opts.TokenType != "" {
 		typ = s.opts.TokenType
 	}
-	resp := map[string]any{"access_token": at, "token_type": typ, "expires_in": int(s.opts.TokenLifetime / time.Second)}
-	if g.scope != "" {
-		resp["scope"] = g.scope
-	}
+	resp := map[string]any{"access_token": at, "token_type": typ, "expires_in": int(s.opts.TokenLifetime / time.Second), "scope": g.scope}
 	if withRefresh && !s.opts.NoRefresh {
 		rt := CanaryPrefix + "refresh-" + rand.Text()
 		s.refresh[rt] = &ng
@@ -436,7 +436,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q`, meta))
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return false
-	case s.opts.RequireScope != "" && !slices.Contains(strings.Fields(g.scope), s.opts.RequireScope):
+	case s.opts.RequireScope != "" && (s.opts.RefuseScope || !slices.Contains(strings.Fields(g.scope), s.opts.RequireScope)):
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, s.opts.RequireScope, meta))
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return false
