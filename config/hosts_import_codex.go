@@ -48,7 +48,8 @@ func tomlError(err error) (line, col int, msg string) {
 // codexOther are the fields of a Codex server we do not model.
 var codexOther = map[string]string{
 	"startup_timeout_sec": "", "startup_timeout_ms": "", "required": "", "default_tools_approval_mode": "",
-	"tools": "", "scopes": "", "oauth": "", "oauth_resource": "", "supports_parallel_tool_calls": "",
+	"tools": "", "oauth": "", "supports_parallel_tool_calls": "",
+	"oauth_resource":      "Switchboard sends the server's URL as the OAuth resource",
 	"http_headers_helper": lostHeadersHelper,
 }
 
@@ -76,6 +77,9 @@ func codexEntry(f *hostFile, name, path string, v any) *entry {
 			e.set("excludeTools", val, k)
 		case "tool_timeout_sec":
 			f.setTimeout(e, k, val, time.Second, 0)
+		case "scopes":
+			e.set("oauth", map[string]any{"scopes": val}, k)
+			e.origin("oauth.scopes", k)
 		default:
 			f.unmodeled(e, k, codexOther)
 		}

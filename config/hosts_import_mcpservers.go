@@ -15,6 +15,7 @@ type shape struct {
 	timeout time.Duration     // unit of "timeout"; 0 when the host has none to map
 	floor   time.Duration     // timeouts below it are ignored by the host
 	tools   bool              // includeTools and excludeTools mean what ours do
+	oauth   *hostOAuth        // where its OAuth settings are, if it has any
 	other   map[string]string // known fields we do not model: "" drops silently, else what is lost
 }
 
@@ -25,17 +26,17 @@ const (
 
 var (
 	claudeDesktopShape = &shape{host: "Claude Desktop"}
-	claudeCodeShape    = &shape{host: "Claude Code", timeout: time.Millisecond, floor: time.Second,
-		other: map[string]string{"alwaysLoad": "", "oauth": "", "headersHelper": lostHeadersHelper}}
-	cursorShape = &shape{host: "Cursor", vars: envColonVars,
-		other: map[string]string{"auth": "", "envFile": lostEnvFile}}
-	vscodeShape = &shape{host: "VS Code", vars: envColonVars,
-		other: map[string]string{"dev": "", "oauth": "", "gallery": "", "version": "", "envFile": lostEnvFile,
+	claudeCodeShape    = &shape{host: "Claude Code", timeout: time.Millisecond, floor: time.Second, oauth: claudeCodeOAuth,
+		other: map[string]string{"alwaysLoad": "", "headersHelper": lostHeadersHelper}}
+	cursorShape = &shape{host: "Cursor", vars: envColonVars, oauth: cursorOAuth,
+		other: map[string]string{"envFile": lostEnvFile}}
+	vscodeShape = &shape{host: "VS Code", vars: envColonVars, oauth: vscodeOAuth,
+		other: map[string]string{"dev": "", "gallery": "", "version": "", "envFile": lostEnvFile,
 			"sandboxEnabled": "the server runs without VS Code's sandbox"}}
 	windsurfShape = &shape{host: "Windsurf", vars: envColonVars, urlKey: "serverUrl"}
 	geminiShape   = &shape{host: "Gemini CLI", vars: geminiVars, urlKey: "httpUrl", urlHTTP: true,
-		timeout: time.Millisecond, tools: true,
-		other: map[string]string{"trust": "", "description": "", "oauth": "", "authProviderType": "",
+		timeout: time.Millisecond, tools: true, oauth: geminiOAuth,
+		other: map[string]string{"trust": "", "description": "", "authProviderType": "",
 			"targetAudience": "", "targetServiceAccount": "", "tcp": "Switchboard has no WebSocket transport"}}
 )
 
@@ -62,6 +63,8 @@ func (sh *shape) entry(f *hostFile, name, path string, v any) *entry {
 			e.set(k, val, k)
 		case k == sh.urlKey && k != "":
 			alt = sh.vars.str(f, e, sh.host, p, val)
+		case sh.oauth != nil && k == sh.oauth.key:
+			sh.oauth.oauth(f, e, sh.host, p, val, sh.vars)
 		default:
 			f.unmodeled(e, k, sh.other)
 		}

@@ -101,7 +101,9 @@ func opencodeEntry(f *hostFile, name, path string, v any) *entry {
 			}
 		case "disabled":
 			e.set(k, val, k)
-		case "timeout", "oauth":
+		case "oauth":
+			opencodeOAuth.oauth(f, e, host, p, val, vars)
+		case "timeout":
 			// timeout bounds only the fetching of the tool list (default
 			// 5s), not calls: as requestTimeoutMs it would cut calls short.
 		default:

@@ -294,7 +294,7 @@ bearer_token = "tok-LITERALliteral42"
 			servers: []*Server{
 				importedServer("opencode", opencodeJSONC, "mcp.servers.old", Server{Type: TransportStdio, Command: "old-mcp", Args: []string{"--quiet"},
 					Cwd: "/srv/old", Disabled: true}),
-				importedServer("opencode", opencodeJSONC, "mcp.servers.remote", Server{Type: TransportHTTP, URL: "http://127.0.0.1:8931/mcp"}),
+				importedServer("opencode", opencodeJSONC, "mcp.servers.remote", Server{Type: TransportHTTP, URL: "http://127.0.0.1:8931/mcp", OAuth: &OAuth{Disabled: true}}),
 				importedServer("opencode", opencodeJSONC, "mcp.servers.switchboard", Server{Type: TransportStdio, Command: "switchboard", Args: []string{"serve"}}),
 			},
 		},
