@@ -104,7 +104,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	bridge := front.NewBridge()
 	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(),
 		ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
-		Store: e.credentialStore(cfg.Dirs), Prompt: e.servePrompter()})
+		Store: e.credentialStore(cfg.Dirs), Prompt: bridge.Prompter(e.servePrompter())})
 	if err != nil {
 		return err
 	}
@@ -136,8 +136,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log
-// in: through the browser $BROWSER names, when it is set. Otherwise the
-// result says needs-auth and names the command.
+// in when the client cannot open the URL itself (see Bridge.Prompter):
+// through the browser $BROWSER names, when it is set. Otherwise the result
+// says needs-auth and names the command.
 func (e *env) servePrompter() oauth.Prompter {
 	if e.getenv("BROWSER") == "" {
 		return nil

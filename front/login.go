@@ -1,0 +1,83 @@
+package front
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/oauth"
+)
+
+// Prompter returns how the gateway lets its user log in to a server that
+// needs an OAuth login: it sends the authorization URL as a URL-mode
+// elicitation (MCP 2025-11-25) to the client whose call needs the login,
+// the most recent call in flight from a client that declared URL
+// elicitation; the client opens it, and the login completes on the
+// gateway's loopback listener (so the browser must run on the gateway's
+// machine, as it does for a gateway over stdio). The client is told when
+// the login is over (notifications/elicitation/complete). Without such a
+// client, fallback is used; without a fallback, the call fails with
+// needs-auth and the command to run. Pass it as switchboard.Options.Prompt.
+func (b *Bridge) Prompter(fallback oauth.Prompter) oauth.Prompter {
+	return func(ctx context.Context, server, authURL string) (string, error) {
+		r := b.urlCapable()
+		if r == nil {
+			if fallback != nil {
+				return fallback(ctx, server, authURL)
+			}
+			return "", &oauth.NeedsLoginError{Server: server, Reason: "the server requires an OAuth login, and the client cannot open its authorization URL (it does not declare URL elicitation)"}
+		}
+		id := b.inputID()
+		// The login ends ctx when it is over, logged in or not, maybe
+		// before the client answers (its user may be that quick): the
+		// client is told then. The goroutine lives no longer than the
+		// login.
+		go func() {
+			<-ctx.Done()
+			_ = r.ss.NotifyElicitationComplete(context.WithoutCancel(ctx), &mcp.ElicitationCompleteParams{ElicitationID: id})
+		}()
+		res, err := b.askURL(ctx, r, &mcp.ElicitParams{
+			Mode: "url", URL: authURL, ElicitationID: id,
+			Message: fmt.Sprintf("Log in to %s to go on: Switchboard needs your authorization to use it.", server),
+		})
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("asking the client to open the authorization URL: %w", err)
+		case res.Action != "accept":
+			return "", &oauth.NeedsLoginError{Server: server, Reason: fmt.Sprintf("the user did not log in (the client answered %q)", res.Action)}
+		}
+		return "", nil
+	}
+}
+
+// askURL sends a URL-mode elicitation to the client of the call r: as a
+// request, or in an input-required result to a multi round-trip client.
+func (b *Bridge) askURL(ctx context.Context, r *route, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if r.susp == nil {
+		return r.ss.Elicit(ctx, params)
+	}
+	resp, err := r.susp.askClient(ctx, b.inputID(), params)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := resp.(*mcp.ElicitResult)
+	if !ok {
+		return nil, fmt.Errorf("the client answered the elicitation with %T", resp)
+	}
+	return res, nil
+}
+
+// urlCapable returns the most recent call in flight from a client that
+// declared URL elicitation when it connected, or nil.
+func (b *Bridge) urlCapable() *route {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.inflight) - 1; i >= 0; i-- {
+		r := b.inflight[i]
+		if p := r.ss.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil && p.Capabilities.Elicitation.URL != nil {
+			return r
+		}
+	}
+	return nil
+}
