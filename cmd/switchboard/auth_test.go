@@ -178,10 +178,26 @@ func TestAuthEndToEnd(t *testing.T) {
 		t.Fatalf("after expiry: exit %d, stdout %q, stderr %q, counts %+v", code, out, errOut, as.Counts())
 	}
 
-	// Everything else that could hold the token.
-	if text, isErr := callMCP(t, env, map[string]any{"tool": "hello", "server": "plain"}); isErr {
-		t.Fatal(text)
+	// Everything else that could hold the token: a serve over HTTP that
+	// logs everything (to a file under home), its metrics, another server.
+	url := startServe(t, env, "--http", "127.0.0.1:0", "--log-level", "debug", "--log-file", filepath.Join(home, "serve.log"))
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	for _, args := range []map[string]any{echo, {"tool": "hello", "server": "plain"}, {}} {
+		if text, isErr := callTool(t, cs, args); isErr {
+			t.Fatal(text)
+		}
+	}
+	cs.Close()
+	resp, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	printed.Write(metrics)
 	checkChildEnv(t, env)
 	for _, args := range [][]string{{"status", "--json"}, {"auth", "status", "--json"}, {"tools", "api", "--json"}, {"index"}, {"config", "show"}} {
 		run("", args...)
