@@ -165,6 +165,13 @@ func positional(ctx context.Context, e *env, name string, line lineState) []stri
 		if n == 0 {
 			return []string{"paths", "show", "validate"}
 		}
+	case "auth":
+		switch {
+		case n == 0:
+			return []string{"login", "logout", "status"}
+		case n == 1 && (line.pos[0] == "login" || line.pos[0] == "logout"):
+			return serverNames(config.Load(e.dirs(line.values["config"])), name)
+		}
 	case "completion":
 		if n == 0 {
 			return []string{"bash", "zsh", "fish"}
