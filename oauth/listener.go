@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -80,21 +81,34 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	l.done = true
 	l.mu.Unlock()
-	l.got <- q
+	// Answer the browser first: the login closes the listener as soon as
+	// it has the redirect.
 	if q.Get("error") != "" {
 		fmt.Fprint(w, page("The login was refused.", "Switchboard shows why in the terminal. You can close this window."))
-		return
+	} else {
+		fmt.Fprint(w, page("Switchboard is logged in.", "You can close this window."))
 	}
-	fmt.Fprint(w, page("Switchboard is logged in.", "You can close this window."))
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	l.got <- q
 }
 
 func page(title, body string) string {
 	return "<!doctype html><title>Switchboard</title><h1>" + html.EscapeString(title) + "</h1><p>" + html.EscapeString(body) + "</p>\n"
 }
 
-// close stops the listener and waits for it; it is idempotent.
+// closeWait bounds how long close waits for a response under way.
+const closeWait = 2 * time.Second
+
+// close stops the listener, letting a response under way finish (within
+// closeWait), and waits for it; it is idempotent.
 func (l *listener) close() {
-	_ = l.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	if l.srv.Shutdown(ctx) != nil {
+		_ = l.srv.Close()
+	}
 	_ = l.ln.Close()
 	l.mu.Lock()
 	started := l.state != ""
