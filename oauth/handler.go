@@ -228,10 +228,12 @@ func (h *Handler) authorize(ctx context.Context, challenges []oauthex.Challenge,
 	}
 	reason := h.reason
 	h.mu.Unlock()
+	if !stepUp && reason == "" && !hasBearer(challenges) {
+		// No Bearer challenge: perhaps a server that takes an API key. A
+		// connection does not start a login on a guess; auth login may.
+		return &NeedsLoginError{Server: h.cfg.Server, Reason: "the server answered HTTP 401 Unauthorized", NoChallenge: true}
+	}
 	if h.opts.Prompt == nil {
-		if !stepUp && reason == "" && !hasBearer(challenges) {
-			return &NeedsLoginError{Server: h.cfg.Server, Reason: "the server answered HTTP 401 Unauthorized", NoChallenge: true}
-		}
 		return &NeedsLoginError{Server: h.cfg.Server, Reason: needsReason(reason, stepUp, scopeFromChallenges(challenges))}
 	}
 	var granted []string

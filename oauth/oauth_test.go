@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -350,5 +351,24 @@ func TestHostile(t *testing.T) {
 				t.Errorf("the error holds a token: %v", err)
 			}
 		})
+	}
+}
+
+// TestNoChallengeNoLogin: a 401 without a Bearer challenge (a server that
+// may want an API key) starts no login from a connection, even with a
+// Prompter; it says both ways out. auth login (Login) still tries.
+func TestNoChallengeNoLogin(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	prompted := false
+	prompt := func(context.Context, string, string) (string, error) { prompted = true; return "", nil }
+	h := newHandler(t, oauth.Config{Server: "keyed", URL: srv.URL + "/mcp"}, credstore.NewFile(t.TempDir()), prompt)
+	req, resp := unauthorized(t, srv.URL+"/mcp")
+	err := h.Authorize(t.Context(), req, resp)
+	if !errors.Is(err, oauth.ErrNeedsLogin) || prompted ||
+		err.Error() != "needs-auth: the server answered HTTP 401 Unauthorized; hint: switchboard auth login keyed if it logs in with OAuth, else give it credentials in the server's headers" {
+		t.Errorf("Authorize = %v (prompted %v)", err, prompted)
 	}
 }
