@@ -38,11 +38,9 @@ type Handler struct {
 
 	login chan struct{} // a semaphore of one: one authorization at a time
 
-	// mu guards the fields below. It is held across a refresh, so a
-	// handler refreshes once however many requests need a token; the
-	// store's lock does the same across handlers and processes.
 	mu      sync.Mutex
 	cur     *tokenRecord // the token in use; nil when none is stored
+	flight  *flight      // the refresh under way, if any (see refresh)
 	stepUps int          // authorizations started by 403 insufficient_scope
 	reason  string       // why the last token was dropped, for NeedsLoginError
 }
@@ -73,17 +71,23 @@ func New(cfg Config, opts *Options) (*Handler, error) {
 // stored, so the request goes without one and its 401 starts Authorize.
 func (h *Handler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.cur == nil {
-		rec, err := loadToken(h.opts.Store, &h.cfg)
-		if err != nil {
-			return nil, h.step("reading the stored token", err)
-		}
-		h.cur = rec
+	cur := h.cur
+	h.mu.Unlock()
+	if cur != nil {
+		return tokenSource{h}, nil
 	}
-	if h.cur == nil {
+	rec, err := loadToken(h.opts.Store, &h.cfg)
+	if err != nil {
+		return nil, h.step("reading the stored token", err)
+	}
+	if rec == nil {
 		return nil, nil
 	}
+	h.mu.Lock()
+	if h.cur == nil {
+		h.cur = rec
+	}
+	h.mu.Unlock()
 	return tokenSource{h}, nil
 }
 
@@ -91,16 +95,17 @@ func (h *Handler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 // within the refresh margin. It is what the SSE transport calls.
 func (h *Handler) Token() (*oauth2.Token, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.cur == nil {
+	cur := h.cur
+	h.mu.Unlock()
+	if cur == nil {
 		return nil, ErrNoToken
 	}
-	if fresh(h.cur, time.Now()) {
-		return h.cur.token(), nil
+	if fresh(cur, time.Now()) {
+		return cur.token(), nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 	defer cancel()
-	rec, err := h.refreshLocked(ctx, h.cur.AccessToken, false)
+	rec, err := h.refresh(ctx, cur, cur.AccessToken, false)
 	if errors.Is(err, ErrNeedsLogin) {
 		// The transport sends the request without a token: its 401
 		// reaches Authorize, which says why.
@@ -176,25 +181,27 @@ func drainChallenges(resp *http.Response) []oauthex.Challenge {
 // request stored a new token since sent was sent, or the token sent can be
 // refreshed. ok reports that the request may be retried.
 func (h *Handler) recover(ctx context.Context, sent string) (ok bool, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	rec, err := loadToken(h.opts.Store, &h.cfg)
 	if err != nil {
 		return false, h.step("reading the stored token", err)
 	}
-	if rec == nil {
+	h.mu.Lock()
+	switch {
+	case rec == nil:
 		h.cur = nil
+		h.mu.Unlock()
 		return false, nil
-	}
-	if rec.AccessToken != sent && !expired(rec, time.Now()) {
+	case rec.AccessToken != sent && !expired(rec, time.Now()):
 		h.cur = rec
+		h.mu.Unlock()
 		return true, nil
-	}
-	if rec.RefreshToken == "" {
+	case rec.RefreshToken == "":
+		h.mu.Unlock()
 		return false, nil
 	}
 	h.cur = rec
-	_, err = h.refreshLocked(ctx, sent, true)
+	h.mu.Unlock()
+	_, err = h.refresh(ctx, rec, sent, true)
 	if errors.Is(err, ErrNeedsLogin) {
 		return false, nil
 	}

@@ -14,56 +14,93 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 )
 
-// refreshLocked replaces the token stale, under the store's lock on the
-// token, so that one process refreshes and the others use its result: it
-// reads the stored token again once it holds the lock, and if another
-// process stored a new one meanwhile, uses that. h.mu is held.
+// A flight is one refresh under way; callers that need it meanwhile wait
+// for it and share its result.
+type flight struct {
+	done chan struct{} // closed when rec and err are set
+	rec  *tokenRecord
+	err  error
+}
+
+// refresh replaces the token stale, which cur holds: one refresh at a time
+// in this handler, and across handlers and processes through the store's
+// lock (see refreshShared). No lock is held while it calls out.
+func (h *Handler) refresh(ctx context.Context, cur *tokenRecord, stale string, refused bool) (*tokenRecord, error) {
+	h.mu.Lock()
+	if f := h.flight; f != nil {
+		h.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.rec, f.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	h.flight = f
+	h.mu.Unlock()
+	out := h.refreshShared(ctx, cur, stale, refused)
+	h.mu.Lock()
+	h.flight, h.cur = nil, out.cur
+	if out.reason != "" {
+		h.reason = out.reason
+	}
+	h.mu.Unlock()
+	f.rec, f.err = out.send, out.err
+	close(f.done)
+	return f.rec, f.err
+}
+
+// refreshOutcome is what a refresh leaves.
+type refreshOutcome struct {
+	cur    *tokenRecord // the token in use afterwards; nil when none is stored
+	reason string       // why the token was dropped, if it was
+	send   *tokenRecord // the token to send; nil with err
+	err    error
+}
+
+// refreshShared refreshes under the store's lock on the token, so that one
+// process refreshes and the others use its result: it reads the stored
+// token again once it holds the lock, and if another process stored a new
+// one meanwhile, uses that.
 //
 // A refresh the server refuses with invalid_grant removes the token and
-// returns a *NeedsLoginError. After any other failure, a token refreshed
+// fails with a *NeedsLoginError. After any other failure, a token refreshed
 // ahead of its expiry is used until it expires, unless the server already
 // refused it.
-func (h *Handler) refreshLocked(ctx context.Context, stale string, refused bool) (*tokenRecord, error) {
+func (h *Handler) refreshShared(ctx context.Context, cur *tokenRecord, stale string, refused bool) refreshOutcome {
 	unlock, err := h.opts.Store.Lock(ctx, h.cfg.tokenKey())
 	if err != nil {
-		return nil, h.step("refreshing the token", err)
+		return refreshOutcome{cur: cur, err: h.step("refreshing the token", err)}
 	}
 	defer unlock()
 	now := time.Now()
 	rec, err := loadToken(h.opts.Store, &h.cfg)
-	if err != nil {
-		return nil, h.step("reading the stored token", err)
-	}
-	if rec == nil {
-		h.cur = nil
-		h.reason = "the stored OAuth token was removed"
-		return nil, &NeedsLoginError{Server: h.cfg.Server, Reason: h.reason}
-	}
-	if rec.AccessToken != stale && fresh(rec, now) {
-		h.cur = rec // another process refreshed it
-		return rec, nil
+	switch {
+	case err != nil:
+		return refreshOutcome{cur: cur, err: h.step("reading the stored token", err)}
+	case rec == nil:
+		reason := "the stored OAuth token was removed"
+		return refreshOutcome{reason: reason, err: &NeedsLoginError{Server: h.cfg.Server, Reason: reason}}
+	case rec.AccessToken != stale && fresh(rec, now):
+		return refreshOutcome{cur: rec, send: rec} // another process refreshed it
 	}
 	next, err := h.renew(ctx, rec)
-	if err == nil {
+	var nl *NeedsLoginError
+	switch {
+	case err == nil:
 		if err := save(h.opts.Store, h.cfg.tokenKey(), next); err != nil {
-			return nil, h.step("storing the refreshed token", err)
+			return refreshOutcome{cur: rec, err: h.step("storing the refreshed token", err)}
 		}
-		h.cur = next
-		return next, nil
-	}
-	if errors.Is(err, ErrNeedsLogin) {
-		var nl *NeedsLoginError
-		errors.As(err, &nl)
+		return refreshOutcome{cur: next, send: next}
+	case errors.As(err, &nl):
 		_ = h.opts.Store.Delete(h.cfg.tokenKey())
-		h.cur, h.reason = nil, nl.Reason
-		return nil, err
-	}
-	h.cur = rec
-	if !expired(rec, now) && !refused {
+		return refreshOutcome{reason: nl.Reason, err: err}
+	case !expired(rec, now) && !refused:
 		h.opts.Logger.Warn("refreshing the OAuth token failed; the current one is used until it expires", "server", h.cfg.Server, "error", err)
-		return rec, nil
+		return refreshOutcome{cur: rec, send: rec}
 	}
-	return nil, err
+	return refreshOutcome{cur: rec, err: err}
 }
 
 // renew gets a new token for rec: with its refresh token, or with a new

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -18,8 +19,9 @@ import (
 )
 
 // The test binary doubles as another process that uses a stored token:
-// with $OAUTH_TEST_REFRESH=DIR URL it says "ready", asks a handler over the
-// store in DIR for the token of server "api" at URL, and prints its hash.
+// with $OAUTH_TEST_REFRESH=DIR URL, a handler over the store in DIR reads
+// the token of server "api" at URL, says "ready", and once a line comes on
+// its standard input asks for the token to send and prints its hash.
 func TestMain(m *testing.M) {
 	if v := os.Getenv("OAUTH_TEST_REFRESH"); v != "" {
 		dir, u, _ := strings.Cut(v, " ")
@@ -28,12 +30,13 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		fmt.Println("ready")
 		ts, err := h.TokenSource(context.Background())
 		if err != nil || ts == nil {
 			fmt.Fprintln(os.Stderr, "no token source:", err)
 			os.Exit(1)
 		}
+		fmt.Println("ready")
+		bufio.NewReader(os.Stdin).ReadString('\n')
 		tok, err := ts.Token()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -65,7 +68,8 @@ func TestConcurrentRefreshProcesses(t *testing.T) {
 	st, _ := oauth.Lookup(store, cfg)
 	waitUntil(t, st.Expiry.Add(-time.Second)) // within the refresh margin
 
-	// Hold the token's lock while both start, so they ask at once.
+	// Both read the token, which is due for a refresh; then both ask for
+	// it at once, while this process holds the token's lock.
 	keys, _ := store.Keys("oauth/api/")
 	var key string
 	for _, k := range keys {
@@ -80,6 +84,7 @@ func TestConcurrentRefreshProcesses(t *testing.T) {
 	exe, _ := os.Executable()
 	type child struct {
 		cmd *exec.Cmd
+		in  io.WriteCloser
 		out *bufio.Reader
 	}
 	var children []child
@@ -87,16 +92,20 @@ func TestConcurrentRefreshProcesses(t *testing.T) {
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = append(os.Environ(), "OAUTH_TEST_REFRESH="+dir+" "+as.URL())
 		cmd.Stderr = os.Stderr
+		in, _ := cmd.StdinPipe()
 		out, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		c := child{cmd, bufio.NewReader(out)}
+		c := child{cmd, in, bufio.NewReader(out)}
 		if line, err := c.out.ReadString('\n'); line != "ready\n" {
 			t.Fatalf("child said %q, %v", line, err)
 		}
 		children = append(children, c)
+	}
+	for _, c := range children {
+		fmt.Fprintln(c.in, "go")
 	}
 	as.SetTokenLifetime(time.Hour) // the new token stays fresh while checked
 	unlock()
@@ -122,5 +131,45 @@ func TestConcurrentRefreshProcesses(t *testing.T) {
 	}
 	if c := as.Counts(); c.Refreshes != 1 || c.ValidRefresh != 1 {
 		t.Errorf("counts %+v: want one refresh and one valid refresh token", c)
+	}
+}
+
+// TestRefreshOnceInProcess: many requests that need the token at once,
+// when it is due, cause one refresh, and all send its result.
+func TestRefreshOnceInProcess(t *testing.T) {
+	as := oauthtest.New(t, oauthtest.Options{TokenLifetime: 2 * time.Second})
+	store := credstore.NewFile(t.TempDir())
+	cfg := oauth.Config{Server: "api", URL: as.URL()}
+	if err := login(t, newHandler(t, cfg, store, follow), as.URL()); err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(t, cfg, store, nil)
+	ts, err := h.TokenSource(t.Context())
+	if err != nil || ts == nil {
+		t.Fatal(ts, err)
+	}
+	st, _ := oauth.Lookup(store, cfg)
+	waitUntil(t, st.Expiry.Add(-time.Second))
+	as.SetTokenLifetime(time.Hour)
+	const n = 20
+	got := make(chan string, n)
+	for range n {
+		go func() {
+			tok, err := ts.Token()
+			if err != nil {
+				got <- "error: " + err.Error()
+				return
+			}
+			got <- hash(tok.AccessToken)
+		}()
+	}
+	first := <-got
+	for range n - 1 {
+		if g := <-got; g != first {
+			t.Errorf("requests got %q and %q", first, g)
+		}
+	}
+	if c := as.Counts(); c.Refreshes != 1 {
+		t.Errorf("counts %+v, want one refresh", c)
 	}
 }
