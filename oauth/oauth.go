@@ -12,8 +12,9 @@
 // metadata fallback whose issuer differs from the server's origin; and
 // errors that name the server and the step, without a token in them.
 //
-// A [Handler] is the go-sdk auth.OAuthHandler of one connection.
-// [Status] and [Logout] read and remove what is stored.
+// A [Handler] is the go-sdk auth.OAuthHandler of one connection, and logs
+// in ([Handler.Login]). [Lookup] and [Logout] read and remove what is
+// stored.
 package oauth
 
 import (

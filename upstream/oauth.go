@@ -105,6 +105,7 @@ func (t *httpTransport) authRoundTrip(req *http.Request) (*http.Response, error)
 		}
 		retry.Body = body
 	}
+	retry.Header.Del("Authorization") // the refused token, unless a new one comes
 	if err := bearer(t.auth, retry); err != nil {
 		return nil, err
 	}
