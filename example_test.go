@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -54,4 +55,24 @@ func exampleHome() string {
 		log.Fatal(err)
 	}
 	return home
+}
+
+// ExampleOptions_prompt lets a host's user log in to a server that needs
+// an OAuth login when a call first needs it: Prompt shows the authorization
+// URL (a host opens a browser, or asks its own client to), and the call
+// goes on once the user has logged in, when the browser brings the
+// redirect to Switchboard's loopback listener.
+func ExampleOptions_prompt() {
+	prompt := func(ctx context.Context, server, authURL string) (pasted string, err error) {
+		fmt.Printf("Log in to %s: %s\n", server, authURL)
+		return "", nil
+	}
+	cfg := config.Load(config.FromEnv(os.Getenv, ".", runtime.GOOS))
+	eng, err := switchboard.New(context.Background(), cfg, &switchboard.Options{Prompt: prompt})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+	r := eng.Handle(context.Background(), json.RawMessage(`{"tool": "search_issues", "server": "linear", "args": {"query": "login"}}`))
+	fmt.Println(r.Text)
 }
