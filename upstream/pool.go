@@ -25,8 +25,10 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -103,6 +105,26 @@ type Options struct {
 	// HTTPTransport is the base round tripper of HTTP servers. Default: a
 	// clone of http.DefaultTransport, owned by the pool.
 	HTTPTransport http.RoundTripper
+
+	// Roots are the roots every connection offers servers that ask
+	// (roots/list), until SetRoots replaces them: the directories a server
+	// such as a filesystem server may work in. Default: none.
+	Roots []*mcp.Root
+
+	// Supervise starts each stdio server under a supervisor, a copy of this
+	// program, so that the kernel ends the server's whole process group
+	// (what npx or sh started too) when this process dies, however it dies:
+	// SIGKILL, the OOM killer, a crash. The program must call
+	// SupervisorMain first thing in main. Linux only; elsewhere it is
+	// ignored. Without it, the kernel kills only the server's own process,
+	// on Linux, and the groups left are ended by the next pool (GroupDir).
+	Supervise bool
+
+	// GroupDir is where the pool records the process groups of its stdio
+	// servers while they run. A pool made after another died without
+	// closing its servers ends the groups that one left (Linux). Default:
+	// switchboard-groups-UID in the system's temporary directory.
+	GroupDir string
 }
 
 // A Pool holds the connections to a set of servers. Its methods are safe for
@@ -113,6 +135,8 @@ type Pool struct {
 	servers map[string]*server
 	names   []string        // sorted
 	ownHTTP *http.Transport // closed by Close when we made it
+	groups  *groupLog       // the process groups of our stdio children
+	roots   rootsState
 
 	ctx    context.Context // cancelled by Close; parent of all background work
 	cancel context.CancelFunc
@@ -134,6 +158,9 @@ func New(servers []*config.Server, opts *Options) *Pool {
 		p.opts = *opts
 	}
 	p.fillDefaults()
+	sweepGroups(p.opts.GroupDir, p.log)
+	p.groups = newGroupLog(p.opts.GroupDir, p.log)
+	p.roots.roots = cloneRoots(p.opts.Roots)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	for _, cfg := range servers {
 		if _, dup := p.servers[cfg.Name]; dup {
@@ -175,6 +202,7 @@ func (p *Pool) fillDefaults() {
 	setDefault(&o.CloseTimeout, DefaultCloseTimeout)
 	setDefault(&o.PingInterval, DefaultPingInterval)
 	setDefault(&o.MaxMessageBytes, DefaultMaxMessageBytes)
+	setDefault(&o.GroupDir, filepath.Join(os.TempDir(), "switchboard-groups-"+strconv.Itoa(os.Getuid())))
 	if o.HTTPTransport == nil {
 		p.ownHTTP = http.DefaultTransport.(*http.Transport).Clone()
 		o.HTTPTransport = p.ownHTTP
@@ -259,6 +287,7 @@ func (p *Pool) Close() error {
 		p.cancel()
 		p.closeServers()
 		p.wg.Wait()
+		p.groups.close()
 		if p.ownHTTP != nil {
 			p.ownHTTP.CloseIdleConnections()
 		}

@@ -115,6 +115,20 @@ func addTools(s *mcp.Server) {
 			}
 			return text("recorded"), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots, one URI a line."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			// Asked as an input request (SEP-2322), which go-sdk turns
+			// into roots/list for a client before 2026-07-28.
+			res, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, nil
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return text(strings.Join(uris, "\n")), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns the server's pid."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprint(os.Getpid())), nil, nil

@@ -23,7 +23,7 @@ const DelayEnv = "SWITCHBOARD_TESTSERVER_DELAY"
 
 // Modes.
 const (
-	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, a prompt, a resource
+	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, roots, a prompt, a resource
 	ExitAtStart    = "exit-at-start"   // prints "Error: Cannot find module …" to stderr and exits 1
 	NoInit         = "no-init"         // reads requests, never answers
 	ExitOnProbe    = "exit-on-probe"   // exits when it receives server/discover
