@@ -1,9 +1,13 @@
 package upstream
 
 import (
+	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -102,4 +106,81 @@ func cloneRoots(roots []*mcp.Root) []*mcp.Root {
 		out = append(out, &cp)
 	}
 	return out
+}
+
+// rootsSettle is how long a stdio connection is held back, once switchboard
+// has answered the roots/list its server sent as it started, before the
+// connection is used. A server may apply roots asynchronously after it got
+// them (server-filesystem checks each directory first, a few milliseconds
+// of file system calls): a call sent at once would find it with none, and a
+// one-shot CLI command never sends a second.
+const rootsSettle = 100 * time.Millisecond
+
+// A rootsConn watches a connection for the server's roots/list request and
+// for switchboard's answer to it.
+type rootsConn struct {
+	mcp.Connection
+	asked    atomic.Bool
+	once     sync.Once
+	answered chan struct{} // closed when the answer to the first roots/list is written
+
+	mu sync.Mutex
+	id jsonrpc.ID // of the first roots/list request
+}
+
+func newRootsConn(c mcp.Connection) *rootsConn {
+	return &rootsConn{Connection: c, answered: make(chan struct{})}
+}
+
+func (c *rootsConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "roots/list" && !c.asked.Load() {
+		c.mu.Lock()
+		c.id = req.ID
+		c.mu.Unlock()
+		c.asked.Store(true)
+	}
+	return msg, err
+}
+
+func (c *rootsConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if resp, ok := msg.(*jsonrpc.Response); ok && c.asked.Load() {
+		c.mu.Lock()
+		mine := resp.ID == c.id
+		c.mu.Unlock()
+		if mine {
+			c.once.Do(func() { close(c.answered) })
+		}
+	}
+	return err
+}
+
+// settleRoots gives a server that asked for the roots as it started (on
+// notifications/initialized) rootsSettle to apply them. A ping tells: the
+// server's messages come in order, so a roots/list it sent on initialized
+// has been read by the time the ping is answered. Nothing is waited for
+// when there are no roots to apply, or on 2026-07-28, where roots are asked
+// for within a request (SEP-2322) and so are applied before its answer.
+func (s *server) settleRoots(ctx context.Context, cs *mcp.ClientSession, rc *rootsConn) {
+	if r := cs.InitializeResult(); r == nil || r.ProtocolVersion >= "2026-07-28" {
+		return
+	}
+	s.pool.roots.mu.Lock()
+	none := len(s.pool.roots.roots) == 0
+	s.pool.roots.mu.Unlock()
+	if none || cs.Ping(ctx, nil) != nil || !rc.asked.Load() {
+		return
+	}
+	t := time.NewTimer(rootsSettle)
+	defer t.Stop()
+	select {
+	case <-rc.answered:
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }

@@ -86,7 +86,7 @@ func TestRoots(t *testing.T) {
 
 	h.SetRoots(nil)
 	waitRoots(t, changed, []string{})
-	if got, err := h.call(t.Context(), "stdio", "roots", nil); err != nil || got != "" {
+	if got, err := h.call(t.Context(), "stdio", "roots", nil); err != nil || got != "no roots" {
 		t.Errorf("after SetRoots(nil): roots = %q, %v; want none", got, err)
 	}
 }

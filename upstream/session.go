@@ -112,6 +112,8 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 	sess.proc = proc
 	t := &mcp.IOTransport{Reader: newLineReader(proc.stdout, o.MaxMessageBytes, s.log), Writer: stdinWriter{proc}, MaxLineLength: -1}
 	conn, _ := t.Connect(ctx) // never fails
+	rc := newRootsConn(conn)
+	conn = rc
 	var probe *probeConn
 	if opts.ProtocolVersion == "" {
 		probe = newProbeConn(conn, s.probeTimeout(), s.timeout/2)
@@ -125,6 +127,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 			s.fellBack = true
 			s.mu.Unlock()
 		}
+		s.settleRoots(ctx, cs, rc)
 		return cs, "", nil
 	}
 	exited := proc.waitExit(exitWait)

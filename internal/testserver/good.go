@@ -115,13 +115,16 @@ func addTools(s *mcp.Server) {
 			}
 			return text("recorded"), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots, one URI a line."},
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots, one URI a line, or says \"no roots\"."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			// Asked as an input request (SEP-2322), which go-sdk turns
 			// into roots/list for a client before 2026-07-28.
 			res, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
 			if !ok {
 				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, nil
+			}
+			if len(res.Roots) == 0 {
+				return text("no roots"), nil, nil
 			}
 			var uris []string
 			for _, r := range res.Roots {
