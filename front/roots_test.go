@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // rootsServer is an in-process go-sdk server over Streamable HTTP that
@@ -57,7 +58,9 @@ func TestRootsForwarded(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	changed := make(chan []string, 16)
 	ts := rootsServer(t, changed)
-	g := newGatewayWith(t, map[string]def{"f": fixture(), "http": {"url": ts.URL}}, nil, Options{ForwardRoots: true})
+	path, args, env := testserver.Command(testserver.Roots)
+	f := def{"command": path, "args": args, "env": env}
+	g := newGatewayWith(t, map[string]def{"f": f, "http": {"url": ts.URL}}, nil, Options{ForwardRoots: true})
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
 	client.AddRoots(&mcp.Root{URI: "file:///a", Name: "a"})

@@ -66,8 +66,8 @@ func TestRoots(t *testing.T) {
 	ts := rootsServer(t, changed)
 	h := newPool(t, []*config.Server{
 		{Name: "http", Type: config.TransportHTTP, URL: ts.URL, RequestTimeout: 20 * time.Second},
-		fixture("stdio", testserver.Good),
-		fixture("late", testserver.Good),
+		fixture("stdio", testserver.Roots),
+		fixture("late", testserver.Roots),
 	}, &upstream.Options{Roots: roots("file:///a")})
 	for _, name := range []string{"http", "stdio"} {
 		if got, err := h.call(t.Context(), name, "roots", nil); err != nil || got != "file:///a" {

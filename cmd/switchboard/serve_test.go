@@ -43,10 +43,11 @@ func serveHome(t *testing.T, servers map[string]any, settings map[string]any) st
 	return home
 }
 
-// fixtureServer is the fixture server's definition. Its environment
-// carries the leak checker's mark, which switchboard would not pass on.
-func fixtureServer() map[string]any {
-	path, args, env := testserver.Command(testserver.Good)
+// fixtureServer is the definition of the fixture server in mode. Its
+// environment carries the leak checker's mark, which switchboard would not
+// pass on.
+func fixtureServer(mode string) map[string]any {
+	path, args, env := testserver.Command(mode)
 	env[mcptest.OwnerEnv] = os.Getenv(mcptest.OwnerEnv)
 	return map[string]any{"command": path, "args": args, "env": env}
 }
@@ -125,7 +126,7 @@ func TestServeSIGKILLEndsServers(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
-	home := serveHome(t, map[string]any{"f": fixtureServer()}, map[string]any{"toolPrefix": "none"})
+	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Good)}, map[string]any{"toolPrefix": "none"})
 	cmd, cs := serveStdio(t, home, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil))
 	var pids []int
 	for _, tool := range []string{"pid", "spawn"} {
@@ -175,7 +176,7 @@ func TestServeStdioForwardsRoots(t *testing.T) {
 		env[k] = v
 	}
 	home := serveHome(t, map[string]any{
-		"f":  fixtureServer(),
+		"f":  fixtureServer(testserver.Roots),
 		"fs": map[string]any{"command": fs.Path, "args": fs.Args, "env": env},
 	}, nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
@@ -232,7 +233,7 @@ func TestServeStdioForwardsRoots(t *testing.T) {
 // is shared by every client.
 func TestServeHTTPSharesNoRoots(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
-	home := serveHome(t, map[string]any{"f": fixtureServer()}, nil)
+	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Roots)}, nil)
 	cmd := switchboardCmd(t, home, "serve", "--http", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -23,7 +23,8 @@ const DelayEnv = "SWITCHBOARD_TESTSERVER_DELAY"
 
 // Modes.
 const (
-	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, roots, a prompt, a resource
+	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, a prompt, a resource
+	Roots          = "roots"           // go-sdk server whose tool "roots" lists the client's roots
 	ExitAtStart    = "exit-at-start"   // prints "Error: Cannot find module …" to stderr and exits 1
 	NoInit         = "no-init"         // reads requests, never answers
 	ExitOnProbe    = "exit-on-probe"   // exits when it receives server/discover
@@ -79,6 +80,8 @@ func run(mode string) error {
 		return serveGood()
 	case Catalog:
 		return serveCatalog()
+	case Roots:
+		return serveRoots()
 	case ExitAtStart:
 		fmt.Fprintln(os.Stderr, "node:internal/modules/cjs/loader:1228\n  throw err;\n\nError: Cannot find module '/nowhere/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)")
 		os.Exit(1)
