@@ -7,6 +7,9 @@
 // request timeout, concurrent first uses share one connection attempt, a
 // crashed child or dropped session is noticed and replaced on the next use,
 // and Close ends every connection and child process within a bounded time.
+// Should the process die without closing the pool, supervisors (Linux,
+// Options.Supervise) end its stdio servers' process groups at once, and the
+// next pool ends those a pool without them left (GroupDir).
 //
 // Lifecycles: "lazy" (the default) connects on first use and closes after
 // idleTimeout without use (0: never); "eager" connects when the pool is made;
@@ -72,7 +75,8 @@ type Options struct {
 
 	// Client is a template for the go-sdk client options of every
 	// connection: this is where server-to-client requests (sampling,
-	// elicitation, roots) and other notification handlers plug in. The pool
+	// elicitation) and other notification handlers plug in; roots are
+	// the pool's own (Roots, SetRoots). The pool
 	// sets its own list_changed handlers, calling the template's after its
 	// own, and the logger if the template has none.
 	Client *mcp.ClientOptions

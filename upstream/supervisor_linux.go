@@ -52,8 +52,12 @@ const exitOrphaned = 125
 
 // supervised returns a command that runs cmd under a supervisor, with
 // both ends of the report pipe: the caller reads from the first and closes
-// the second once the command has started (or failed to).
+// the second once the command has started (or failed to). Without /proc,
+// where the supervisor could not be started, it returns cmd as it is.
 func supervised(cmd *exec.Cmd) (sup *exec.Cmd, report, reportW *os.File, err error) {
+	if _, err := os.Stat("/proc/self/exe"); err != nil {
+		return cmd, nil, nil, nil
+	}
 	report, reportW, err = os.Pipe()
 	if err != nil {
 		return nil, nil, nil, err
