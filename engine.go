@@ -79,6 +79,18 @@ type Options struct {
 	// the mcp tool; proxy.People shows switchboard commands, as the CLI
 	// prints them.
 	Audience proxy.Audience
+
+	// Roots are the roots offered to servers that ask for them (roots/list):
+	// the directories a filesystem server, for one, may work in. SetRoots
+	// replaces them. Default: none.
+	Roots []*mcp.Root
+
+	// Supervise runs each stdio server under a supervisor, a copy of this
+	// program, so that the server's whole process group ends when this
+	// process dies, even by SIGKILL (Linux). The program must call
+	// upstream.SupervisorMain first thing in main. See
+	// upstream.Options.Supervise.
+	Supervise bool
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -141,7 +153,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	e.pool = upstream.New(e.usable(), &upstream.Options{
 		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
-		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive,
+		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 	})
 	e.def = e.NewSession()
 	return e, nil
@@ -187,6 +199,12 @@ func (e *Engine) usable() []*config.Server {
 	}
 	return out
 }
+
+// SetRoots replaces the roots offered to servers, now and on later
+// connections, and tells connected servers that asked for roots that they
+// changed (notifications/roots/list_changed). A host whose connections all
+// serve one client passes that client's roots on with it.
+func (e *Engine) SetRoots(roots []*mcp.Root) { e.pool.SetRoots(roots) }
 
 // Config returns the configuration the engine runs.
 func (e *Engine) Config() *config.Config { return e.cfg }

@@ -53,6 +53,13 @@ type gateway struct {
 
 func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *gateway {
 	t.Helper()
+	return newGatewayWith(t, servers, settings, Options{})
+}
+
+// newGatewayWith is newGateway with front options (the bridge and metrics
+// are the gateway's own).
+func newGatewayWith(t testing.TB, servers map[string]def, settings map[string]any, opts Options) *gateway {
+	t.Helper()
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
 	doc := map[string]any{"mcpServers": servers}
@@ -74,7 +81,8 @@ func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	srv, err := New(t.Context(), eng, &Options{Bridge: bridge, Metrics: NewMetrics(eng)})
+	opts.Bridge, opts.Metrics = bridge, NewMetrics(eng)
+	srv, err := New(t.Context(), eng, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

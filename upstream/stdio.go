@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,32 +19,46 @@ import (
 const killGrace = time.Second
 
 // A process is a stdio server's child, started in its own process group so
-// that closing it also ends what it started (npx starts node, for one).
+// that closing it also ends what it started (npx starts node, for one). On
+// Linux with Options.Supervise, the child is a supervisor that runs the
+// server in its group (see supervisor_linux.go).
 //
-// Its two goroutines (the waiter and the stderr copier) are owned by the
-// process: close waits for both.
+// Its goroutines (the waiter, the stderr copier and, under a supervisor,
+// the report reader) are owned by the process: close waits for them.
 type process struct {
 	cmd       *exec.Cmd
-	pid       int
+	pid       int      // the child's pid, which is its process group's id
 	stdin     *os.File // our end of the child's stdin
 	stdout    *os.File // our end of the child's stdout
 	stderr    *os.File // our end of the child's stderr
+	report    *os.File // our end of the supervisor's report; nil without one
 	errRing   *ring
 	terminate time.Duration // how long close waits after closing stdin
 	writeMax  time.Duration // bound on one write to stdin
 
-	exited  chan struct{} // closed once the child has been waited for and its group killed
-	closed  chan struct{} // closed when close has finished
-	waitErr error         // set before exited is closed
+	serverPID atomic.Int64 // the server's pid, as its supervisor reported it
+
+	exited     chan struct{}       // closed once the child has been waited for and its group killed
+	closed     chan struct{}       // closed when close has finished
+	reported   chan struct{}       // closed once the supervisor's report has been read
+	waitErr    error               // set before exited is closed
+	exitStatus *syscall.WaitStatus // the server's, from its supervisor; set before exited is closed
 
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 }
 
+// procOptions are how a pool starts and stops its stdio children.
+type procOptions struct {
+	terminate time.Duration // how long close waits after closing stdin
+	writeMax  time.Duration // bound on one write to stdin
+	supervise bool          // start the server under a supervisor (Linux)
+}
+
 // startProcess starts the server's command with env in the server's working
 // directory. The child's stdin, stdout and stderr are pipes; stderr is kept
 // in a ring buffer.
-func startProcess(s *config.Server, env []string, terminate, writeMax time.Duration) (*process, error) {
+func startProcess(s *config.Server, env []string, o procOptions) (*process, error) {
 	path, err := lookPath(s.Command, env)
 	if err != nil {
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, errors.Unwrap(err)))
@@ -53,23 +68,32 @@ func startProcess(s *config.Server, env []string, terminate, writeMax time.Durat
 	cmd.Dir = s.Cwd
 	cmd.Env = env
 	cmd.SysProcAttr = sysProcAttr()
+	var report, reportW *os.File
+	if o.supervise {
+		if cmd, report, reportW, err = supervised(cmd); err != nil {
+			return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
+		}
+	}
 	files, err := pipes(cmd)
 	if err != nil {
+		closeFiles(report, reportW)
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
 	}
-	if err := cmd.Start(); err != nil {
-		closeFiles(files...)
+	err = cmd.Start()
+	closeFiles(files[0], files[3], files[5], reportW) // the child's ends
+	if err != nil {
+		closeFiles(files[1], files[2], files[4], report)
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, unwrapExec(err)))
 	}
-	closeFiles(files[0], files[3], files[5]) // the child's ends
 	p := &process{
 		cmd: cmd, pid: cmd.Process.Pid,
-		stdin: files[1], stdout: files[2], stderr: files[4],
-		errRing: newRing(stderrRingSize), terminate: terminate, writeMax: writeMax,
-		exited: make(chan struct{}), closed: make(chan struct{}),
+		stdin: files[1], stdout: files[2], stderr: files[4], report: report,
+		errRing: newRing(stderrRingSize), terminate: o.terminate, writeMax: o.writeMax,
+		exited: make(chan struct{}), closed: make(chan struct{}), reported: make(chan struct{}),
 	}
-	p.wg.Add(2)
+	p.wg.Add(3)
 	go p.copyStderr()
+	go p.readReport()
 	go p.wait()
 	return p, nil
 }
@@ -90,9 +114,12 @@ func pipes(cmd *exec.Cmd) ([]*os.File, error) {
 	return files, nil
 }
 
+// closeFiles closes files, skipping nil ones.
 func closeFiles(files ...*os.File) {
 	for _, f := range files {
-		_ = f.Close()
+		if f != nil {
+			_ = f.Close()
+		}
 	}
 }
 
@@ -111,13 +138,35 @@ func (p *process) copyStderr() {
 	_, _ = io.Copy(p.errRing, p.stderr)
 }
 
+// readReport reads the supervisor's report, if there is a supervisor,
+// until the supervisor is gone.
+func (p *process) readReport() {
+	defer p.wg.Done()
+	defer close(p.reported)
+	if p.report == nil {
+		return
+	}
+	defer p.report.Close()
+	p.exitStatus = readReport(p.report, func(pid int) { p.serverPID.Store(int64(pid)) })
+}
+
 // wait reaps the child, then kills its group: once the leader is gone, what
 // it started has no one to stop it.
 func (p *process) wait() {
 	defer p.wg.Done()
 	p.waitErr = p.cmd.Wait()
 	p.signal(syscall.SIGKILL)
+	<-p.reported // only the supervisor held the other end: it is at its end
 	close(p.exited)
+}
+
+// serverPid returns the pid of the server: its supervisor's report, or the
+// child's own pid.
+func (p *process) serverPid() int {
+	if pid := p.serverPID.Load(); pid != 0 {
+		return int(pid)
+	}
+	return p.pid
 }
 
 func (p *process) signal(sig syscall.Signal) { _ = syscall.Kill(-p.pid, sig) }
@@ -181,6 +230,8 @@ func (p *process) exitError() error {
 	var msg string
 	var ee *exec.ExitError
 	switch {
+	case p.exitStatus != nil:
+		msg = describeStatus(*p.exitStatus)
 	case p.waitErr == nil:
 		msg = "exited with status 0"
 	case errors.As(p.waitErr, &ee) && ee.Exited():
@@ -198,6 +249,14 @@ func (p *process) exitError() error {
 		msg += ": " + why
 	}
 	return errors.New(msg)
+}
+
+// describeStatus says how a process ended, as exitError does.
+func describeStatus(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "killed by signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exited with status %d", ws.ExitStatus())
 }
 
 // explain picks from the tail of stderr the line that best says why a process

@@ -101,13 +101,16 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("configuration", "problem", p.Error())
 	}
 	bridge := front.NewBridge()
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString()})
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(), Supervise: true})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	metrics := front.NewMetrics(eng)
-	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics})
+	// Over stdio the engine's connections serve one client, whose roots
+	// they get; over HTTP clients share them, and no one client's roots
+	// are forwarded (docs/serve.md, Roots).
+	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics, ForwardRoots: o.http == ""})
 	if err != nil {
 		return err
 	}

@@ -26,9 +26,11 @@ import (
 	"syscall"
 
 	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 func main() {
+	upstream.SupervisorMain() // a stdio server's supervisor is a copy of switchboard
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cwd, _ := os.Getwd()
