@@ -44,12 +44,8 @@ func (imp *Import) read(path string) ([]byte, bool) {
 		return nil, false
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		imp.Problems = append(imp.Problems, Problem{Severity: SeverityWarning, File: path,
-			Message: fmt.Sprintf("cannot read: %v (nothing imported)", err)})
+			Message: fmt.Sprintf("cannot read: %v (nothing imported)", withoutPath(err))})
 		return nil, false
 	}
 	return data, true
