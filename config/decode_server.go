@@ -25,9 +25,23 @@ type rawServer struct {
 	fields         int // how many fields were present
 }
 
+// MaxServers bounds the servers of one file and of the whole
+// configuration. Real setups define a few to a few dozen servers, and hosts
+// cap far lower (Windsurf allows 100 active tools in all). Every server may
+// be a child process and a connection, is listed in status and in the proxy
+// tool's description, and some work is done for every server each time one
+// changes state, so the cost grows faster than the count: a file of 100,000
+// servers kept a command busy for minutes. A thousand is far above any real
+// need and keeps that work small.
+const MaxServers = 1000
+
 func (d *decoder) servers(v *hujson.Value) []*Server {
 	obj, ok := d.object(v, "mcpServers")
 	if !ok {
+		return nil
+	}
+	if n := len(obj.Members); n > MaxServers {
+		d.errorf(&obj.Members[MaxServers].Name, "mcpServers", "%d servers is over the limit of %d (hint: remove the servers you do not use)", n, MaxServers)
 		return nil
 	}
 	var out []*Server

@@ -111,8 +111,26 @@ func Load(d Dirs) *Config {
 			}
 		}
 	}
+	c.checkCount(merged)
 	c.Servers = c.finish(merged)
 	return c
+}
+
+// checkCount fails the configuration closed when all its files together
+// define more than MaxServers servers; each file alone is checked when it
+// is decoded. The problem names the highest file that adds servers.
+func (c *Config) checkCount(merged map[string]*Server) {
+	if len(merged) <= MaxServers {
+		return
+	}
+	file := ""
+	for _, f := range c.Files {
+		if len(f.Servers) > 0 && f.State == FileLoaded {
+			file = f.Path
+		}
+	}
+	c.fail(Problem{Severity: SeverityError, File: file,
+		Message: fmt.Sprintf("the configuration files together define %d servers, over the limit of %d (hint: remove the servers you do not use)", len(merged), MaxServers)})
 }
 
 func stateOf(doc *document, fatal bool) FileState {

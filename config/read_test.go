@@ -2,9 +2,11 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -110,5 +112,60 @@ func TestNonRegularHostFile(t *testing.T) {
 	want := path + ": cannot read: it is a FIFO (named pipe), not a regular file"
 	if len(imp.Servers) != 0 || !strings.Contains(problemText(imp.Problems), want) {
 		t.Errorf("got servers %v, problems %q; want none and a warning %q", imp.Servers, problemText(imp.Problems), want)
+	}
+}
+
+// serversJSON is a file that defines n stdio servers named prefix0, prefix1, ….
+func serversJSON(prefix string, n int) string {
+	var b strings.Builder
+	b.WriteString("{\"mcpServers\": {")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n  %q: {\"command\": \"x\"}", prefix+strconv.Itoa(i))
+	}
+	b.WriteString("\n}}\n")
+	return b.String()
+}
+
+// TestServerBound checks MaxServers, for one file and for all files
+// together: at the bound everything loads; past it the configuration fails
+// closed with an error that gives the count, the limit and where.
+func TestServerBound(t *testing.T) {
+	tests := []struct {
+		name          string
+		user, explict string
+		want          string // "" for no error
+	}{
+		{"one file at the bound", serversJSON("s", MaxServers), "{}", ""},
+		{"one file past the bound", serversJSON("s", MaxServers+1), "{}",
+			fmt.Sprintf("config.json:%d:3: mcpServers: %d servers is over the limit of %d (hint: remove the servers you do not use)", MaxServers+2, MaxServers+1, MaxServers)},
+		{"a file of 100,000", serversJSON("s", 100_000), "{}",
+			fmt.Sprintf("mcpServers: 100000 servers is over the limit of %d", MaxServers)},
+		{"two files at the bound, overlapping", serversJSON("s", MaxServers), serversJSON("s", MaxServers), ""},
+		{"two files past the bound together", serversJSON("a", MaxServers/2+1), serversJSON("b", MaxServers/2),
+			fmt.Sprintf("explicit.json: the configuration files together define %d servers, over the limit of %d (hint: remove the servers you do not use)", MaxServers+1, MaxServers)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDirs(t)
+			writeFile(t, pathsOf(d).user, tt.user)
+			writeFile(t, d.Explicit, tt.explict)
+			c := Load(d)
+			if tt.want == "" {
+				noErrors(t, c)
+				if len(c.Servers) != MaxServers {
+					t.Errorf("got %d servers, want %d", len(c.Servers), MaxServers)
+				}
+				return
+			}
+			if !errors.Is(c.Err(), ErrInvalid) {
+				t.Fatalf("Err: got %v, want ErrInvalid", c.Err())
+			}
+			if got := problemText(c.Errors()); !strings.Contains(got, tt.want) {
+				t.Errorf("errors: got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
