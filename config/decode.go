@@ -483,6 +483,7 @@ func (d *decoder) embeddings(v *hujson.Value, path string) *Embeddings {
 			e.APIKey, _ = d.str(m.value, p)
 			if d.references(m.value, p, e.APIKey) == 0 && e.APIKey != "" {
 				d.errorf(m.value, p, "an API key must be a reference such as ${OPENAI_API_KEY}, not a literal (the value is not shown)")
+				e.APIKey = Redacted
 			}
 		case "model":
 			e.Model, _ = d.str(m.value, p)
