@@ -123,18 +123,18 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 			d.transport(r, v, p, t)
 		}
 	case "command":
-		if c, ok := d.str(v, p); ok {
+		if c, ok := d.text(v, p); ok {
 			r.Command = c
 			if c == "" {
 				d.errorf(v, p, "must not be empty")
 			}
 		}
 	case "args":
-		r.Args, _ = d.strings(v, p)
+		r.Args, _ = d.texts(v, p)
 	case "cwd":
-		r.Cwd, _ = d.str(v, p)
+		r.Cwd, _ = d.text(v, p)
 	case "env":
-		r.Env, _ = d.stringMap(v, p)
+		r.Env, _ = d.env(v, p)
 	case "url":
 		r.URL, _ = d.str(v, p)
 	case "headers":

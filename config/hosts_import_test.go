@@ -520,6 +520,7 @@ func FuzzImportHost(f *testing.F) {
 				if (s.Command == "") == (s.URL == "") {
 					t.Errorf("%s: got server %q with command %q and url %q", host, s.Name, s.Command, s.URL)
 				}
+				checkServerText(t, s)
 			}
 			for _, p := range imp.Problems {
 				if p.Severity != SeverityWarning {
