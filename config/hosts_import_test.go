@@ -333,6 +333,7 @@ bearer_token = "tok-LITERALliteral42"
 					Headers: map[string]string{"Authorization": "Bearer ${API_TOKEN}"}}),
 				importedServer("gemini", geminiFile, "mcpServers.legacy", Server{Type: TransportStdio, Command: "legacy-mcp",
 					IncludeTools: []string{"read"}, Disabled: true}),
+				importedServer("gemini", geminiFile, "mcpServers.oldEvents", Server{Type: TransportSSE, URL: "http://localhost:4001/sse"}),
 				importedServer("gemini", geminiFile, "mcpServers.pythonTools", Server{Type: TransportStdio, Command: "python",
 					Args: []string{"-m", "my_mcp_server"}, Cwd: "./mcp-servers/python", Env: map[string]string{"API_KEY": "${EXTERNAL_API_KEY}"},
 					RequestTimeout: 15 * time.Second, ExcludeTools: []string{"delete_all"}}),
