@@ -96,7 +96,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer closeLog()
-	cfg := config.Load(e.dirs(o.config))
+	d := e.dirs(o.config)
+	d.Self.Addr = o.http // an imported entry for this address is this gateway
+	cfg := config.Load(d)
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}

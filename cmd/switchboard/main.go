@@ -28,9 +28,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cwd, _ := os.Getwd()
+	self, _ := os.Executable()
 	e := &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS,
+		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS, self: self,
 	}
 	code := run(ctx, e, os.Args[1:])
 	stop()
