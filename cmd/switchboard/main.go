@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -33,9 +34,49 @@ func main() {
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS, self: self,
 	}
-	code := run(ctx, e, os.Args[1:])
+	code := interruptible(ctx, stop, os.Stderr, interruptGrace, func() int { return run(ctx, e, os.Args[1:]) })
 	stop()
 	os.Exit(code)
+}
+
+// interruptGrace is how long a command has, after SIGINT or SIGTERM, to
+// stop cleanly: close its servers, remove its spill files. Closing servers
+// is bounded by the upstream close timeout (5s, then their processes are
+// killed), so a command that heeds its context is done well within it; one
+// stuck on something that does not (a read of a pipe nobody writes to)
+// still ends.
+const interruptGrace = 10 * time.Second
+
+// interruptible runs f, the command, and returns its exit code. Once ctx
+// ends, that is at SIGINT or SIGTERM, f has grace to return; past that, or
+// at a second signal, the process stops waiting for it and exits 130,
+// whatever the command was doing. stop undoes the signal handling of ctx;
+// the second signal is caught here instead, so that it too exits 130 with a
+// word on stderr. The goroutine running f is left behind only then, as the
+// process exits.
+func interruptible(ctx context.Context, stop func(), stderr io.Writer, grace time.Duration, f func() int) int {
+	done := make(chan int, 1)
+	go func() { done <- f() }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	stop()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case code := <-done:
+		return code
+	case <-again:
+		fmt.Fprintln(stderr, "switchboard: interrupted again: exiting without waiting for the command to stop")
+	case <-t.C:
+		fmt.Fprintf(stderr, "switchboard: interrupted: the command did not stop within %v of the signal, so it is abandoned\n", grace)
+	}
+	return exitInterrupted
 }
 
 // Exit codes.

@@ -59,6 +59,7 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			e.Cd = proj
 			return nil
 		},
+		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
 	}
 }
