@@ -18,7 +18,9 @@ func configCommand() *command {
   paths      list the files Switchboard reads, lowest precedence first, and
              whether each exists; plus the state and cache directories
   show       print the effective configuration as JSON; secrets stay
-             references such as ${GITHUB_TOKEN}, never values
+             references such as ${GITHUB_TOKEN}, never values, and a
+             literal that looks like a credential shows as [redacted],
+             with the error in the server's "error" and on stderr
   validate   check every file; print each problem as file:line:col: path:
              message, and exit 1 if there is an error`,
 		run: runConfig,
