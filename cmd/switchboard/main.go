@@ -10,7 +10,10 @@
 //   - --help prints to stdout and exits 0.
 //   - Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
 //   - No secret value is ever printed: references such as ${TOKEN} are
-//     shown as written, never resolved.
+//     shown as written, never resolved, and a literal that looks like a
+//     credential is shown as [redacted].
+//   - SIGINT and SIGTERM end every command: after interruptGrace, or at a
+//     second signal, even one stuck in work that ignores its context.
 package main
 
 import (
