@@ -27,7 +27,7 @@ func TestServeSkipsItsOwnAddress(t *testing.T) {
 	ln.Close() // serve listens here next; nothing else here asks for this port
 	home := t.TempDir()
 	for path, content := range map[string]string{
-		filepath.Join(home, ".cursor", "mcp.json"): fmt.Sprintf(`{"mcpServers": {"gateway": {"url": "http://localhost:%s/mcp"}, "fs": {"command": "fs-mcp"}}}`, addr[strings.LastIndexByte(addr, ':')+1:]),
+		filepath.Join(home, ".cursor", "mcp.json"):                   fmt.Sprintf(`{"mcpServers": {"gateway": {"url": "http://localhost:%s/mcp"}, "fs": {"command": "fs-mcp"}}}`, addr[strings.LastIndexByte(addr, ':')+1:]),
 		filepath.Join(home, ".config", "switchboard", "config.json"): `{"imports": ["cursor"]}`,
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
