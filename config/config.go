@@ -43,6 +43,7 @@ type Dirs struct {
 	Explicit   string // --config FILE or $SWITCHBOARD_CONFIG; empty for none
 	CodexHome  string // $CODEX_HOME; default Home/.codex
 	GOOS       string // "linux", "darwin", …; default runtime.GOOS
+	Self       Self   // the running Switchboard, which imports skip
 }
 
 // FromEnv fills Dirs from environment variables read through getenv and the

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -42,6 +43,10 @@ var fuzzSeeds = []string{
 	strings.Repeat("[", 2000),
 	strings.Repeat(`{"a":`, 1500) + "1" + strings.Repeat("}", 1500),
 	`{"mcpServers": {"a": {"command": "a", "autoApprove": ` + strings.Repeat("[", 1100) + strings.Repeat("]", 1100) + `}}}`,
+	`{"mcpServers": {"a": {"command": "a\u0000", "args": ["\ud800", "\ud83d\ude00", "\udc00x"], "cwd": "\u0000", "env": {"A\u0000": "1", "B=C": "2", "": "3", "D": "\u0000"}}}}`,
+	"{\"mcpServers\": {\"a\": {\"command\": \"a\xff\", \"args\": [\"\xc3(\"], \"env\": {\"\xfe\": \"\x80\"}}}}",
+	`{"mcpServers": {"a": {"command": "a", "env": {"DB_PASS": "p", "STRIPE_KEY": "k", "KEY": "k", "KEY_FILE": "f"}}, "b": {"url": "https://u:p@h/mcp?api_key=k&x=1&token=${T}#f", "headers": {"X-Api-Key": "k", "Private-Token": "t", "X-Trace": "x"}}}}`,
+	`{"mcpServers": {"a": {"url": "https://h/${P:-a?key=b}/mcp?Api%2DKey=v&&=&token"}}}`,
 }
 
 // FuzzDecode checks that any file decodes without a panic, that a file that
@@ -78,10 +83,52 @@ func FuzzDecode(f *testing.F) {
 		if !json.Valid(doc.canon) {
 			t.Errorf("canonical form %q is not JSON", doc.canon)
 		}
+		if len(doc.servers) > MaxServers {
+			t.Errorf("got %d servers, over the bound of %d", len(doc.servers), MaxServers)
+		}
 		for _, s := range doc.servers {
 			checkDecodedServer(t, src, s)
 		}
 	})
+}
+
+// checkServerText checks what validation promises of any server it lets
+// through: what reaches a child process is valid UTF-8 without NUL, env
+// names can be set, and no value named like a credential is a literal
+// (such a literal is replaced by Redacted).
+func checkServerText(t *testing.T, s *Server) {
+	t.Helper()
+	texts := append([]string{s.Command, s.Cwd}, s.Args...)
+	for k, v := range s.Env {
+		texts = append(texts, k, v)
+		if k == "" || strings.Contains(k, "=") {
+			t.Errorf("server %q: env name %q accepted", s.Name, k)
+		}
+	}
+	for _, v := range texts {
+		if !utf8.ValidString(v) || strings.Contains(v, "\x00") {
+			t.Errorf("server %q: text %q accepted", s.Name, v)
+		}
+	}
+	literal := func(v string) bool {
+		refs, err := parseRefs(v)
+		return err == nil && len(refs) == 0 && v != "" && v != Redacted
+	}
+	for k, v := range s.Env {
+		if credentialKey(k) && literal(v) {
+			t.Errorf("server %q: env %s holds a literal credential", s.Name, k)
+		}
+	}
+	for k, v := range s.Headers {
+		if credentialHeader(k) && literal(v) {
+			t.Errorf("server %q: header %s holds a literal credential", s.Name, k)
+		}
+	}
+	if refs, err := parseRefs(s.URL); err == nil {
+		if redacted, _ := urlCredentials(s.URL, refs, false); redacted != s.URL {
+			t.Errorf("server %q: URL %q holds a literal credential", s.Name, s.URL)
+		}
+	}
 }
 
 // checkDecodedServer checks what decodeFile promises about a server it
@@ -109,6 +156,7 @@ func checkDecodedServer(t *testing.T, src Source, s *Server) {
 	default:
 		t.Errorf("server %q: got type %q", s.Name, s.Type)
 	}
+	checkServerText(t, s)
 	if s.IdleTimeout < -1 || s.RequestTimeout < 0 {
 		t.Errorf("server %q: got idle %v, request %v", s.Name, s.IdleTimeout, s.RequestTimeout)
 	}

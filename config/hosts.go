@@ -3,8 +3,12 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Import is what was read from one host's own MCP settings.
@@ -40,7 +44,110 @@ func ImportHost(d Dirs, host string) *Import {
 		return &Import{Host: host, Problems: []Problem{{Severity: SeverityWarning, File: host,
 			Message: fmt.Sprintf("unknown host %q (known hosts: %v)", host, HostNames())}}}
 	}
-	return f(d)
+	imp := f(d)
+	imp.skipSelf(d.Self)
+	return imp
+}
+
+// Self identifies the running Switchboard. A host that mounts Switchboard
+// (switchboard setup writes such entries) lists it among its servers;
+// imported, that entry would make the gateway list, start or call itself,
+// so imports skip it. The zero value recognizes the command by its name.
+type Self struct {
+	// Executable is the path of the running binary; "" when unknown. A
+	// host entry whose command is this file is Switchboard, whatever its
+	// name.
+	Executable string
+	// Addr is the HOST:PORT that serve --http listens on; "" when not
+	// serving HTTP. A host entry whose URL reaches it is Switchboard.
+	Addr string
+}
+
+// skipSelf drops the servers that are Switchboard itself, with a warning
+// for each that says why.
+func (imp *Import) skipSelf(self Self) {
+	kept := imp.Servers[:0]
+	for _, s := range imp.Servers {
+		why := self.recognize(s)
+		if why == "" {
+			kept = append(kept, s)
+			continue
+		}
+		imp.Problems = append(imp.Problems, Problem{Severity: SeverityWarning, File: s.Source.Path, Path: s.Path, Server: s.Name,
+			Message: "skipped: " + why + ", and a gateway must not list itself"})
+	}
+	imp.Servers = kept
+}
+
+// recognize says how s is this Switchboard, or returns "" when it is not:
+// a command named switchboard whose first argument is serve, the running
+// binary, or the address that serve --http listens on.
+func (self Self) recognize(s *Server) string {
+	if s.Type != TransportStdio {
+		if self.Addr != "" && reaches(s.URL, self.Addr) {
+			return fmt.Sprintf("%s is the address this switchboard serves", redactURL(s.URL))
+		}
+		return ""
+	}
+	name := s.Command[strings.LastIndexAny(s.Command, `/\`)+1:]
+	if n := strings.TrimSuffix(strings.ToLower(name), ".exe"); n == "switchboard" && len(s.Args) > 0 && s.Args[0] == "serve" {
+		return fmt.Sprintf("%q starts Switchboard itself", s.Command+" serve")
+	}
+	if self.Executable != "" && filepath.IsAbs(s.Command) && sameFile(s.Command, self.Executable) {
+		return fmt.Sprintf("%s is the running switchboard binary", s.Command)
+	}
+	return ""
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// reaches reports whether a URL as written (references unresolved: it
+// cannot tell then) reaches addr, a listening HOST:PORT: the same port, and
+// the same host or a loopback one where addr is loopback or every interface.
+func reaches(raw, addr string) bool {
+	if refs, err := parseRefs(raw); err != nil || len(refs) > 0 {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	uport := u.Port()
+	if uport == "" {
+		uport = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if uport != port {
+		return false
+	}
+	uhost := u.Hostname()
+	if strings.EqualFold(uhost, host) {
+		return true
+	}
+	return loopback(uhost) && (loopback(host) || unspecified(host))
+}
+
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func unspecified(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "" || (ip != nil && ip.IsUnspecified())
 }
 
 // importServers validates definitions a host importer has normalized to our

@@ -12,6 +12,7 @@ type shape struct {
 	vars    varSyntax         // nil: the host's values hold no references, or ours
 	urlKey  string            // another field holding the URL, which wins over url
 	urlHTTP bool              // urlKey also means Streamable HTTP
+	urlType string            // the transport of a url without a type; "" for ours (Streamable HTTP)
 	timeout time.Duration     // unit of "timeout"; 0 when the host has none to map
 	floor   time.Duration     // timeouts below it are ignored by the host
 	tools   bool              // includeTools and excludeTools mean what ours do
@@ -33,7 +34,10 @@ var (
 		other: map[string]string{"dev": "", "oauth": "", "gallery": "", "version": "", "envFile": lostEnvFile,
 			"sandboxEnabled": "the server runs without VS Code's sandbox"}}
 	windsurfShape = &shape{host: "Windsurf", vars: envColonVars, urlKey: "serverUrl"}
-	geminiShape   = &shape{host: "Gemini CLI", vars: geminiVars, urlKey: "httpUrl", urlHTTP: true,
+	// Gemini CLI's own docs long said "url" is the SSE endpoint and
+	// "httpUrl" the Streamable HTTP one; its entries written that way mean
+	// SSE. An explicit "type" still says which.
+	geminiShape = &shape{host: "Gemini CLI", vars: geminiVars, urlKey: "httpUrl", urlHTTP: true, urlType: "sse",
 		timeout: time.Millisecond, tools: true,
 		other: map[string]string{"trust": "", "description": "", "oauth": "", "authProviderType": "",
 			"targetAudience": "", "targetServiceAccount": "", "tcp": "Switchboard has no WebSocket transport"}}
@@ -66,11 +70,15 @@ func (sh *shape) entry(f *hostFile, name, path string, v any) *entry {
 			f.unmodeled(e, k, sh.other)
 		}
 	}
-	if alt != nil {
+	_, typed := e.def["type"]
+	switch {
+	case alt != nil:
 		e.set("url", alt, sh.urlKey)
 		if sh.urlHTTP {
 			e.set("type", "http", sh.urlKey)
 		}
+	case e.def["url"] != nil && !typed && sh.urlType != "":
+		e.set("type", sh.urlType, "url")
 	}
 	return e
 }

@@ -235,3 +235,151 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// Redacted replaces, in a definition, a literal value that looks like a
+// credential. Such a definition is refused (Server.Err says why), so the
+// value is never needed, and with it gone nothing that prints a definition
+// (config show, status, an error) can show the credential.
+const Redacted = "[redacted]"
+
+// credentialWords are parts of an environment variable's name that say it
+// holds a credential wherever they appear (GITHUB_TOKEN, CLIENT_SECRET,
+// DB_PASSWORD, OPENAI_API_KEY), and credentialSuffixes parts that do at its
+// end (PGPASS, STRIPE_KEY, SMTP_PASS): KEY alone in the middle of a name
+// (KEYBOARD_LAYOUT, KEY_FILE) says nothing.
+var (
+	credentialWords    = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "CREDENTIAL", "OAUTH"}
+	credentialSuffixes = []string{"_PASS", "_KEY"}
+)
+
+// credentialKey reports whether an environment variable (or a header, or a
+// URL query parameter) of this name looks like it holds a credential. Case
+// and '-' versus '_' do not matter.
+func credentialKey(key string) bool {
+	k := strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+	for _, w := range credentialWords {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	for _, suffix := range credentialSuffixes {
+		if k == suffix[1:] || strings.HasSuffix(k, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialHeader reports whether a header carries credentials: the
+// standard ones, and the API-key style headers of many services (X-Api-Key,
+// X-Goog-Api-Key, Private-Token, X-Auth-Token, Ocp-Apim-Subscription-Key).
+func credentialHeader(name string) bool {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization", "cookie":
+		return true
+	}
+	return credentialKey(name)
+}
+
+// headerExample is the reference to suggest in place of a literal header.
+func headerExample(name string) string {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization":
+		return `"Bearer ${API_TOKEN}"`
+	}
+	return "${" + varNameFor(name) + "}"
+}
+
+// varNameFor turns a name (an env key, a header) into a variable name for a
+// suggested reference: X-Api-Key → X_API_KEY.
+func varNameFor(name string) string {
+	v := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	if !varNameRE.MatchString(v) {
+		return "TOKEN"
+	}
+	return v
+}
+
+// urlCredentials finds the literal credentials in a URL as written in a
+// definition: the password of the user info, when password says url.Parse
+// found a literal one, and the values of query parameters named like
+// credentials (?api_key=…, ?token=…). It returns the URL with each of them
+// replaced by Redacted, and the names of those parameters. A value that holds a reference is no literal, and
+// separators inside references (${HOST:-a/b}) do not count. Should the
+// password not be found where url.Parse saw it, the whole URL is redacted:
+// a credential is never left in place.
+func urlCredentials(raw string, refs []ref, password bool) (redacted string, params []string) {
+	inRef := func(from, to int) bool {
+		for _, r := range refs {
+			if r.start < to && r.end > from {
+				return true
+			}
+		}
+		return false
+	}
+	// index returns the first byte of raw[from:to] that is c and lies
+	// outside every reference, or -1; last the last one.
+	index := func(from, to int, c byte, last bool) int {
+		found := -1
+		for i := from; i < to; i++ {
+			if raw[i] == c && !inRef(i, i+1) {
+				if found = i; !last {
+					break
+				}
+			}
+		}
+		return found
+	}
+	type span struct{ start, end int }
+	var spans []span
+	end := len(raw)
+	if i := index(0, end, '#', false); i >= 0 {
+		end = i
+	}
+	q := index(0, end, '?', false)
+	if password {
+		authStart := strings.Index(raw, "://") + 3
+		authEnd := end
+		if q >= 0 {
+			authEnd = q
+		}
+		if i := index(authStart, authEnd, '/', false); i >= 0 {
+			authEnd = i
+		}
+		at := index(authStart, authEnd, '@', true)
+		colon := -1
+		if at >= 0 {
+			colon = index(authStart, at, ':', false)
+		}
+		if colon < 0 || inRef(colon+1, at) {
+			return Redacted, nil
+		}
+		spans = append(spans, span{colon + 1, at})
+	}
+	for from := q + 1; q >= 0 && from < end; {
+		amp := index(from, end, '&', false)
+		if amp < 0 {
+			amp = end
+		}
+		if eq := index(from, amp, '=', false); eq >= 0 && eq+1 < amp && !inRef(from, amp) {
+			key, err := url.QueryUnescape(raw[from:eq])
+			if err != nil {
+				key = raw[from:eq]
+			}
+			if credentialKey(key) {
+				spans = append(spans, span{eq + 1, amp})
+				params = append(params, key)
+			}
+		}
+		from = amp + 1
+	}
+	var b strings.Builder
+	last := 0
+	for _, s := range spans {
+		b.WriteString(raw[last:s.start])
+		b.WriteString(Redacted)
+		last = s.end
+	}
+	b.WriteString(raw[last:])
+	return b.String(), params
+}

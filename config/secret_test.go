@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -285,6 +286,22 @@ func TestCredentialLiterals(t *testing.T) {
 		{"authorization lower case", "headers", "authorization", literal, true},
 		{"cookie", "headers", "COOKIE", "session=" + literal, true},
 		{"proxy authorization", "headers", "Proxy-Authorization", literal, true},
+		{"pass suffix", "env", "DB_PASS", literal, true},
+		{"pass alone", "env", "PASS", literal, true},
+		{"passwd", "env", "MYSQL_PASSWD", literal, true},
+		{"key suffix", "env", "STRIPE_KEY", literal, true},
+		{"key suffix lower case", "env", "signing_key", literal, true},
+		{"secret suffix", "env", "APP_SECRET", literal, true},
+		{"x-api-key", "headers", "X-Api-Key", literal, true},
+		{"x-goog-api-key", "headers", "x-goog-api-key", literal, true},
+		{"subscription key", "headers", "Ocp-Apim-Subscription-Key", literal, true},
+		{"private token", "headers", "Private-Token", literal, true},
+		{"x-auth-token", "headers", "X-Auth-Token", literal, true},
+		{"api_key header", "headers", "API_KEY", literal, true},
+		{"query api_key", "query", "api_key", literal, true},
+		{"query apiKey", "query", "apiKey", literal, true},
+		{"query token", "query", "token", literal, true},
+		{"query access_token escaped", "query", "access%5Ftoken", literal, true},
 		{"reference", "env", "GITHUB_TOKEN", "${GITHUB_TOKEN}", false},
 		{"reference with a default", "env", "API_KEY", "${API_KEY:-}", false},
 		{"$env reference", "env", "API_KEY", "$env:API_KEY", false},
@@ -293,12 +310,20 @@ func TestCredentialLiterals(t *testing.T) {
 		{"not a credential", "env", "DEBUG", literal, false},
 		{"key alone is not a credential", "env", "KEY_FILE", literal, false},
 		{"other header", "headers", "X-Trace", literal, false},
+		{"pass inside a name", "env", "PASSENGER_COUNT", literal, false},
+		{"key inside a name", "env", "KEYBOARD_LAYOUT", literal, false},
+		{"api key header reference", "headers", "X-Api-Key", "${LINEAR_API_KEY}", false},
+		{"other query parameter", "query", "page", literal, false},
+		{"query reference", "query", "api_key", "${API_KEY}", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			def := fmt.Sprintf(`{"command": "x", "env": {%q: %q}}`, tt.key, tt.value)
-			if tt.kind == "headers" {
+			switch tt.kind {
+			case "headers":
 				def = fmt.Sprintf(`{"url": "https://h/mcp", "headers": {%q: %q}}`, tt.key, tt.value)
+			case "query":
+				def = fmt.Sprintf(`{"url": "https://h/mcp?x=1&%s=%s#top"}`, tt.key, tt.value)
 			}
 			d := newDirs(t)
 			writeFile(t, pathsOf(d).user, `{"mcpServers": {"bad": `+def+`, "good": {"command": "good"}}}`)
@@ -321,12 +346,21 @@ func TestCredentialLiterals(t *testing.T) {
 				t.Fatalf("Usable(bad): got %v, Server.Err %v, want the server's error", err, bad.Err)
 			}
 			path := "mcpServers.bad." + tt.kind + "." + tt.key
+			if tt.kind == "query" {
+				path = "mcpServers.bad.url"
+			}
 			for _, part := range []string{`server "bad"`, pathsOf(d).user, path, "must be a reference", "the value is not shown"} {
 				if !strings.Contains(err.Error(), part) {
 					t.Errorf("got %q, want it to name %q", err, part)
 				}
 			}
-			all := problemText(c.Problems) + err.Error()
+			// The definition holds [redacted] in place of the literal, so
+			// nothing that prints it (config show) can show the value.
+			shown, _ := json.Marshal(bad.Definition())
+			if !strings.Contains(string(shown), Redacted) {
+				t.Errorf("got definition %s, want %s in place of the literal", shown, Redacted)
+			}
+			all := problemText(c.Problems) + err.Error() + fmt.Sprintf("%+v %s", bad, shown)
 			if strings.Contains(all, "canary") {
 				t.Errorf("got %q, want the literal left out", all)
 			}
@@ -500,8 +534,17 @@ func TestCanary(t *testing.T) {
 		}
 	}
 
-	// A credential written as a literal is held as written (Server.Env is
-	// the file's text), but no problem or error repeats it.
+	// A credential written as a literal is replaced by [redacted] in the
+	// definition, and no problem or error repeats it.
+	for _, s := range c.Servers {
+		def, _ := json.Marshal(s.Definition())
+		outs = append(outs, string(def))
+	}
+	for _, out := range outs {
+		if strings.Contains(out, literal) {
+			t.Errorf("got %q, want the literal left out", out)
+		}
+	}
 	var errs []string
 	for _, p := range c.Problems {
 		errs = append(errs, p.Error())
@@ -534,5 +577,52 @@ func TestResolveChecksTheResolvedURL(t *testing.T) {
 	ok := func(k string) (string, bool) { return "https://example.com", true }
 	if _, err := s.Resolve(ok); err != nil {
 		t.Errorf("Resolve with an https URL = %v", err)
+	}
+}
+
+// TestURLCredentials checks where urlCredentials finds literal credentials
+// in a URL as written, and that it replaces exactly them.
+func TestURLCredentials(t *testing.T) {
+	tests := []struct {
+		raw      string
+		password bool // url.Parse found a literal password
+		want     string
+		params   []string
+	}{
+		{"https://h/mcp", false, "https://h/mcp", nil},
+		{"https://me:pw@h/mcp", true, "https://me:[redacted]@h/mcp", nil},
+		{"https://${USER}:pw@h:${PORT}/mcp", true, "https://${USER}:[redacted]@h:${PORT}/mcp", nil},
+		{"https://me:pw@h/mcp?api_key=k1&page=2&token=k2#frag", true, "https://me:[redacted]@h/mcp?api_key=[redacted]&page=2&token=[redacted]#frag", []string{"api_key", "token"}},
+		{"https://h/mcp?key=${K}&secret=s${X}", false, "https://h/mcp?key=${K}&secret=s${X}", nil},
+		{"https://h/${P:-a?key=b}/mcp?x=1", false, "https://h/${P:-a?key=b}/mcp?x=1", nil},
+		{"https://h/mcp#?token=notaquery", false, "https://h/mcp#?token=notaquery", nil},
+		{"https://h/mcp?token=&key", false, "https://h/mcp?token=&key", nil},
+		{"https://h/mcp?Api%2DKey=v", false, "https://h/mcp?Api%2DKey=[redacted]", []string{"Api-Key"}},
+		// Where url.Parse saw a password that cannot be placed, all goes.
+		{"https://h/mcp", true, Redacted, nil},
+	}
+	for _, tt := range tests {
+		refs, err := parseRefs(tt.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, params := urlCredentials(tt.raw, refs, tt.password)
+		if got != tt.want || !slices.Equal(params, tt.params) {
+			t.Errorf("urlCredentials(%q, %v): got %q, %q; want %q, %q", tt.raw, tt.password, got, params, tt.want, tt.params)
+		}
+	}
+}
+
+// TestEmbeddingsLiteralRedacted checks that a literal API key in the
+// settings, which fails the configuration, is not kept to be printed.
+func TestEmbeddingsLiteralRedacted(t *testing.T) {
+	d := newDirs(t)
+	writeFile(t, pathsOf(d).user, `{"settings": {"embeddings": {"baseUrl": "http://h/v1", "apiKey": "sk-canary-literal"}}}`)
+	c := Load(d)
+	if c.Err() == nil || !strings.Contains(c.Err().Error(), "settings.embeddings.apiKey") {
+		t.Errorf("Err: got %v, want an error naming settings.embeddings.apiKey", c.Err())
+	}
+	if e := c.Settings.Embeddings; e == nil || e.APIKey != Redacted {
+		t.Errorf("Settings.Embeddings: got %+v, want the API key %s", e, Redacted)
 	}
 }

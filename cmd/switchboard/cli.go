@@ -21,11 +21,13 @@ type env struct {
 	lookupEnv      func(string) (string, bool)
 	cwd            string
 	goos           string
+	self           string // the path of the running binary, which imports skip; "" when unknown
 }
 
 // dirs describes where configuration lives, honouring --config.
 func (e *env) dirs(explicit string) config.Dirs {
 	d := config.FromEnv(e.getenv, e.cwd, e.goos)
+	d.Self.Executable = e.self
 	if explicit != "" {
 		if !filepath.IsAbs(explicit) {
 			explicit = filepath.Join(e.cwd, explicit)

@@ -27,7 +27,8 @@ func serveCommand() *command {
 start as a subprocess, or over Streamable HTTP at http://ADDR/mcp with --http.
 
 HTTP listens on loopback unless told otherwise; any other address needs a
-bearer token from --token-file or $SWITCHBOARD_TOKEN. Host and Origin headers
+bearer token of at least 16 bytes from --token-file or $SWITCHBOARD_TOKEN
+(make one with: openssl rand -hex 32). Host and Origin headers
 are checked, request bodies are bounded, /healthz answers ok, and /metrics
 serves Prometheus metrics. SIGINT or SIGTERM shut down gracefully: upstream
 servers are closed and spill files removed.
@@ -96,7 +97,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer closeLog()
-	cfg := config.Load(e.dirs(o.config))
+	d := e.dirs(o.config)
+	d.Self.Addr = o.http // an imported entry for this address is this gateway
+	cfg := config.Load(d)
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}

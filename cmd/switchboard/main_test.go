@@ -65,6 +65,7 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			e.Cd = proj
 			return nil
 		},
+		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
 	}
 }
