@@ -15,40 +15,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
-// rootsServer is an in-process go-sdk server over Streamable HTTP that
-// lists its client's roots when told they changed and sends each list on
-// changed. Its tool "roots" answers with the client's roots, one a line.
-func rootsServer(t *testing.T, changed chan<- []string) *httptest.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1"}, &mcp.ServerOptions{
-		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
-			res, err := req.Session.ListRoots(ctx, nil)
-			if err != nil {
-				t.Errorf("listing roots after list_changed: %v", err)
-				return
-			}
-			changed <- rootURIs(res.Roots)
-		},
-	})
-	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		res, err := req.Session.ListRoots(ctx, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(rootURIs(res.Roots), "\n")}}}, nil, nil
-	})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	t.Cleanup(ts.Close)
-	return ts
-}
-
-func rootURIs(roots []*mcp.Root) []string {
-	out := []string{}
-	for _, r := range roots {
-		out = append(out, r.URI)
-	}
-	return out
-}
-
 // TestRootsForwarded connects a client with roots to a gateway that
 // forwards them, over go-sdk's in-memory transport, and checks that a
 // server the first call starts has them from its start, and that when the
@@ -57,7 +23,7 @@ func rootURIs(roots []*mcp.Root) []string {
 func TestRootsForwarded(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	changed := make(chan []string, 16)
-	ts := rootsServer(t, changed)
+	ts := mcptest.RootsServer(t, changed)
 	path, args, env := testserver.Command(testserver.Roots)
 	f := def{"command": path, "args": args, "env": env}
 	g := newGatewayWith(t, map[string]def{"f": f, "http": {"url": ts.URL}}, nil, Options{ForwardRoots: true})
@@ -117,7 +83,7 @@ func TestRootsBeforeFirstCall(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(rootURIs(res.Roots), "\n")}}}, nil, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(mcptest.RootURIs(res.Roots), "\n")}}}, nil, nil
 	})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(ts.Close)

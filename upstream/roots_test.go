@@ -1,9 +1,6 @@
 package upstream_test
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -12,43 +9,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
-
-// rootsServer is an in-process go-sdk server over Streamable HTTP that
-// lists the client's roots when told they changed, and sends each list on
-// changed. Its tool "roots" answers with the client's roots, one a line.
-func rootsServer(t *testing.T, changed chan<- []string) *httptest.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1"}, &mcp.ServerOptions{
-		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
-			res, err := req.Session.ListRoots(ctx, nil)
-			if err != nil {
-				t.Errorf("listing roots after list_changed: %v", err)
-				return
-			}
-			changed <- uris(res.Roots)
-		},
-	})
-	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		res, err := req.Session.ListRoots(ctx, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(uris(res.Roots), "\n")}}}, nil, nil
-	})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	t.Cleanup(ts.Close)
-	return ts
-}
-
-func uris(roots []*mcp.Root) []string {
-	out := []string{}
-	for _, r := range roots {
-		out = append(out, r.URI)
-	}
-	return out
-}
 
 func roots(uris ...string) []*mcp.Root {
 	var out []*mcp.Root
@@ -63,7 +27,7 @@ func roots(uris ...string) []*mcp.Root {
 // they then list the new roots, and that later connections get them too.
 func TestRoots(t *testing.T) {
 	changed := make(chan []string, 16)
-	ts := rootsServer(t, changed)
+	ts := mcptest.RootsServer(t, changed)
 	h := newPool(t, []*config.Server{
 		{Name: "http", Type: config.TransportHTTP, URL: ts.URL, RequestTimeout: 20 * time.Second},
 		fixture("stdio", testserver.Roots),
