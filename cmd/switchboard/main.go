@@ -128,6 +128,7 @@ func commands() []*command {
 		disableCommand(),
 		trustCommand(),
 		importCommand(),
+		secretCommand(),
 		setupCommand(),
 		completionCommand(),
 		completeCommand(),
