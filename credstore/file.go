@@ -84,7 +84,7 @@ func (f *File) Set(key string, value []byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("storing credential %q: %w", key, err)
 	}
-	if err := os.Rename(tmp.Name(), f.path(key, valueExt)); err != nil {
+	if err := replaceFile(tmp.Name(), f.path(key, valueExt)); err != nil {
 		return fmt.Errorf("storing credential %q: %w", key, err)
 	}
 	return nil
@@ -104,7 +104,7 @@ func (f *File) ensureDir() error {
 			return fmt.Errorf("the credential directory %s is open to others (%v) and could not be restricted: %w", f.dir, info.Mode().Perm(), err)
 		}
 	}
-	return nil
+	return restrictDir(f.dir)
 }
 
 // Delete implements Store.
