@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
 // trustFile is the user-global record of trusted projects, kept in the state
@@ -83,7 +84,7 @@ func writeTrust(d Dirs, t trustFile) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(d.StateDir(), 0o700); err != nil {
+	if err := privfile.MkdirAll(d.StateDir()); err != nil {
 		return fmt.Errorf("writing trust: %w", err)
 	}
 	return writeAtomic(trustPath(d), append(data, '\n'), 0o600)
