@@ -304,13 +304,54 @@ type stdinWriter struct{ p *process }
 
 func (w stdinWriter) Write(b []byte) (int, error) {
 	if w.p.writeMax > 0 {
-		_ = w.p.stdin.SetWriteDeadline(time.Now().Add(w.p.writeMax))
+		if err := w.p.stdin.SetWriteDeadline(time.Now().Add(w.p.writeMax)); err != nil {
+			return w.p.writeBounded(b) // a pipe without deadlines (Windows)
+		}
 	}
 	n, err := w.p.stdin.Write(b)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		err = withClass(ClassProtocol, fmt.Errorf("server stopped reading its input (write blocked for %s)", fmtDuration(w.p.writeMax)))
+		err = w.p.errStoppedReading()
 	}
 	return n, err
+}
+
+func (p *process) errStoppedReading() error {
+	return withClass(ClassProtocol, fmt.Errorf("server stopped reading its input (write blocked for %s)", fmtDuration(p.writeMax)))
+}
+
+// writeBounded bounds a write to stdin from outside, for pipes that take no
+// deadline (Go's pipes on Windows): it writes from a goroutine and, should
+// the write block for writeMax, closes stdin, which cancels it (Windows
+// cancels a pipe's pending I/O on close), then kills the tree should that
+// not be enough within killGrace, which breaks the pipe. It returns once
+// the goroutine has.
+func (p *process) writeBounded(b []byte) (int, error) {
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := p.stdin.Write(b)
+		done <- result{n, err}
+	}()
+	t := time.NewTimer(p.writeMax)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-t.C:
+	}
+	_ = p.stdin.Close()
+	t.Reset(killGrace)
+	select {
+	case r := <-done:
+		return r.n, p.errStoppedReading()
+	case <-t.C:
+	}
+	p.tree.kill()
+	r := <-done
+	return r.n, p.errStoppedReading()
 }
 
 func (w stdinWriter) Close() error {
