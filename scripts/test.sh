@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs them: the pinned npm MCP peers,
-# the Go modules, a gofmt check, go vet, go test -race, and the official MCP
-# conformance server suite against the real `switchboard serve --http`
-# (scripts/conformance.sh).
+# the Go modules, a gofmt check, go vet, go vet and a build of cmd/switchboard for
+# each released platform with a check of the release script (scripts/cross.sh),
+# go test -race, and the official MCP conformance server suite against the real
+# `switchboard serve --http` (scripts/conformance.sh).
 #
 # Usage: scripts/test.sh [go test flags and packages]
 # With no arguments it checks and tests ./...; arguments replace ./... for go test (so
 # name the packages too), e.g. scripts/test.sh -run TestEverything ./internal/mcptest
 # gofmt and go vet then cover the relative package patterns among the arguments
 # (., ./x, ./x/...), or the whole module if there are none. The conformance suite runs
-# when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1.
+# when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1; so do the
+# cross-platform checks, or when SWITCHBOARD_CROSS=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,9 +37,11 @@ go version
 go mod download
 
 conformance=${SWITCHBOARD_CONFORMANCE:-0}
+cross=${SWITCHBOARD_CROSS:-0}
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
+	cross=1
 fi
 # The relative package patterns among the arguments, and git pathspecs for their files.
 packages=()
@@ -77,6 +81,11 @@ echo ok
 
 section "go vet ${packages[*]}"
 go vet "${packages[@]}"
+
+if [[ $cross == 1 ]]; then
+	section "linux, darwin, windows x amd64, arm64: go vet ${packages[*]}, build, release.sh"
+	scripts/cross.sh "${packages[@]}"
+fi
 
 section "go test $*"
 export SWITCHBOARD_REQUIRE_PEERS=1 MCP_PEERS_DIR
