@@ -140,11 +140,7 @@ func importCursor(d Dirs) *Import {
 // editor's wins a name they share.
 func importWindsurf(d Dirs) *Import {
 	imp := &Import{Host: "windsurf"}
-	for _, path := range []string{
-		filepath.Join(d.Home, ".codeium", "mcp_config.json"),
-		filepath.Join(d.ConfigHome, "devin", "mcp_config.json"),
-		d.windsurfConfig(),
-	} {
+	for _, path := range d.windsurfConfigs() {
 		imp.importJSONFile(path, "mcpServers", windsurfShape)
 	}
 	return imp
