@@ -18,6 +18,8 @@ package privfile
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -84,4 +86,21 @@ func retry(try func() error, transient func(error) bool, wait time.Duration, sle
 // directories ("CI") created inside.
 func ownerOnlySDDL(sid string) string {
 	return "D:P(A;OICI;FA;;;" + sid + ")"
+}
+
+// TempDir returns the directory name in the system's temporary directory
+// for this user: name-UID on Unix, where the temporary directory is shared
+// by all users; name itself on Windows, where it is the user's own
+// (%LOCALAPPDATA%\Temp) and there is no numeric user id.
+func TempDir(name string) string {
+	return filepath.Join(os.TempDir(), tempName(name, os.Getuid()))
+}
+
+// tempName is the name TempDir uses for a user id, -1 where there is none
+// (Windows).
+func tempName(name string, uid int) string {
+	if uid < 0 {
+		return name
+	}
+	return name + "-" + strconv.Itoa(uid)
 }

@@ -114,3 +114,14 @@ func TestMkdirAll(t *testing.T) {
 		t.Errorf("MkdirAll made %v, %v; want a directory closed to others", st.Mode(), err)
 	}
 }
+
+func TestTempName(t *testing.T) {
+	for _, tt := range []struct {
+		uid  int
+		want string
+	}{{1000, "switchboard-spill-1000"}, {0, "switchboard-spill-0"}, {-1, "switchboard-spill"}} {
+		if got := tempName("switchboard-spill", tt.uid); got != tt.want {
+			t.Errorf("tempName(uid %d) = %q, want %q", tt.uid, got, tt.want)
+		}
+	}
+}
