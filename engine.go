@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/bound"
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -29,6 +30,12 @@ type Options struct {
 	// Lookup resolves ${VAR} references when a server connects.
 	// Default: os.LookupEnv.
 	Lookup func(string) (string, bool)
+
+	// Credentials is the credential store: ${secret:NAME} references
+	// resolve from it when a server connects. credstore.Open returns the
+	// one settings.credentialStore names. Default: none, and a server that
+	// refers to a secret fails to connect, saying so.
+	Credentials credstore.Store
 
 	// BaseEnv is the environment every stdio child starts from.
 	// Default: upstream.BaseEnv(os.Environ()).
@@ -150,10 +157,10 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	}
 	e.cat = cat
 	if !e.opts.Passive {
-		e.emb = newEmbedder(cfg.Settings.Embeddings, e.opts.Lookup)
+		e.emb = newEmbedder(cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
 	}
 	e.pool = upstream.New(e.usable(), &upstream.Options{
-		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
+		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 	})

@@ -1,6 +1,7 @@
 // Package config finds, parses, merges and validates Switchboard's
 // configuration: the MCP server definitions of a user and a project, the
-// global settings, references to secrets in the environment, project trust,
+// global settings, references to secrets in the environment and the
+// credential store, project trust,
 // and read-only imports of other hosts' MCP settings.
 //
 // The package reads no environment variable and no working directory of its
@@ -286,6 +287,10 @@ type Settings struct {
 	DirectTools    bool // default for servers that do not set directTools
 	Imports        []string
 	Embeddings     *Embeddings
+	// CredentialStore names where ${secret:NAME} references and OAuth
+	// tokens are kept: "keychain", "file", or "" for the default (see
+	// credstore.Open).
+	CredentialStore string
 }
 
 // Output bounds every model-visible result.

@@ -33,6 +33,7 @@ type fileSettings struct {
 	directTools    *bool
 	imports        []string
 	embeddings     *Embeddings
+	credStore      *string
 }
 
 // decoder walks the syntax tree of one JSONC file. Our own files are strict:
@@ -524,7 +525,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -563,6 +564,14 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.imports = d.imports(m.value, p)
 		case "embeddings":
 			s.embeddings = d.embeddings(m.value, p)
+		case "credentialStore":
+			if str, ok := d.str(m.value, p); ok {
+				if str != "keychain" && str != "file" {
+					d.errorf(m.value, p, `must be "keychain" (the OS keychain) or "file" (a file in the state directory), not %q; leave it out for the default`, str)
+				} else {
+					s.credStore = &str
+				}
+			}
 		default:
 			d.unknown(m.value, path, m.key, settingsFields)
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -308,7 +309,7 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 			} else if i == 1 {
 				field = "cwd"
 			}
-			d.warnf(v, joinPath(path, field), "%s is passed literally: the reference ${%s} is not expanded there (only in env, headers and url)", field, refs[0].name)
+			d.warnf(v, joinPath(path, field), "%s is passed literally: the reference %s is not expanded there (only in env, headers and url)", field, refs[0])
 			break
 		}
 	}
@@ -335,16 +336,8 @@ func (d *decoder) checkURL(server string, v *hujson.Value, path string, raw *str
 		d.errorf(v, path, "must be an http:// or https:// URL such as https://example.com/mcp")
 		return false
 	}
-	password := false
-	if u.User != nil {
-		// A password that changes with the placeholder holds a reference.
-		pw, has := u.User.Password()
-		var pw1 string
-		if other, err := url.Parse(withPlaceholders(*raw, refs, "1")); err == nil {
-			pw1, _ = other.User.Password()
-		}
-		password = has && pw == pw1
-	}
+	// A password that changes with the placeholder holds a reference.
+	password := literalPassword(*raw, refs)
 	redacted, params := urlCredentials(*raw, refs, password)
 	if password {
 		d.serverError(server, v, path, "a password in the URL must be a reference such as ${API_PASSWORD} (the value is not shown)")
@@ -393,13 +386,28 @@ func (d *decoder) checkSecrets(r *rawServer, path string, v *hujson.Value) bool 
 			}
 			if len(refs) == 0 && m[k] != "" && credential(k) {
 				m[k] = Redacted
-				d.serverError(r.Name, at, p, "%s looks like a credential and must be a reference such as %s, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", k, example(k))
+				d.serverError(r.Name, at, p, "%s looks like a credential and must be a reference such as %s, not a literal (the value is not shown); hint: %s", k, example(k), d.literalHint(k, example(k)))
 			}
 		}
 	}
 	check("env", r.Env, credentialKey, func(k string) string { return "${" + varNameFor(k) + "}" })
 	check("headers", r.Headers, credentialHeader, headerExample)
 	return ok
+}
+
+// literalHint says how to replace a literal credential: an import moves it
+// into the credential store for you; in a file you edit, you store it and
+// write the reference to it.
+func (d *decoder) literalHint(key, example string) string {
+	if d.src.Kind == KindImport {
+		return fmt.Sprintf("switchboard import --from %s --write --move-secrets moves it into the credential store", d.src.Host)
+	}
+	name := varNameFor(key)
+	ref := strings.Replace(example, "${", "${"+secretPrefix, 1)
+	if strings.EqualFold(key, "authorization") || strings.EqualFold(key, "proxy-authorization") {
+		name = "API_TOKEN"
+	}
+	return fmt.Sprintf("store it with switchboard secret set %s and write %s instead", name, ref)
 }
 
 // memberValues maps the keys of the object in member field of the server

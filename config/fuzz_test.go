@@ -2,12 +2,15 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/switchboard-mcp/switchboard/credstore"
 )
 
 var fuzzKinds = []Kind{KindUser, KindShared, KindAgents, KindProjectShared, KindProject, KindExplicit, KindImport}
@@ -21,6 +24,9 @@ var fuzzSeeds = []string{
 	`{"mcpServers": {}}`,
 	`{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}}}`,
 	`{"mcpServers": {"gh": {"url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}}}`,
+	`{"mcpServers": {"gh": {"url": "https://u:${secret:P}@h/mcp?api_key=${secret:K:-d}", "headers": {"Authorization": "Bearer ${secret:GITHUB_TOKEN}", "X": "${secret:}"}}}}`,
+	`{"mcpServers": {"x": {"command": "${secret:BIN}", "args": ["${secret:A}"], "env": {"TOKEN": "${secret:1}", "K": "${secret:A B}", "V": "${secret:${A}}"}}}, "settings": {"credentialStore": "keychain"}}`,
+	`{"settings": {"credentialStore": "vault", "embeddings": {"baseUrl": "http://h/v1", "apiKey": "${secret:EMB}"}}}`,
 	`{"mcpServers": {"x": {"disabled": true}}}`,
 	`{"mcpServers": {"x": {"type": "sse", "url": "https://u:${P}@${HOST}:${PORT}/sse?k=${K:-d}", "reconnect": {"automatic": true, "maxAttempts": 5, "baseDelayMs": 1}}}}`,
 	`{"mcpServers": {"x": {"command": "x", "env": {"API_TOKEN": "literal", "N": 1, "B": true}, "directTools": ["a", "b*"], "searchKeywords": {"*": ["w"]}}}}`,
@@ -185,15 +191,38 @@ func FuzzRefs(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "$", "$$", "${", "${}", "${A}", "x${A}y${B}z", "${A:-d}", "${A:-}", "${A:-${B}}", "$env:A", "$env:",
 		"$env:A-B", "${1}", "${A B}", "}${A}{", "${é}", "Bearer ${TOKEN}", "https://${H}:${P}/x?k=${K:-v}", "\x00${A}\xff",
+		"${secret:A}", "${secret:A:-d}", "${secret:}", "${secret:1}", "${secret:A B}", "${secret:${A}}", "${secret:secret:A}",
+		"Bearer ${secret:TOKEN} and ${TOKEN}", "${SECRET:A}", "$env:secret:A", "${secret:A}${secret:A}",
 	} {
 		f.Add(s, "val")
 		f.Add(s, "")
 		f.Add(s, "${A}")
+		f.Add(s, "${secret:A}")
 	}
+	store := credstore.NewFile(f.TempDir())
 	f.Fuzz(func(t *testing.T, value, varValue string) {
 		refs, perr := parseRefs(value)
-		lookup := func(string) (string, bool) { return varValue, true }
-		out, missing, eerr := expandRefs(value, lookup)
+		// Every variable and every secret the value names holds varValue.
+		for _, r := range refs {
+			if r.secret {
+				key := credstore.SecretKey(r.name)
+				if err := store.Set(key, []byte(varValue)); err != nil {
+					t.Fatal(err)
+				}
+				defer store.Delete(key)
+			}
+		}
+		lookup := Lookup{Env: func(string) (string, bool) { return varValue, true }, Secrets: store}
+		var parts []Secret
+		out, eerr := expandRefs(value, lookup, &parts)
+		missing := ""
+		var re *ReferenceError
+		if errors.As(eerr, &re) {
+			missing, eerr = re.Var, nil
+			if re.Secret && re.Store != "file" {
+				t.Fatalf("expand(%q): a missing secret's error names store %q, want file", value, re.Store)
+			}
+		}
 		if (perr == nil) != (eerr == nil) {
 			t.Fatalf("parse error %v, expand error %v: want both or neither", perr, eerr)
 		}
@@ -239,6 +268,14 @@ func FuzzRefs(f *testing.F) {
 		want.WriteString(value[prev:])
 		if out != want.String() || missing != "" {
 			t.Fatalf("expand(%q) with %q: got %q (missing %q), want %q", value, varValue, out, missing, want.String())
+		}
+		if varValue != "" && len(parts) != len(refs) {
+			t.Fatalf("expand(%q) with %q: %d parts for %d references", value, varValue, len(parts), len(refs))
+		}
+		for _, r := range refs {
+			if strings.HasPrefix(value[r.start:], "${") && r.String() != value[r.start:r.end] {
+				t.Fatalf("ref %+v prints as %q, written %q", r, r.String(), value[r.start:r.end])
+			}
 		}
 	})
 }

@@ -17,6 +17,20 @@ type Import struct {
 	Files    []string  // the host files that exist and were read
 	Servers  []*Server // valid definitions, in a stable order
 	Problems []Problem // warnings: an import never fails the configuration
+	// Moved lists, with ImportOptions.MoveSecrets, the literal credentials
+	// of Servers that their definitions now refer to as ${secret:NAME}: the
+	// caller stores them before it writes a definition.
+	Moved []MovedSecret
+
+	opts ImportOptions
+}
+
+// ImportOptions changes what ImportHostWith does.
+type ImportOptions struct {
+	// MoveSecrets replaces each literal credential of a host's entry, the
+	// kind validation refuses, with a reference to a stored secret,
+	// ${secret:NAME}, and lists it in Import.Moved. See MovedSecret.
+	MoveSecrets bool
 }
 
 // HostNames lists the hosts Switchboard imports from, sorted.
@@ -37,15 +51,20 @@ func knownHost(name string) bool {
 
 // ImportHost reads a host's MCP server definitions, read-only. An unknown
 // host yields an Import with one warning.
-func ImportHost(d Dirs, host string) *Import {
+func ImportHost(d Dirs, host string) *Import { return ImportHostWith(d, host, ImportOptions{}) }
+
+// ImportHostWith is ImportHost with options.
+func ImportHostWith(d Dirs, host string, opts ImportOptions) *Import {
 	d = d.withDefaults()
 	f, ok := hostImporters[host]
 	if !ok {
 		return &Import{Host: host, Problems: []Problem{{Severity: SeverityWarning, File: host,
 			Message: fmt.Sprintf("unknown host %q (known hosts: %v)", host, HostNames())}}}
 	}
-	imp := f(d)
+	imp := &Import{Host: host, opts: opts}
+	f(d, imp)
 	imp.skipSelf(d.Self)
+	imp.keepMoved()
 	return imp
 }
 

@@ -22,7 +22,7 @@ import (
 )
 
 // hostImporters maps a host name to the function that reads its files.
-var hostImporters = map[string]func(Dirs) *Import{
+var hostImporters = map[string]func(Dirs, *Import){
 	"claude-code":    importClaudeCode,
 	"claude-desktop": importClaudeDesktop,
 	"codex":          importCodex,
@@ -196,6 +196,13 @@ func under(path, prefix string) bool {
 // add validates the entries of f and adds the usable servers and every
 // problem to imp. Problems name the host's file, server and field.
 func (imp *Import) add(f *hostFile) {
+	if imp.opts.MoveSecrets {
+		for _, e := range f.entries {
+			if !e.skip {
+				imp.moveSecrets(e)
+			}
+		}
+	}
 	defs := map[string]any{}
 	byName := map[string]*entry{}
 	for _, e := range f.entries {

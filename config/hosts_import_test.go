@@ -96,14 +96,14 @@ func relativeImport(t *testing.T, home string, imp *Import) {
 
 var importCmpOpts = cmp.Options{cmpopts.IgnoreUnexported(Server{}), cmpopts.EquateEmpty(), cmpopts.EquateErrors()}
 
-const credentialImportHint = " looks like a credential and must be a reference such as ${%[1]s}, not a literal (the value is not shown); hint: export it in your shell and write the reference instead (server skipped)"
+const credentialImportHint = " looks like a credential and must be a reference such as ${%[1]s}, not a literal (the value is not shown); hint: switchboard import --from %[2]s --write --move-secrets moves it into the credential store (server skipped)"
 
 func selfWarning(why string) string {
 	return "skipped: " + why + ", and a gateway must not list itself"
 }
 
-func credentialImportWarning(file, path, server, key string) Problem {
-	return importWarning(file, path, server, key+fmt.Sprintf(credentialImportHint, key))
+func credentialImportWarning(host, file, path, server, key string) Problem {
+	return importWarning(file, path, server, key+fmt.Sprintf(credentialImportHint, key, host))
 }
 
 type hostCase struct {
@@ -130,7 +130,7 @@ func claudeDesktopCase(name, goos, file string) hostCase {
 				Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop", "/Users/me/Downloads"}}),
 		},
 		problems: []Problem{
-			credentialImportWarning(file, "mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN", "github", "GITHUB_PERSONAL_ACCESS_TOKEN"),
+			credentialImportWarning(h, file, "mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN", "github", "GITHUB_PERSONAL_ACCESS_TOKEN"),
 			importWarning(file, "mcpServers.switchboard", "switchboard", selfWarning(`"/usr/local/bin/switchboard serve" starts Switchboard itself`)),
 		},
 	}
@@ -249,7 +249,7 @@ func hostCases() []hostCase {
 					Headers: map[string]string{"X-Team": "eng", "X-Api-Key": "${LINEAR_API_KEY}"}}),
 			},
 			problems: []Problem{
-				credentialImportWarning(codexFile, "mcp_servers.leaky.env.OPENAI_API_KEY", "leaky", "OPENAI_API_KEY"),
+				credentialImportWarning("codex", codexFile, "mcp_servers.leaky.env.OPENAI_API_KEY", "leaky", "OPENAI_API_KEY"),
 			},
 		},
 		{
@@ -330,7 +330,7 @@ bearer_token = "tok-LITERALliteral42"
 			secrets:   []string{"gho_LITERALliteral99"},
 			wantFiles: []string{opencodeJSON},
 			problems: []Problem{
-				credentialImportWarning(opencodeJSON, "mcp.gh.environment.GH_TOKEN", "gh", "GH_TOKEN"),
+				credentialImportWarning("opencode", opencodeJSON, "mcp.gh.environment.GH_TOKEN", "gh", "GH_TOKEN"),
 				importWarning(opencodeJSON, "mcp.web.url", "web", "must be an http:// or https:// URL such as https://example.com/mcp (server skipped)"),
 			},
 		},

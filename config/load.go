@@ -410,6 +410,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.embeddings != nil {
 		st.Embeddings = fs.embeddings
 	}
+	if fs.credStore != nil {
+		st.CredentialStore = *fs.credStore
+	}
 }
 
 func appendNew(list []string, items ...string) []string {

@@ -38,6 +38,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
@@ -54,6 +55,11 @@ type Options struct {
 	// Lookup resolves the ${VAR} references of env, headers and URL when a
 	// server connects. Default: os.LookupEnv.
 	Lookup func(string) (string, bool)
+
+	// Credentials is the credential store that ${secret:NAME} references
+	// resolve from when a server connects. Default: none, and a server
+	// that refers to a secret fails to connect, saying so.
+	Credentials credstore.Store
 
 	// BaseEnv is the environment every stdio child starts from, before its
 	// own env. Default: BaseEnv(os.Environ()), a small allow-list (PATH,

@@ -41,7 +41,7 @@ type session struct {
 // connect opens a new session: it resolves the server's references, starts
 // the transport and negotiates the protocol.
 func (s *server) connect(ctx context.Context) (*session, error) {
-	res, err := s.cfg.Resolve(s.pool.opts.Lookup)
+	res, err := s.cfg.Resolve(config.Lookup{Env: s.pool.opts.Lookup, Secrets: s.pool.opts.Credentials})
 	if err != nil {
 		return nil, withClass(ClassConfig, err)
 	}
@@ -307,6 +307,11 @@ func newScrubber(s *config.Server, res *config.Resolved) *scrubber {
 		if v.Reveal() != s.Env[k] {
 			add(v.Reveal(), "[redacted]")
 		}
+	}
+	// The values references resolved to, on their own, after the whole
+	// values that hold them (a replacer tries its pairs in order).
+	for _, v := range res.Parts {
+		add(v.Reveal(), "[redacted]")
 	}
 	if len(pairs) == 0 {
 		return &scrubber{}

@@ -110,6 +110,9 @@ func configShow(e *env, c *config.Config) error {
 		"directTools":      st.DirectTools,
 		"imports":          nonNil(st.Imports),
 	}
+	if st.CredentialStore != "" {
+		settings["credentialStore"] = st.CredentialStore
+	}
 	if st.Embeddings != nil {
 		settings["embeddings"] = map[string]string{"baseUrl": st.Embeddings.BaseURL, "apiKey": st.Embeddings.APIKey, "model": st.Embeddings.Model}
 	}

@@ -104,7 +104,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("configuration", "problem", p.Error())
 	}
 	bridge := front.NewBridge()
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(), Supervise: true})
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(), Supervise: true})
 	if err != nil {
 		return err
 	}

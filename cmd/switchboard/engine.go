@@ -40,6 +40,7 @@ func (e *env) openEngine(ctx context.Context, explicit string) (*switchboard.Eng
 	}
 	return switchboard.New(ctx, cfg, &switchboard.Options{
 		Lookup:      e.lookupEnv,
+		Credentials: credentials(cfg),
 		Logger:      slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Version:     versionString(),
 		CatalogPath: catalogPath(cfg.Dirs),

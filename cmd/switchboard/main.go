@@ -132,6 +132,7 @@ func commands() []*command {
 		disableCommand(),
 		trustCommand(),
 		importCommand(),
+		secretCommand(),
 		setupCommand(),
 		completionCommand(),
 		completeCommand(),
