@@ -20,9 +20,14 @@ var baseEnvNames = []string{
 	"XDG_STATE_HOME", "XDG_RUNTIME_DIR",
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-	// Windows.
+	// Windows: where the system, programs and the user's folders are, who
+	// and what the machine is (Python and Node read these), matched without
+	// case.
 	"SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA",
 	"LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA", "PROGRAMFILES",
+	"PROGRAMFILES(X86)", "PROGRAMW6432", "COMMONPROGRAMFILES", "ALLUSERSPROFILE",
+	"PUBLIC", "HOMEDRIVE", "HOMEPATH", "USERNAME", "USERDOMAIN", "COMPUTERNAME",
+	"OS", "PROCESSOR_ARCHITECTURE", "NUMBER_OF_PROCESSORS",
 }
 
 // BaseEnv returns the entries of environ (as os.Environ returns them) that a

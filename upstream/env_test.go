@@ -92,12 +92,14 @@ func TestWithExts(t *testing.T) {
 // the system's "Path" and "SystemRoot" reach a server and a server's own
 // PATH replaces the base one; elsewhere case matters.
 func TestEnvCase(t *testing.T) {
-	environ := []string{`Path=C:\bin`, `SystemRoot=C:\Windows`, `ComSpec=C:\Windows\system32\cmd.exe`, "lc_all=C", "GITHUB_TOKEN=x", `=C:=C:\work`}
-	if got, want := baseEnv(environ, true), environ[:4]; !slices.Equal(got, want) {
+	environ := []string{`Path=C:\bin`, `SystemRoot=C:\Windows`, `ComSpec=C:\Windows\system32\cmd.exe`, "lc_all=C",
+		"PROCESSOR_ARCHITECTURE=ARM64", `ProgramFiles(x86)=C:\Program Files (x86)`, "USERNAME=me",
+		"GITHUB_TOKEN=x", `=C:=C:\work`}
+	if got, want := baseEnv(environ, true), environ[:7]; !slices.Equal(got, want) {
 		t.Errorf("baseEnv on Windows = %q, want %q", got, want)
 	}
-	if got := baseEnv(environ, false); len(got) != 0 {
-		t.Errorf("baseEnv elsewhere = %q, want none of these mixed-case names", got)
+	if got, want := baseEnv(environ, false), []string{"PROCESSOR_ARCHITECTURE=ARM64", "USERNAME=me"}; !slices.Equal(got, want) {
+		t.Errorf("baseEnv elsewhere = %q, want %q: case matters there", got, want)
 	}
 	base := []string{`Path=C:\bin`, "HOME=/h"}
 	extra := map[string]string{"PATH": `C:\mine`}
