@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -49,7 +50,8 @@ type Options struct {
 
 	// SpillDir is where results too large to show are written, in a
 	// directory of this process's own. Default: switchboard-spill-UID in
-	// the system's temporary directory.
+	// the system's temporary directory (switchboard-spill on Windows, where
+	// that directory is the user's own).
 	SpillDir string
 
 	// KeepSpills, when positive, keeps this process's spill files after
@@ -182,7 +184,7 @@ func (e *Engine) fillDefaults() {
 		o.CatalogPath = filepath.Join(e.cfg.Dirs.CacheDir(), "catalog.db")
 	}
 	if o.SpillDir == "" {
-		o.SpillDir = filepath.Join(os.TempDir(), fmt.Sprintf("switchboard-spill-%d", os.Getuid()))
+		o.SpillDir = privfile.TempDir("switchboard-spill")
 	}
 	if o.IndexConcurrency <= 0 {
 		o.IndexConcurrency = 4

@@ -133,11 +133,7 @@ func importCursor(d Dirs, imp *Import) {
 // JetBrains plugin's and the one Devin Desktop is reported to use, so the
 // editor's wins a name they share.
 func importWindsurf(d Dirs, imp *Import) {
-	for _, path := range []string{
-		filepath.Join(d.Home, ".codeium", "mcp_config.json"),
-		filepath.Join(d.ConfigHome, "devin", "mcp_config.json"),
-		d.windsurfConfig(),
-	} {
+	for _, path := range d.windsurfConfigs() {
 		imp.importJSONFile(path, "mcpServers", windsurfShape)
 	}
 }

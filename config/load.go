@@ -275,7 +275,7 @@ func (c *Config) applyTrust(trust trustFile, problems []Problem, fatal bool) {
 	if len(p.Files) == 0 {
 		return
 	}
-	entry, known := trust.Projects[p.Dir]
+	_, entry, known := trust.find(p.Dir)
 	p.Trusted = known && entry.Hash == p.Hash
 	p.Changed = known && !p.Trusted
 	if p.Trusted {

@@ -93,7 +93,7 @@ func writeAtomic(dir, name string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+	return replaceFile(tmp.Name(), filepath.Join(dir, name))
 }
 
 // ensureDir makes the directory 0700, and tightens one that is looser.
@@ -110,7 +110,7 @@ func (f *File) ensureDir() error {
 			return fmt.Errorf("the credential directory %s is open to others (%v) and could not be restricted: %w", f.dir, info.Mode().Perm(), err)
 		}
 	}
-	return nil
+	return restrictDir(f.dir)
 }
 
 // Delete implements Store.

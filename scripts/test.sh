@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs them: the pinned npm MCP peers,
-# the Go modules, a gofmt check, go vet, go test -race, and the official MCP
-# conformance server suite against the real `switchboard serve --http`
-# (scripts/conformance.sh), and the OS keychain store's tests inside a GNOME Keyring
-# session of their own (installed when missing, if running as root, as CI does).
+# the Go modules, a gofmt check, go vet, go vet and a build of cmd/switchboard for
+# each released platform with a check of the release script (scripts/cross.sh),
+# go test -race, the official MCP conformance server suite against the real
+# `switchboard serve --http` (scripts/conformance.sh), and the OS keychain store's
+# tests inside a GNOME Keyring session of their own (installed when missing, if
+# running as root, as CI does).
 #
 # Usage: scripts/test.sh [go test flags and packages]
 # With no arguments it checks and tests ./...; arguments replace ./... for go test (so
@@ -11,7 +13,8 @@
 # gofmt and go vet then cover the relative package patterns among the arguments
 # (., ./x, ./x/...), or the whole module if there are none. The conformance suite runs
 # when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1; so do the keychain
-# tests, or when SWITCHBOARD_KEYCHAIN=1.
+# tests, or when SWITCHBOARD_KEYCHAIN=1, and the cross-platform checks, or when
+# SWITCHBOARD_CROSS=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,10 +41,12 @@ go mod download
 
 conformance=${SWITCHBOARD_CONFORMANCE:-0}
 keychain=${SWITCHBOARD_KEYCHAIN:-0}
+cross=${SWITCHBOARD_CROSS:-0}
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
 	keychain=1
+	cross=1
 fi
 # The relative package patterns among the arguments, and git pathspecs for their files.
 packages=()
@@ -81,6 +86,11 @@ echo ok
 
 section "go vet ${packages[*]}"
 go vet "${packages[@]}"
+
+if [[ $cross == 1 ]]; then
+	section "linux, darwin, windows x amd64, arm64: go vet ${packages[*]}, build, release.sh"
+	scripts/cross.sh "${packages[@]}"
+fi
 
 section "go test $*"
 export SWITCHBOARD_REQUIRE_PEERS=1 MCP_PEERS_DIR

@@ -29,10 +29,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +39,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
 // Defaults of Options.
@@ -222,7 +221,7 @@ func (p *Pool) fillDefaults() {
 	setDefault(&o.PingInterval, DefaultPingInterval)
 	setDefault(&o.MaxMessageBytes, DefaultMaxMessageBytes)
 	setDefault(&o.MaxReadBytes, DefaultMaxReadBytes)
-	setDefault(&o.GroupDir, filepath.Join(os.TempDir(), "switchboard-groups-"+strconv.Itoa(os.Getuid())))
+	setDefault(&o.GroupDir, privfile.TempDir("switchboard-groups"))
 	if o.HTTPTransport == nil {
 		p.ownHTTP = http.DefaultTransport.(*http.Transport).Clone()
 		o.HTTPTransport = p.ownHTTP

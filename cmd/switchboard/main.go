@@ -12,8 +12,12 @@
 //   - No secret value is ever printed: references such as ${TOKEN} are
 //     shown as written, never resolved, and a literal that looks like a
 //     credential is shown as [redacted].
-//   - SIGINT and SIGTERM end every command: after interruptGrace, or at a
-//     second signal, even one stuck in work that ignores its context.
+//   - SIGINT and SIGTERM end every command, and so does SIGHUP (the terminal
+//     closed) unless it was ignored at start (nohup): after interruptGrace,
+//     or at a second signal, even one stuck in work that ignores its
+//     context. On Windows, Ctrl-C and Ctrl-Break arrive as os.Interrupt,
+//     and closing the console, logging off or shutting down as SIGTERM
+//     (stopSignals).
 package main
 
 import (
@@ -26,7 +30,6 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -35,7 +38,8 @@ import (
 
 func main() {
 	upstream.SupervisorMain() // a stdio server's supervisor is a copy of switchboard
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := stopSignals(signal.Ignored)
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	defer stop()
 	cwd, _ := os.Getwd()
 	self, _ := os.Executable()
@@ -43,7 +47,7 @@ func main() {
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS, self: self,
 	}
-	code := interruptible(ctx, stop, os.Stderr, interruptGrace, func() int { return run(ctx, e, os.Args[1:]) })
+	code := interruptible(ctx, stop, sigs, os.Stderr, interruptGrace, func() int { return run(ctx, e, os.Args[1:]) })
 	stop()
 	os.Exit(code)
 }
@@ -57,13 +61,13 @@ func main() {
 const interruptGrace = 10 * time.Second
 
 // interruptible runs f, the command, and returns its exit code. Once ctx
-// ends, that is at SIGINT or SIGTERM, f has grace to return; past that, or
-// at a second signal, the process stops waiting for it and exits 130,
-// whatever the command was doing. stop undoes the signal handling of ctx;
-// the second signal is caught here instead, so that it too exits 130 with a
+// ends, that is at one of sigs, f has grace to return; past that, or at a
+// second signal, the process stops waiting for it and exits 130, whatever
+// the command was doing. stop undoes the signal handling of ctx; the
+// second signal is caught here instead, so that it too exits 130 with a
 // word on stderr. The goroutine running f is left behind only then, as the
 // process exits.
-func interruptible(ctx context.Context, stop func(), stderr io.Writer, grace time.Duration, f func() int) int {
+func interruptible(ctx context.Context, stop func(), sigs []os.Signal, stderr io.Writer, grace time.Duration, f func() int) int {
 	done := make(chan int, 1)
 	go func() { done <- f() }()
 	select {
@@ -72,7 +76,7 @@ func interruptible(ctx context.Context, stop func(), stderr io.Writer, grace tim
 	case <-ctx.Done():
 	}
 	again := make(chan os.Signal, 1)
-	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(again, sigs...)
 	defer signal.Stop(again)
 	stop()
 	t := time.NewTimer(grace)

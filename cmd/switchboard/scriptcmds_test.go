@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -22,7 +21,7 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mkfifo PATH")
 	}
-	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
+	ts.Check(mkfifo(ts.MkAbs(args[0])))
 }
 
 // cmdManyServers writes a configuration of N stdio servers, s0 to sN-1:

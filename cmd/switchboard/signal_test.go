@@ -123,11 +123,11 @@ func waitExit(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) int {
 
 // TestSignalEndsAStuckCommand starts the real binary on a command stuck in
 // work that does not heed its context, reading arguments from a pipe that
-// never ends, and checks that SIGINT and SIGTERM end it all the same, with
-// exit code 130.
+// never ends, and checks that SIGINT, SIGTERM and SIGHUP (the terminal
+// closed) end it all the same, with exit code 130.
 func TestSignalEndsAStuckCommand(t *testing.T) {
 	bin := binary(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			r, w, err := os.Pipe()
@@ -213,12 +213,12 @@ func TestInterruptibleAbandonsAStuckCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	stopped := false
 	cancel()
-	code := interruptible(ctx, func() { stopped = true }, &stderr, 10*time.Millisecond, func() int { <-stuck; return 0 })
+	code := interruptible(ctx, func() { stopped = true }, nil, &stderr, 10*time.Millisecond, func() int { <-stuck; return 0 })
 	if code != exitInterrupted || !stopped || !strings.Contains(stderr.String(), "did not stop within 10ms") {
 		t.Errorf("got %d, stop called %v, stderr %q; want %d, stop called, a word on stderr", code, stopped, stderr.String(), exitInterrupted)
 	}
 	// A command that stops in time gives its own code.
-	code = interruptible(ctx, func() {}, &stderr, time.Minute, func() int { return exitFailure })
+	code = interruptible(ctx, func() {}, nil, &stderr, time.Minute, func() int { return exitFailure })
 	if code != exitFailure {
 		t.Errorf("got %d, want the command's own %d", code, exitFailure)
 	}
