@@ -2,6 +2,7 @@ package switchboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -42,19 +43,22 @@ func (e *Engine) AuthStatus(ctx context.Context) ([]AuthStatus, error) {
 		if s.Type == config.TransportStdio {
 			continue
 		}
-		st := AuthStatus{Server: s.Name, OAuth: s.OAuthEnabled(), Store: e.opts.Store.Name()}
+		st := AuthStatus{Server: s.Name, OAuth: s.OAuthEnabled() && e.opts.Credentials != nil, Store: "none"}
+		if e.opts.Credentials != nil {
+			st.Store = e.opts.Credentials.Name()
+		}
 		if !st.OAuth {
-			st.Reason = noOAuthReason(s)
+			st.Reason = noOAuthReason(s, e.opts.Credentials == nil)
 			out = append(out, st)
 			continue
 		}
-		res, err := s.Resolve(e.opts.Lookup)
+		res, err := s.Resolve(config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
 		if err != nil {
 			st.Reason = err.Error()
 			out = append(out, st)
 			continue
 		}
-		stored, err := oauth.Lookup(e.opts.Store, upstream.OAuthConfig(s, res))
+		stored, err := oauth.Lookup(e.opts.Credentials, upstream.OAuthConfig(s, res))
 		if err != nil {
 			return nil, fmt.Errorf("reading the credentials of %q: %w", s.Name, err)
 		}
@@ -68,11 +72,16 @@ func (e *Engine) AuthStatus(ctx context.Context) ([]AuthStatus, error) {
 }
 
 // noOAuthReason says why an HTTP server does not log in with OAuth.
-func noOAuthReason(s *config.Server) string {
-	if s.OAuth != nil && s.OAuth.Disabled {
+func noOAuthReason(s *config.Server, noStore bool) string {
+	switch {
+	case s.OAuth != nil && s.OAuth.Disabled:
 		return `"oauth": false`
+	case !s.OAuthEnabled():
+		return "it sends its own Authorization header"
+	case noStore:
+		return "no credential store"
 	}
-	return "it sends its own Authorization header"
+	return ""
 }
 
 // Login logs the server in with OAuth, whatever is stored, taking the user
@@ -98,11 +107,14 @@ func (e *Engine) Logout(ctx context.Context, server string) (removed int, revoke
 		return 0, nil, fmt.Errorf("unknown server %q", server)
 	}
 	var secret string
-	if res, err := s.Resolve(e.opts.Lookup); err == nil {
+	if res, err := s.Resolve(config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials}); err == nil {
 		secret = res.OAuthClientSecret.Reveal()
 	}
+	if e.opts.Credentials == nil {
+		return 0, nil, errors.New("no credential store is configured: nothing is stored to log out of")
+	}
 	client := &http.Client{Timeout: 30 * time.Second}
-	return oauth.Logout(ctx, e.opts.Store, server, secret, client)
+	return oauth.Logout(ctx, e.opts.Credentials, server, secret, client)
 }
 
 // usableServer returns why the named server cannot be logged in, or nil.

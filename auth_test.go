@@ -6,12 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
 )
 
 // TestPromptCallback: a host that implements Options.Prompt lets its user
 // log in when a call first needs it, and the call goes on; without it, the
 // call says needs-auth and names the command, and after Login it works.
+// Without Credentials there is no OAuth at all: the 401 says to give the
+// server credentials.
 func TestPromptCallback(t *testing.T) {
 	as := oauthtest.New(t, oauthtest.Options{})
 	servers := map[string]def{"api": {"url": as.URL()}}
@@ -21,7 +24,7 @@ func TestPromptCallback(t *testing.T) {
 		_, err := oauthtest.Follow(ctx, authURL)
 		return "", err
 	}
-	e := engineIn(t, t.TempDir(), servers, nil, &Options{Prompt: prompt})
+	e := engineIn(t, t.TempDir(), servers, nil, &Options{Prompt: prompt, Credentials: credstore.NewFile(t.TempDir())})
 	r := must(t, e, `{"tool":"echo","server":"api","args":{"text":"hi"}}`)
 	wantText(t, r, "hi")
 	if len(shown) != 1 || shown[0] != "api" {
@@ -29,7 +32,7 @@ func TestPromptCallback(t *testing.T) {
 	}
 
 	home := t.TempDir()
-	quiet := engineIn(t, home, servers, nil, nil)
+	quiet := engineIn(t, home, servers, nil, &Options{Credentials: credstore.NewFile(t.TempDir())})
 	r = handle(t, quiet, `{"tool":"echo","server":"api","args":{"text":"hi"}}`)
 	if !r.IsError {
 		t.Fatalf("without a login: %s", r.Text)
@@ -52,5 +55,12 @@ func TestPromptCallback(t *testing.T) {
 	}
 	if st, _ := quiet.AuthStatus(t.Context()); st[0].LoggedIn {
 		t.Errorf("after Logout: %+v", st)
+	}
+
+	bare := engineIn(t, t.TempDir(), servers, nil, nil)
+	r = handle(t, bare, `{"tool":"echo","server":"api","args":{"text":"hi"}}`)
+	wantText(t, r, "HTTP 401 Unauthorized; hint: give it credentials in the server's headers")
+	if st, err := bare.AuthStatus(t.Context()); err != nil || st[0].OAuth || st[0].Store != "none" || st[0].Reason != "no credential store" {
+		t.Errorf("AuthStatus without a store = %+v, %v", st, err)
 	}
 }

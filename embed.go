@@ -56,7 +56,7 @@ type embedder struct {
 
 // newEmbedder returns the client of conf, or nil when conf is nil. A conf
 // whose references cannot be resolved makes an embedder that reports why.
-func newEmbedder(conf *config.Embeddings, lookup func(string) (string, bool)) *embedder {
+func newEmbedder(conf *config.Embeddings, lookup config.Lookup) *embedder {
 	if conf == nil {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -31,6 +32,14 @@ type Options struct {
 	// Default: os.LookupEnv.
 	Lookup func(string) (string, bool)
 
+	// Credentials is the credential store: ${secret:NAME} references
+	// resolve from it when a server connects, and remote servers' OAuth
+	// tokens and client registrations are kept in it (without it, no
+	// server logs in with OAuth). credstore.Open returns the
+	// one settings.credentialStore names. Default: none, and a server that
+	// refers to a secret fails to connect, saying so.
+	Credentials credstore.Store
+
 	// BaseEnv is the environment every stdio child starts from.
 	// Default: upstream.BaseEnv(os.Environ()).
 	BaseEnv []string
@@ -44,7 +53,8 @@ type Options struct {
 
 	// SpillDir is where results too large to show are written, in a
 	// directory of this process's own. Default: switchboard-spill-UID in
-	// the system's temporary directory.
+	// the system's temporary directory (switchboard-spill on Windows, where
+	// that directory is the user's own).
 	SpillDir string
 
 	// KeepSpills, when positive, keeps this process's spill files after
@@ -82,19 +92,27 @@ type Options struct {
 	// prints them.
 	Audience proxy.Audience
 
-	// Store keeps the OAuth tokens and client registrations of remote
-	// servers. Default: a credstore.File in "credentials" under the
-	// configuration's state directory.
-	Store credstore.Store
-
 	// Prompt is how a host lets its user log in to a server that needs an
 	// OAuth login, at the moment an operation needs it: it is called with
 	// the authorization URL, shows it to the user (opens a browser, or
 	// asks the host's own client to), and the operation goes on once the
 	// login completes on a loopback listener (see oauth.Prompter). Without
 	// it, such an operation fails with needs-auth and names the command
-	// that logs in (switchboard auth login SERVER).
+	// that logs in (switchboard auth login SERVER). OAuth needs
+	// Credentials, where tokens are kept.
 	Prompt oauth.Prompter
+
+	// Roots are the roots offered to servers that ask for them (roots/list):
+	// the directories a filesystem server, for one, may work in. SetRoots
+	// replaces them. Default: none.
+	Roots []*mcp.Root
+
+	// Supervise runs each stdio server under a supervisor, a copy of this
+	// program, so that the server's whole process group ends when this
+	// process dies, even by SIGKILL (Linux). The program must call
+	// upstream.SupervisorMain first thing in main. See
+	// upstream.Options.Supervise.
+	Supervise bool
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -152,13 +170,13 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	}
 	e.cat = cat
 	if !e.opts.Passive {
-		e.emb = newEmbedder(cfg.Settings.Embeddings, e.opts.Lookup)
+		e.emb = newEmbedder(cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
 	}
 	e.pool = upstream.New(e.usable(), &upstream.Options{
-		Lookup: e.opts.Lookup, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
+		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
-		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive,
-		Store: e.opts.Store, Prompt: e.opts.Prompt,
+		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
+		Prompt: e.opts.Prompt,
 	})
 	e.def = e.NewSession()
 	return e, nil
@@ -180,10 +198,7 @@ func (e *Engine) fillDefaults() {
 		o.CatalogPath = filepath.Join(e.cfg.Dirs.CacheDir(), "catalog.db")
 	}
 	if o.SpillDir == "" {
-		o.SpillDir = filepath.Join(os.TempDir(), fmt.Sprintf("switchboard-spill-%d", os.Getuid()))
-	}
-	if o.Store == nil {
-		o.Store = credstore.NewFile(filepath.Join(e.cfg.Dirs.StateDir(), "credentials"))
+		o.SpillDir = privfile.TempDir("switchboard-spill")
 	}
 	if o.IndexConcurrency <= 0 {
 		o.IndexConcurrency = 4
@@ -207,6 +222,12 @@ func (e *Engine) usable() []*config.Server {
 	}
 	return out
 }
+
+// SetRoots replaces the roots offered to servers, now and on later
+// connections, and tells connected servers that asked for roots that they
+// changed (notifications/roots/list_changed). A host whose connections all
+// serve one client passes that client's roots on with it.
+func (e *Engine) SetRoots(roots []*mcp.Root) { e.pool.SetRoots(roots) }
 
 // Config returns the configuration the engine runs.
 func (e *Engine) Config() *config.Config { return e.cfg }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -61,14 +62,19 @@ func exampleHome() string {
 // an OAuth login when a call first needs it: Prompt shows the authorization
 // URL (a host opens a browser, or asks its own client to), and the call
 // goes on once the user has logged in, when the browser brings the
-// redirect to Switchboard's loopback listener.
+// redirect to Switchboard's loopback listener. Tokens are kept in
+// Credentials.
 func ExampleOptions_prompt() {
 	prompt := func(ctx context.Context, server, authURL string) (pasted string, err error) {
 		fmt.Printf("Log in to %s: %s\n", server, authURL)
 		return "", nil
 	}
 	cfg := config.Load(config.FromEnv(os.Getenv, ".", runtime.GOOS))
-	eng, err := switchboard.New(context.Background(), cfg, &switchboard.Options{Prompt: prompt})
+	store, _, err := credstore.Open(cfg.Settings.CredentialStore, cfg.Dirs.StateDir())
+	if err != nil {
+		log.Fatal(err)
+	}
+	eng, err := switchboard.New(context.Background(), cfg, &switchboard.Options{Prompt: prompt, Credentials: store})
 	if err != nil {
 		log.Fatal(err)
 	}

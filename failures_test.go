@@ -59,7 +59,7 @@ var causes = map[string][]string{
 	"unset":   {`connecting "unset"`, "config.json", "SB_TRUTH_UNSET_TOKEN", "is not set or empty", "(hint: export SB_TRUTH_UNSET_TOKEN before starting switchboard)"},
 	"hang":    {`connecting "hang"`, "timed out after 1s"},
 	"refused": {`connecting "refused"`, "connection refused"},
-	"auth":    {`connecting "auth"`, "needs-auth: the server answered HTTP 401 Unauthorized", "hint: switchboard auth login auth if it logs in with OAuth, else give it credentials in the server's headers"},
+	"auth":    {`connecting "auth"`, "HTTP 401 Unauthorized", "hint: give it credentials in the server's headers"},
 }
 
 var classes = map[string]string{"broken": "start", "unset": "config", "hang": "timeout", "refused": "transport", "auth": "auth"}

@@ -1,12 +1,8 @@
 package switchboard
 
 import (
-	"context"
-	"fmt"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 )
@@ -16,20 +12,7 @@ import (
 // background shares the lists the indexing fetches, so every page of every
 // list is requested once.
 func TestConnectListsEachPageOnce(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
-	for i := range 10000 {
-		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool-%05d", i), InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return &mcp.CallToolResult{}, nil
-			})
-	}
-	s.AddResource(&mcp.Resource{URI: "test://one", Name: "one"},
-		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{}, nil
-		})
-	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return &mcp.GetPromptResult{}, nil
-	})
+	s := mcptest.ManyServer(10000)
 	srv := mcptest.ServeCounted(t, s)
 	e := newEngine(t, map[string]def{"many": {"url": srv.URL, "requestTimeoutMs": 120000}}, nil)
 

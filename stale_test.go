@@ -27,7 +27,13 @@ func TestSearchSkipsEarlierDefinition(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-server")
 	servers["tools"] = def{"command": missing}
 	e := engineIn(t, home, servers, nil, nil)
-	for _, req := range []string{`{"search":"create issue"}`, `{"search":"issue_create","server":"tools"}`, `{"search":"^issue_","regex":true}`} {
+	// Limited to the failed server, the search is that server's error.
+	r := handle(t, e, `{"search":"issue_create","server":"tools"}`)
+	if !r.IsError || len(r.Details.Tools) != 0 {
+		t.Errorf("search on the failed server alone: isError %v, tools %v; want its error", r.IsError, r.Details.Tools)
+	}
+	wantText(t, r, `connecting "tools"`, missing)
+	for _, req := range []string{`{"search":"create issue"}`, `{"search":"^issue_","regex":true}`} {
 		r := must(t, e, req)
 		for _, tool := range r.Details.Tools {
 			if tool.Server == "tools" {
@@ -39,7 +45,7 @@ func TestSearchSkipsEarlierDefinition(t *testing.T) {
 		}
 		wantText(t, r, `not searched: "tools": connecting "tools"`, missing)
 	}
-	r := must(t, e, `{"search":"echo"}`)
+	r = must(t, e, `{"search":"echo"}`)
 	if len(r.Details.Tools) == 0 || r.Details.Tools[0].Server != "good" || r.Details.Tools[0].Name != "echo" {
 		t.Errorf("search for echo: got %+v first, want good's echo\n%s", r.Details.Tools, r.Text)
 	}

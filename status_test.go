@@ -138,9 +138,9 @@ func TestNeedsAuthEverywhere(t *testing.T) {
 	must(t, e, `{"server":"api"}`) // connected and indexed
 	refuse.Store(true)
 	r := handle(t, e, `{"tool":"echo","server":"api","args":{"text":"hi"}}`)
-	wantText(t, r, `calling "echo" on "api": needs-auth: the server answered HTTP 401 Unauthorized; hint: switchboard auth login api if it logs in with OAuth, else give it credentials in the server's headers`)
+	wantText(t, r, `calling "echo" on "api": the server answered HTTP 401 Unauthorized; hint: give it credentials in the server's headers`)
 	r = must(t, e, `{}`)
-	wantText(t, r, "api  needs-auth  1 tool  indexed ", "last error (auth, ", "HTTP 401 Unauthorized; hint: switchboard auth login api if it logs in with OAuth, else give it credentials in the server's headers")
+	wantText(t, r, "api  needs-auth  1 tool  indexed ", "last error (auth, ", "HTTP 401 Unauthorized; hint: give it credentials in the server's headers")
 	if st := r.Details.Servers[0]; st.State != "needs-auth" || st.ErrorClass != "auth" || st.ErrorAt.IsZero() || st.IndexedAt.IsZero() || st.Tools != 1 {
 		t.Errorf("status %+v, want needs-auth with the error, a tool and when it was indexed", st)
 	}

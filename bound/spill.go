@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
 // Spiller writes what does not fit into files of its own directory.
@@ -21,7 +22,7 @@ type Spiller struct {
 
 	mu     sync.Mutex
 	dir    string   // created on first spill
-	lock   *os.File // holds an exclusive flock while the directory is in use
+	lock   *os.File // holds an exclusive lock (privfile.TryLock) while the directory is in use
 	n      int      // files written
 	closed bool
 }
@@ -118,22 +119,26 @@ func (s *Spiller) write(what, ext string, data []byte) (string, error) {
 	return path, f.Close()
 }
 
-// create makes the per-process directory and locks it. It runs with mu held.
+// create makes the per-process directory, closed to other users, and locks
+// it. It runs with mu held.
 func (s *Spiller) create() error {
-	if err := os.MkdirAll(s.base, 0o700); err != nil {
+	if err := privfile.MkdirAll(s.base); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp(s.base, "p"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return err
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		os.RemoveAll(dir)
-		return err
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	err = os.Chmod(dir, 0o700)
 	if err == nil {
-		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err = privfile.Restrict(dir)
+	}
+	var lock *os.File
+	if err == nil {
+		lock, err = os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	}
+	if err == nil {
+		err = lockNew(lock)
 	}
 	if err != nil {
 		if lock != nil {
@@ -144,6 +149,16 @@ func (s *Spiller) create() error {
 	}
 	s.dir, s.lock = dir, lock
 	return nil
+}
+
+// lockNew locks the lock file of a directory just made, which no one else
+// can hold yet.
+func lockNew(f *os.File) error {
+	ok, err := privfile.TryLock(f)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s is locked by another process", f.Name())
+	}
+	return err
 }
 
 const lockName = ".lock"
@@ -180,11 +195,19 @@ func (s *Spiller) end(remove bool) error {
 	if s.dir == "" {
 		return nil
 	}
-	var err error
-	if remove {
-		err = os.RemoveAll(s.dir)
+	if !remove {
+		s.lock.Close()
+		return nil
 	}
-	s.lock.Close() // after the removal, so Clean never sees it unlocked
+	// Where it can, the lock is closed after the removal, so Clean never
+	// sees the directory unlocked; where an open file blocks the removal
+	// (Windows), before it, and a Clean in between removes it for us.
+	if privfile.OpenBlocksRemove {
+		s.lock.Close()
+		return os.RemoveAll(s.dir)
+	}
+	err := os.RemoveAll(s.dir)
+	s.lock.Close()
 	return err
 }
 
@@ -252,10 +275,10 @@ func abandoned(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if ok, err := privfile.TryLock(f); !ok || err != nil {
 		return false
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	_ = privfile.Unlock(f)
 	return true
 }
 

@@ -1,6 +1,7 @@
 // Package config finds, parses, merges and validates Switchboard's
 // configuration: the MCP server definitions of a user and a project, the
-// global settings, references to secrets in the environment, project trust,
+// global settings, references to secrets in the environment and the
+// credential store, project trust,
 // and read-only imports of other hosts' MCP settings.
 //
 // The package reads no environment variable and no working directory of its
@@ -34,15 +35,27 @@ import (
 
 // Dirs describes where configuration lives on this machine. Callers fill it
 // from the real environment (see FromEnv); tests fill it by hand.
+//
+// Switchboard's own files follow the XDG layout on every platform, Windows
+// included (%USERPROFILE%\.config\switchboard), as opencode, Codex and
+// Gemini CLI keep theirs in the home directory there too; the hosts' files
+// are where each host puts them on each platform (hostpaths.go).
 type Dirs struct {
-	Home       string // the user's home directory
+	Home       string // the user's home directory: $HOME; %USERPROFILE% on Windows
 	ConfigHome string // $XDG_CONFIG_HOME; default Home/.config
 	StateHome  string // $XDG_STATE_HOME; default Home/.local/state
 	CacheHome  string // $XDG_CACHE_HOME; default Home/.cache
 	Project    string // the project directory; empty for none
 	Explicit   string // --config FILE or $SWITCHBOARD_CONFIG; empty for none
 	CodexHome  string // $CODEX_HOME; default Home/.codex
-	GOOS       string // "linux", "darwin", …; default runtime.GOOS
+	GOOS       string // "linux", "darwin", "windows"; default linux
+	// AppData and LocalAppData are Windows's per-user application-data
+	// folders, %APPDATA% and %LOCALAPPDATA%; on Windows they default to
+	// Home\AppData\Roaming and Home\AppData\Local, elsewhere they are
+	// unused.
+	AppData      string
+	LocalAppData string
+	Self         Self // the running Switchboard, which imports skip
 }
 
 // FromEnv fills Dirs from environment variables read through getenv and the
@@ -50,7 +63,7 @@ type Dirs struct {
 // above cwd, below the home directory, that holds .mcp.json or .switchboard;
 // failing that, cwd itself.
 func FromEnv(getenv func(string) string, cwd, goos string) Dirs {
-	home := getenv("HOME")
+	home := HomeDir(goos, getenv)
 	d := Dirs{
 		Home:       home,
 		ConfigHome: getenv("XDG_CONFIG_HOME"),
@@ -60,6 +73,9 @@ func FromEnv(getenv func(string) string, cwd, goos string) Dirs {
 		CodexHome:  getenv("CODEX_HOME"),
 		GOOS:       goos,
 		Project:    findProject(cwd, home),
+	}
+	if goos == "windows" {
+		d.AppData, d.LocalAppData = getenv("APPDATA"), getenv("LOCALAPPDATA")
 	}
 	return d.withDefaults()
 }
@@ -73,7 +89,7 @@ func findProject(cwd, home string) string {
 		home = filepath.Clean(home) // HOME=/home/me/ still stops the walk at home
 	}
 	for dir := cwd; ; {
-		if dir == home {
+		if home != "" && samePath(dir, home) {
 			break
 		}
 		for _, marker := range []string{".mcp.json", ".switchboard"} {
@@ -91,27 +107,34 @@ func findProject(cwd, home string) string {
 }
 
 func (d Dirs) withDefaults() Dirs {
-	if d.ConfigHome == "" {
-		d.ConfigHome = filepath.Join(d.Home, ".config")
-	}
-	if d.StateHome == "" {
-		d.StateHome = filepath.Join(d.Home, ".local", "state")
-	}
-	if d.CacheHome == "" {
-		d.CacheHome = filepath.Join(d.Home, ".cache")
-	}
-	if d.CodexHome == "" {
-		d.CodexHome = filepath.Join(d.Home, ".codex")
-	}
 	if d.GOOS == "" {
 		d.GOOS = "linux"
+	}
+	if d.ConfigHome == "" {
+		d.ConfigHome = d.join(d.Home, ".config")
+	}
+	if d.StateHome == "" {
+		d.StateHome = d.join(d.Home, ".local", "state")
+	}
+	if d.CacheHome == "" {
+		d.CacheHome = d.join(d.Home, ".cache")
+	}
+	if d.CodexHome == "" {
+		d.CodexHome = d.join(d.Home, ".codex")
+	}
+	if d.GOOS == "windows" && d.AppData == "" {
+		d.AppData = d.join(d.Home, "AppData", "Roaming")
+	}
+	if d.GOOS == "windows" && d.LocalAppData == "" {
+		d.LocalAppData = d.join(d.Home, "AppData", "Local")
 	}
 	return d
 }
 
 // UserFile is our user-global configuration file.
 func (d Dirs) UserFile() string {
-	return filepath.Join(d.withDefaults().ConfigHome, "switchboard", "config.json")
+	d = d.withDefaults()
+	return d.join(d.ConfigHome, "switchboard", "config.json")
 }
 
 // ProjectFile is our project configuration file, or "" without a project.
@@ -119,14 +142,20 @@ func (d Dirs) ProjectFile() string {
 	if d.Project == "" {
 		return ""
 	}
-	return filepath.Join(d.Project, ".switchboard", "config.json")
+	return d.join(d.Project, ".switchboard", "config.json")
 }
 
 // StateDir is where Switchboard keeps user-global state such as trust.
-func (d Dirs) StateDir() string { return filepath.Join(d.withDefaults().StateHome, "switchboard") }
+func (d Dirs) StateDir() string {
+	d = d.withDefaults()
+	return d.join(d.StateHome, "switchboard")
+}
 
 // CacheDir is where Switchboard keeps its catalog.
-func (d Dirs) CacheDir() string { return filepath.Join(d.withDefaults().CacheHome, "switchboard") }
+func (d Dirs) CacheDir() string {
+	d = d.withDefaults()
+	return d.join(d.CacheHome, "switchboard")
+}
 
 // Kind names a configuration source.
 type Kind string
@@ -170,14 +199,14 @@ func (s Source) String() string {
 func (d Dirs) Sources() []Source {
 	d = d.withDefaults()
 	src := []Source{
-		{Kind: KindShared, Path: filepath.Join(d.ConfigHome, "mcp", "mcp.json")},
-		{Kind: KindAgents, Path: filepath.Join(d.Home, ".agents", "mcp.json")},
-		{Kind: KindAgents, Path: filepath.Join(d.Home, ".agents", "mcp", "mcp.json")},
+		{Kind: KindShared, Path: d.join(d.ConfigHome, "mcp", "mcp.json")},
+		{Kind: KindAgents, Path: d.join(d.Home, ".agents", "mcp.json")},
+		{Kind: KindAgents, Path: d.join(d.Home, ".agents", "mcp", "mcp.json")},
 		{Kind: KindUser, Path: d.UserFile()},
 	}
 	if d.Project != "" {
 		src = append(src,
-			Source{Kind: KindProjectShared, Path: filepath.Join(d.Project, ".mcp.json")},
+			Source{Kind: KindProjectShared, Path: d.join(d.Project, ".mcp.json")},
 			Source{Kind: KindProject, Path: d.ProjectFile()})
 	}
 	if d.Explicit != "" {
@@ -258,6 +287,10 @@ type Settings struct {
 	DirectTools    bool // default for servers that do not set directTools
 	Imports        []string
 	Embeddings     *Embeddings
+	// CredentialStore names where ${secret:NAME} references and OAuth
+	// tokens are kept: "keychain", "file", or "" for the default (see
+	// credstore.Open).
+	CredentialStore string
 }
 
 // Output bounds every model-visible result.

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -31,6 +33,7 @@ type fileSettings struct {
 	directTools    *bool
 	imports        []string
 	embeddings     *Embeddings
+	credStore      *string
 }
 
 // decoder walks the syntax tree of one JSONC file. Our own files are strict:
@@ -309,13 +312,95 @@ func (d *decoder) object(v *hujson.Value, path string) (*hujson.Object, bool) {
 	return obj, ok
 }
 
+// str decodes a string. Every string must be valid UTF-8: the parser would
+// quietly turn a bad byte into U+FFFD, so that what runs is not what the
+// file says.
 func (d *decoder) str(v *hujson.Value, path string) (string, bool) {
+	return d.stringOf(v, path, false)
+}
+
+// text decodes a string that reaches a child process: a command, an
+// argument, a working directory or an environment value. It must not hold
+// NUL either, which no command line or environment can carry: exec would
+// refuse it only when the server starts, far from the file.
+func (d *decoder) text(v *hujson.Value, path string) (string, bool) {
+	return d.stringOf(v, path, true)
+}
+
+func (d *decoder) stringOf(v *hujson.Value, path string, noNUL bool) (string, bool) {
 	lit, ok := v.Value.(hujson.Literal)
 	if !ok || lit.Kind() != '"' {
 		d.errorf(v, path, "must be a string, not %s", kindName(v))
 		return "", false
 	}
+	if off, msg := badText(lit, noNUL); off >= 0 {
+		d.errorAt(v, off, path, "%s", msg)
+		return "", false
+	}
 	return lit.String(), true
+}
+
+// errorAt records a schema violation at byte off of the value v, which lies
+// on the value's line: JSON strings hold no raw line breaks.
+func (d *decoder) errorAt(v *hujson.Value, off int, path, format string, args ...any) {
+	d.errorf(v, path, format, args...)
+	if p := &d.problems[len(d.problems)-1]; p.Line > 0 {
+		p.Col += off
+	}
+}
+
+// badText finds, in a JSON string literal (quotes included), the first
+// thing that is not valid UTF-8 text (a bad byte, or an escaped half of a
+// UTF-16 surrogate pair) or, with noNUL, a NUL. It returns its offset in the
+// literal and what is wrong, or -1. Messages never show the text: it may be
+// a credential.
+func badText(lit []byte, noNUL bool) (int, string) {
+	for i := 1; i < len(lit)-1; {
+		if lit[i] != '\\' {
+			r, size := utf8.DecodeRune(lit[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, fmt.Sprintf("must be valid UTF-8, and byte 0x%02x is not (hint: save the file as UTF-8; the text is not shown)", lit[i])
+			}
+			i += size
+			continue
+		}
+		if i+1 >= len(lit) || lit[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r := hexRune(lit[i+2:])
+		switch {
+		case r == 0 && noNUL:
+			return i, `must not hold NUL (\u0000): no command line or environment can carry it (the text is not shown)`
+		case utf16.IsSurrogate(r) && r < 0xdc00 && utf16.DecodeRune(r, lowHalf(lit[i+6:])) != utf8.RuneError:
+			i += 12 // a high and a low half: one character
+			continue
+		case utf16.IsSurrogate(r):
+			return i, fmt.Sprintf(`must be valid UTF-8, and \u%04x is half of a UTF-16 surrogate pair, not a character (the text is not shown)`, r)
+		}
+		i += 6
+	}
+	return -1, ""
+}
+
+// hexRune decodes the four hex digits at the start of b; -1 if they are not.
+func hexRune(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	n, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
+}
+
+// lowHalf decodes an escape \uXXXX at the start of b; -1 if there is none.
+func lowHalf(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	return hexRune(b[2:])
 }
 
 func (d *decoder) boolean(v *hujson.Value, path string) (bool, bool) {
@@ -344,6 +429,15 @@ func (d *decoder) integer(v *hujson.Value, path string, lo, hi int64) (int64, bo
 }
 
 func (d *decoder) strings(v *hujson.Value, path string) ([]string, bool) {
+	return d.list(v, path, d.str)
+}
+
+// texts decodes the arguments of a command; see text.
+func (d *decoder) texts(v *hujson.Value, path string) ([]string, bool) {
+	return d.list(v, path, d.text)
+}
+
+func (d *decoder) list(v *hujson.Value, path string, elem func(*hujson.Value, string) (string, bool)) ([]string, bool) {
 	arr, ok := v.Value.(*hujson.Array)
 	if !ok {
 		d.errorf(v, path, "must be an array of strings, not %s", kindName(v))
@@ -351,7 +445,7 @@ func (d *decoder) strings(v *hujson.Value, path string) ([]string, bool) {
 	}
 	out := make([]string, 0, len(arr.Elements))
 	for i := range arr.Elements {
-		s, ok := d.str(&arr.Elements[i], fmt.Sprintf("%s[%d]", path, i))
+		s, ok := elem(&arr.Elements[i], fmt.Sprintf("%s[%d]", path, i))
 		if !ok {
 			return nil, false
 		}
@@ -363,6 +457,40 @@ func (d *decoder) strings(v *hujson.Value, path string) ([]string, bool) {
 // stringMap decodes an object of strings. Tolerant files may hold numbers and
 // booleans, which other hosts accept; they are kept as written.
 func (d *decoder) stringMap(v *hujson.Value, path string) (map[string]string, bool) {
+	return d.mapOf(v, path, d.str)
+}
+
+// env decodes an environment: an object of texts (see text) whose keys are
+// variable names a process can be given.
+func (d *decoder) env(v *hujson.Value, path string) (map[string]string, bool) {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return nil, false
+	}
+	for i := range obj.Members {
+		name := &obj.Members[i].Name
+		lit := name.Value.(hujson.Literal)
+		p := joinPath(path, quoteOdd(lit.String()))
+		if off, msg := badText(lit, true); off >= 0 {
+			d.errorAt(name, off, p, "the variable's name %s", msg)
+			return nil, false
+		}
+		if off := bytes.IndexByte(lit, '='); off >= 0 || len(lit) == 2 {
+			d.errorAt(name, max(off, 0), p, "a variable's name must not be empty or hold '=': the environment could not tell it from its value")
+			return nil, false
+		}
+	}
+	return d.mapOf(v, path, d.text)
+}
+
+// quoteOdd escapes a key for a JSON path when it holds what a terminal
+// should not be sent raw (NUL, control characters).
+func quoteOdd(key string) string {
+	q := strconv.Quote(key)
+	return q[1 : len(q)-1]
+}
+
+func (d *decoder) mapOf(v *hujson.Value, path string, elem func(*hujson.Value, string) (string, bool)) (map[string]string, bool) {
 	obj, ok := d.object(v, path)
 	if !ok {
 		return nil, false
@@ -374,7 +502,7 @@ func (d *decoder) stringMap(v *hujson.Value, path string) (map[string]string, bo
 			out[m.key] = string(lit)
 			continue
 		}
-		s, ok := d.str(m.value, p)
+		s, ok := elem(m.value, p)
 		if !ok {
 			return nil, false
 		}
@@ -397,7 +525,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -436,6 +564,14 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.imports = d.imports(m.value, p)
 		case "embeddings":
 			s.embeddings = d.embeddings(m.value, p)
+		case "credentialStore":
+			if str, ok := d.str(m.value, p); ok {
+				if str != "keychain" && str != "file" {
+					d.errorf(m.value, p, `must be "keychain" (the OS keychain) or "file" (a file in the state directory), not %q; leave it out for the default`, str)
+				} else {
+					s.credStore = &str
+				}
+			}
 		default:
 			d.unknown(m.value, path, m.key, settingsFields)
 		}
@@ -483,6 +619,7 @@ func (d *decoder) embeddings(v *hujson.Value, path string) *Embeddings {
 			e.APIKey, _ = d.str(m.value, p)
 			if d.references(m.value, p, e.APIKey) == 0 && e.APIKey != "" {
 				d.errorf(m.value, p, "an API key must be a reference such as ${OPENAI_API_KEY}, not a literal (the value is not shown)")
+				e.APIKey = Redacted
 			}
 		case "model":
 			e.Model, _ = d.str(m.value, p)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -25,9 +26,23 @@ type rawServer struct {
 	fields         int // how many fields were present
 }
 
+// MaxServers bounds the servers of one file and of the whole
+// configuration. Real setups define a few to a few dozen servers, and hosts
+// cap far lower (Windsurf allows 100 active tools in all). Every server may
+// be a child process and a connection, is listed in status and in the proxy
+// tool's description, and some work is done for every server each time one
+// changes state, so the cost grows faster than the count: a file of 100,000
+// servers kept a command busy for minutes. A thousand is far above any real
+// need and keeps that work small.
+const MaxServers = 1000
+
 func (d *decoder) servers(v *hujson.Value) []*Server {
 	obj, ok := d.object(v, "mcpServers")
 	if !ok {
+		return nil
+	}
+	if n := len(obj.Members); n > MaxServers {
+		d.errorf(&obj.Members[MaxServers].Name, "mcpServers", "%d servers is over the limit of %d (hint: remove the servers you do not use)", n, MaxServers)
 		return nil
 	}
 	var out []*Server
@@ -109,18 +124,18 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 			d.transport(r, v, p, t)
 		}
 	case "command":
-		if c, ok := d.str(v, p); ok {
+		if c, ok := d.text(v, p); ok {
 			r.Command = c
 			if c == "" {
 				d.errorf(v, p, "must not be empty")
 			}
 		}
 	case "args":
-		r.Args, _ = d.strings(v, p)
+		r.Args, _ = d.texts(v, p)
 	case "cwd":
-		r.Cwd, _ = d.str(v, p)
+		r.Cwd, _ = d.text(v, p)
 	case "env":
-		r.Env, _ = d.stringMap(v, p)
+		r.Env, _ = d.env(v, p)
 	case "url":
 		r.URL, _ = d.str(v, p)
 	case "headers":
@@ -284,7 +299,7 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 				return false
 			}
 		}
-		if !d.checkURL(r.Name, v, joinPath(path, "url"), r.URL) {
+		if !d.checkURL(r.Name, v, joinPath(path, "url"), &r.URL) {
 			return false
 		}
 	}
@@ -296,7 +311,7 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 			} else if i == 1 {
 				field = "cwd"
 			}
-			d.warnf(v, joinPath(path, field), "%s is passed literally: the reference ${%s} is not expanded there (only in env, headers and url)", field, refs[0].name)
+			d.warnf(v, joinPath(path, field), "%s is passed literally: the reference %s is not expanded there (only in env, headers and url)", field, refs[0])
 			break
 		}
 	}
@@ -306,34 +321,36 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 	return d.checkSecrets(r, path, v)
 }
 
-func (d *decoder) checkURL(server string, v *hujson.Value, path, raw string) bool {
-	refs, err := parseRefs(raw)
+// checkURL checks a server's URL. It reports whether the URL can be used at
+// all; a literal credential in it makes the server unusable, and is
+// replaced by Redacted in *raw so that nothing can print it.
+func (d *decoder) checkURL(server string, v *hujson.Value, path string, raw *string) bool {
+	refs, err := parseRefs(*raw)
 	if err != nil {
 		d.errorf(v, path, "%v", err)
 		return false
 	}
-	sep := strings.Index(raw, "://")
+	sep := strings.Index(*raw, "://")
 	if len(refs) > 0 && (sep < 0 || refs[0].start < sep) {
 		return true // the scheme comes from a reference: checked when resolved
 	}
 	// References elsewhere (host, port, user info, path) stand for text that
 	// is known only when resolved; a placeholder lets the rest be checked.
-	u, err := url.Parse(withPlaceholders(raw, refs, "0"))
+	u, err := url.Parse(withPlaceholders(*raw, refs, "0"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		d.errorf(v, path, "must be an http:// or https:// URL such as https://example.com/mcp")
 		return false
 	}
-	if u.User != nil {
-		// A password that changes with the placeholder holds a reference.
-		pw, has := u.User.Password()
-		var pw1 string
-		if other, err := url.Parse(withPlaceholders(raw, refs, "1")); err == nil {
-			pw1, _ = other.User.Password()
-		}
-		if has && pw == pw1 {
-			d.serverError(server, v, path, "a password in the URL must be a reference such as ${API_PASSWORD} (the value is not shown)")
-		}
+	// A password that changes with the placeholder holds a reference.
+	password := literalPassword(*raw, refs)
+	redacted, params := urlCredentials(*raw, refs, password)
+	if password {
+		d.serverError(server, v, path, "a password in the URL must be a reference such as ${API_PASSWORD} (the value is not shown)")
 	}
+	for _, p := range params {
+		d.serverError(server, v, path, "the query parameter %q looks like a credential and must be a reference such as ${%s}, not a literal (the value is not shown)", truncate(p, 40), varNameFor(p))
+	}
+	*raw = redacted
 	return true
 }
 
@@ -356,29 +373,9 @@ func (d *decoder) serverError(server string, v *hujson.Value, path, format strin
 	d.add(SeverityError, v, path, server, format, args...)
 }
 
-// credentialKey reports whether an env key looks like it holds a credential.
-func credentialKey(key string) bool {
-	k := strings.ToUpper(key)
-	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "CREDENTIAL", "OAUTH"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// credentialHeader reports whether a header carries credentials.
-func credentialHeader(key string) bool {
-	switch strings.ToLower(key) {
-	case "authorization", "cookie", "proxy-authorization":
-		return true
-	}
-	return false
-}
-
 func (d *decoder) checkSecrets(r *rawServer, path string, v *hujson.Value) bool {
 	ok := true
-	check := func(field string, m map[string]string, credential func(string) bool, example string) {
+	check := func(field string, m map[string]string, credential func(string) bool, example func(string) string) {
 		values := memberValues(v, field)
 		for _, k := range sortedKeys(m) {
 			p := joinPath(joinPath(path, field), k)
@@ -393,22 +390,29 @@ func (d *decoder) checkSecrets(r *rawServer, path string, v *hujson.Value) bool 
 				continue
 			}
 			if len(refs) == 0 && m[k] != "" && credential(k) {
-				d.serverError(r.Name, at, p, "%s looks like a credential and must be a reference such as %s, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", k, example)
+				m[k] = Redacted
+				d.serverError(r.Name, at, p, "%s looks like a credential and must be a reference such as %s, not a literal (the value is not shown); hint: %s", k, example(k), d.literalHint(k, example(k)))
 			}
 		}
 	}
-	check("env", r.Env, credentialKey, "${"+envExample(r.Env)+"}")
-	check("headers", r.Headers, credentialHeader, `"Bearer ${API_TOKEN}"`)
+	check("env", r.Env, credentialKey, func(k string) string { return "${" + varNameFor(k) + "}" })
+	check("headers", r.Headers, credentialHeader, headerExample)
 	return ok
 }
 
-func envExample(env map[string]string) string {
-	for _, k := range sortedKeys(env) {
-		if credentialKey(k) {
-			return k
-		}
+// literalHint says how to replace a literal credential: an import moves it
+// into the credential store for you; in a file you edit, you store it and
+// write the reference to it.
+func (d *decoder) literalHint(key, example string) string {
+	if d.src.Kind == KindImport {
+		return fmt.Sprintf("switchboard import --from %s --write --move-secrets moves it into the credential store", d.src.Host)
 	}
-	return "TOKEN"
+	name := varNameFor(key)
+	ref := strings.Replace(example, "${", "${"+secretPrefix, 1)
+	if strings.EqualFold(key, "authorization") || strings.EqualFold(key, "proxy-authorization") {
+		name = "API_TOKEN"
+	}
+	return fmt.Sprintf("store it with switchboard secret set %s and write %s instead", name, ref)
 }
 
 // memberValues maps the keys of the object in member field of the server

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -18,25 +19,21 @@ type ResolvedEmbeddings struct {
 }
 
 // Resolve expands the references in baseUrl and apiKey with lookup, like
-// [Server.Resolve]: a variable that is unset or empty (without a default) is
-// a *ReferenceError naming settings.embeddings and the variable, and the
-// resolved base URL must be an http:// or https:// URL.
-func (e *Embeddings) Resolve(lookup func(string) (string, bool)) (*ResolvedEmbeddings, error) {
+// [Server.Resolve]: a variable or secret that is unset or empty (without a
+// default) is a *ReferenceError naming settings.embeddings and the variable,
+// and the resolved base URL must be an http:// or https:// URL.
+func (e *Embeddings) Resolve(lookup Lookup) (*ResolvedEmbeddings, error) {
 	r := &ResolvedEmbeddings{Model: e.Model}
 	expand := func(field, value string) (Secret, error) {
 		path := "settings.embeddings." + field
-		v, missing, err := expandRefs(value, lookup)
+		v, err := expandRefs(value, lookup, &r.values)
+		var re *ReferenceError
+		if errors.As(err, &re) {
+			re.Path = path
+			return Secret{}, re
+		}
 		if err != nil {
 			return Secret{}, fmt.Errorf("%s: %w", path, err)
-		}
-		if missing != "" {
-			return Secret{}, &ReferenceError{Path: path, Var: missing}
-		}
-		refs, _ := parseRefs(value)
-		for _, ref := range refs {
-			if x, ok := lookup(ref.name); ok && x != "" {
-				r.values = append(r.values, newSecret(x))
-			}
 		}
 		return newSecret(v), nil
 	}

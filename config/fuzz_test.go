@@ -2,11 +2,15 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/switchboard-mcp/switchboard/credstore"
 )
 
 var fuzzKinds = []Kind{KindUser, KindShared, KindAgents, KindProjectShared, KindProject, KindExplicit, KindImport}
@@ -20,6 +24,9 @@ var fuzzSeeds = []string{
 	`{"mcpServers": {}}`,
 	`{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}}}`,
 	`{"mcpServers": {"gh": {"url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}}}}`,
+	`{"mcpServers": {"gh": {"url": "https://u:${secret:P}@h/mcp?api_key=${secret:K:-d}", "headers": {"Authorization": "Bearer ${secret:GITHUB_TOKEN}", "X": "${secret:}"}}}}`,
+	`{"mcpServers": {"x": {"command": "${secret:BIN}", "args": ["${secret:A}"], "env": {"TOKEN": "${secret:1}", "K": "${secret:A B}", "V": "${secret:${A}}"}}}, "settings": {"credentialStore": "keychain"}}`,
+	`{"settings": {"credentialStore": "vault", "embeddings": {"baseUrl": "http://h/v1", "apiKey": "${secret:EMB}"}}}`,
 	`{"mcpServers": {"x": {"disabled": true}}}`,
 	`{"mcpServers": {"x": {"type": "sse", "url": "https://u:${P}@${HOST}:${PORT}/sse?k=${K:-d}", "reconnect": {"automatic": true, "maxAttempts": 5, "baseDelayMs": 1}}}}`,
 	`{"mcpServers": {"x": {"command": "x", "env": {"API_TOKEN": "literal", "N": 1, "B": true}, "directTools": ["a", "b*"], "searchKeywords": {"*": ["w"]}}}}`,
@@ -42,6 +49,10 @@ var fuzzSeeds = []string{
 	strings.Repeat("[", 2000),
 	strings.Repeat(`{"a":`, 1500) + "1" + strings.Repeat("}", 1500),
 	`{"mcpServers": {"a": {"command": "a", "autoApprove": ` + strings.Repeat("[", 1100) + strings.Repeat("]", 1100) + `}}}`,
+	`{"mcpServers": {"a": {"command": "a\u0000", "args": ["\ud800", "\ud83d\ude00", "\udc00x"], "cwd": "\u0000", "env": {"A\u0000": "1", "B=C": "2", "": "3", "D": "\u0000"}}}}`,
+	"{\"mcpServers\": {\"a\": {\"command\": \"a\xff\", \"args\": [\"\xc3(\"], \"env\": {\"\xfe\": \"\x80\"}}}}",
+	`{"mcpServers": {"a": {"command": "a", "env": {"DB_PASS": "p", "STRIPE_KEY": "k", "KEY": "k", "KEY_FILE": "f"}}, "b": {"url": "https://u:p@h/mcp?api_key=k&x=1&token=${T}#f", "headers": {"X-Api-Key": "k", "Private-Token": "t", "X-Trace": "x"}}}}`,
+	`{"mcpServers": {"a": {"url": "https://h/${P:-a?key=b}/mcp?Api%2DKey=v&&=&token"}}}`,
 }
 
 // FuzzDecode checks that any file decodes without a panic, that a file that
@@ -78,10 +89,52 @@ func FuzzDecode(f *testing.F) {
 		if !json.Valid(doc.canon) {
 			t.Errorf("canonical form %q is not JSON", doc.canon)
 		}
+		if len(doc.servers) > MaxServers {
+			t.Errorf("got %d servers, over the bound of %d", len(doc.servers), MaxServers)
+		}
 		for _, s := range doc.servers {
 			checkDecodedServer(t, src, s)
 		}
 	})
+}
+
+// checkServerText checks what validation promises of any server it lets
+// through: what reaches a child process is valid UTF-8 without NUL, env
+// names can be set, and no value named like a credential is a literal
+// (such a literal is replaced by Redacted).
+func checkServerText(t *testing.T, s *Server) {
+	t.Helper()
+	texts := append([]string{s.Command, s.Cwd}, s.Args...)
+	for k, v := range s.Env {
+		texts = append(texts, k, v)
+		if k == "" || strings.Contains(k, "=") {
+			t.Errorf("server %q: env name %q accepted", s.Name, k)
+		}
+	}
+	for _, v := range texts {
+		if !utf8.ValidString(v) || strings.Contains(v, "\x00") {
+			t.Errorf("server %q: text %q accepted", s.Name, v)
+		}
+	}
+	literal := func(v string) bool {
+		refs, err := parseRefs(v)
+		return err == nil && len(refs) == 0 && v != "" && v != Redacted
+	}
+	for k, v := range s.Env {
+		if credentialKey(k) && literal(v) {
+			t.Errorf("server %q: env %s holds a literal credential", s.Name, k)
+		}
+	}
+	for k, v := range s.Headers {
+		if credentialHeader(k) && literal(v) {
+			t.Errorf("server %q: header %s holds a literal credential", s.Name, k)
+		}
+	}
+	if refs, err := parseRefs(s.URL); err == nil {
+		if redacted, _ := urlCredentials(s.URL, refs, false); redacted != s.URL {
+			t.Errorf("server %q: URL %q holds a literal credential", s.Name, s.URL)
+		}
+	}
 }
 
 // checkDecodedServer checks what decodeFile promises about a server it
@@ -109,6 +162,7 @@ func checkDecodedServer(t *testing.T, src Source, s *Server) {
 	default:
 		t.Errorf("server %q: got type %q", s.Name, s.Type)
 	}
+	checkServerText(t, s)
 	if s.IdleTimeout < -1 || s.RequestTimeout < 0 {
 		t.Errorf("server %q: got idle %v, request %v", s.Name, s.IdleTimeout, s.RequestTimeout)
 	}
@@ -137,15 +191,38 @@ func FuzzRefs(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "$", "$$", "${", "${}", "${A}", "x${A}y${B}z", "${A:-d}", "${A:-}", "${A:-${B}}", "$env:A", "$env:",
 		"$env:A-B", "${1}", "${A B}", "}${A}{", "${é}", "Bearer ${TOKEN}", "https://${H}:${P}/x?k=${K:-v}", "\x00${A}\xff",
+		"${secret:A}", "${secret:A:-d}", "${secret:}", "${secret:1}", "${secret:A B}", "${secret:${A}}", "${secret:secret:A}",
+		"Bearer ${secret:TOKEN} and ${TOKEN}", "${SECRET:A}", "$env:secret:A", "${secret:A}${secret:A}",
 	} {
 		f.Add(s, "val")
 		f.Add(s, "")
 		f.Add(s, "${A}")
+		f.Add(s, "${secret:A}")
 	}
+	store := credstore.NewFile(f.TempDir())
 	f.Fuzz(func(t *testing.T, value, varValue string) {
 		refs, perr := parseRefs(value)
-		lookup := func(string) (string, bool) { return varValue, true }
-		out, missing, eerr := expandRefs(value, lookup)
+		// Every variable and every secret the value names holds varValue.
+		for _, r := range refs {
+			if r.secret {
+				key := credstore.SecretKey(r.name)
+				if err := store.Set(key, []byte(varValue)); err != nil {
+					t.Fatal(err)
+				}
+				defer store.Delete(key)
+			}
+		}
+		lookup := Lookup{Env: func(string) (string, bool) { return varValue, true }, Secrets: store}
+		var parts []Secret
+		out, eerr := expandRefs(value, lookup, &parts)
+		missing := ""
+		var re *ReferenceError
+		if errors.As(eerr, &re) {
+			missing, eerr = re.Var, nil
+			if re.Secret && re.Store != "file" {
+				t.Fatalf("expand(%q): a missing secret's error names store %q, want file", value, re.Store)
+			}
+		}
 		if (perr == nil) != (eerr == nil) {
 			t.Fatalf("parse error %v, expand error %v: want both or neither", perr, eerr)
 		}
@@ -191,6 +268,14 @@ func FuzzRefs(f *testing.F) {
 		want.WriteString(value[prev:])
 		if out != want.String() || missing != "" {
 			t.Fatalf("expand(%q) with %q: got %q (missing %q), want %q", value, varValue, out, missing, want.String())
+		}
+		if varValue != "" && len(parts) != len(refs) {
+			t.Fatalf("expand(%q) with %q: %d parts for %d references", value, varValue, len(parts), len(refs))
+		}
+		for _, r := range refs {
+			if strings.HasPrefix(value[r.start:], "${") && r.String() != value[r.start:r.end] {
+				t.Fatalf("ref %+v prints as %q, written %q", r, r.String(), value[r.start:r.end])
+			}
 		}
 	})
 }

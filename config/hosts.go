@@ -3,8 +3,12 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Import is what was read from one host's own MCP settings.
@@ -13,6 +17,20 @@ type Import struct {
 	Files    []string  // the host files that exist and were read
 	Servers  []*Server // valid definitions, in a stable order
 	Problems []Problem // warnings: an import never fails the configuration
+	// Moved lists, with ImportOptions.MoveSecrets, the literal credentials
+	// of Servers that their definitions now refer to as ${secret:NAME}: the
+	// caller stores them before it writes a definition.
+	Moved []MovedSecret
+
+	opts ImportOptions
+}
+
+// ImportOptions changes what ImportHostWith does.
+type ImportOptions struct {
+	// MoveSecrets replaces each literal credential of a host's entry, the
+	// kind validation refuses, with a reference to a stored secret,
+	// ${secret:NAME}, and lists it in Import.Moved. See MovedSecret.
+	MoveSecrets bool
 }
 
 // HostNames lists the hosts Switchboard imports from, sorted.
@@ -33,14 +51,122 @@ func knownHost(name string) bool {
 
 // ImportHost reads a host's MCP server definitions, read-only. An unknown
 // host yields an Import with one warning.
-func ImportHost(d Dirs, host string) *Import {
+func ImportHost(d Dirs, host string) *Import { return ImportHostWith(d, host, ImportOptions{}) }
+
+// ImportHostWith is ImportHost with options.
+func ImportHostWith(d Dirs, host string, opts ImportOptions) *Import {
 	d = d.withDefaults()
 	f, ok := hostImporters[host]
 	if !ok {
 		return &Import{Host: host, Problems: []Problem{{Severity: SeverityWarning, File: host,
 			Message: fmt.Sprintf("unknown host %q (known hosts: %v)", host, HostNames())}}}
 	}
-	return f(d)
+	imp := &Import{Host: host, opts: opts}
+	f(d, imp)
+	imp.skipSelf(d.Self)
+	imp.keepMoved()
+	return imp
+}
+
+// Self identifies the running Switchboard. A host that mounts Switchboard
+// (switchboard setup writes such entries) lists it among its servers;
+// imported, that entry would make the gateway list, start or call itself,
+// so imports skip it. The zero value recognizes the command by its name.
+type Self struct {
+	// Executable is the path of the running binary; "" when unknown. A
+	// host entry whose command is this file is Switchboard, whatever its
+	// name.
+	Executable string
+	// Addr is the HOST:PORT that serve --http listens on; "" when not
+	// serving HTTP. A host entry whose URL reaches it is Switchboard.
+	Addr string
+}
+
+// skipSelf drops the servers that are Switchboard itself, with a warning
+// for each that says why.
+func (imp *Import) skipSelf(self Self) {
+	kept := imp.Servers[:0]
+	for _, s := range imp.Servers {
+		why := self.recognize(s)
+		if why == "" {
+			kept = append(kept, s)
+			continue
+		}
+		imp.Problems = append(imp.Problems, Problem{Severity: SeverityWarning, File: s.Source.Path, Path: s.Path, Server: s.Name,
+			Message: "skipped: " + why + ", and a gateway must not list itself"})
+	}
+	imp.Servers = kept
+}
+
+// recognize says how s is this Switchboard, or returns "" when it is not:
+// a command named switchboard whose first argument is serve, the running
+// binary, or the address that serve --http listens on.
+func (self Self) recognize(s *Server) string {
+	if s.Type != TransportStdio {
+		if self.Addr != "" && reaches(s.URL, self.Addr) {
+			return fmt.Sprintf("%s is the address this switchboard serves", redactURL(s.URL))
+		}
+		return ""
+	}
+	name := s.Command[strings.LastIndexAny(s.Command, `/\`)+1:]
+	if n := strings.TrimSuffix(strings.ToLower(name), ".exe"); n == "switchboard" && len(s.Args) > 0 && s.Args[0] == "serve" {
+		return fmt.Sprintf("%q starts Switchboard itself", s.Command+" serve")
+	}
+	if self.Executable != "" && filepath.IsAbs(s.Command) && sameFile(s.Command, self.Executable) {
+		return fmt.Sprintf("%s is the running switchboard binary", s.Command)
+	}
+	return ""
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
+// reaches reports whether a URL as written (references unresolved: it
+// cannot tell then) reaches addr, a listening HOST:PORT: the same port, and
+// the same host or a loopback one where addr is loopback or every interface.
+func reaches(raw, addr string) bool {
+	if refs, err := parseRefs(raw); err != nil || len(refs) > 0 {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	uport := u.Port()
+	if uport == "" {
+		uport = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if uport != port {
+		return false
+	}
+	uhost := u.Hostname()
+	if strings.EqualFold(uhost, host) {
+		return true
+	}
+	return loopback(uhost) && (loopback(host) || unspecified(host))
+}
+
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func unspecified(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "" || (ip != nil && ip.IsUnspecified())
 }
 
 // importServers validates definitions a host importer has normalized to our
@@ -73,44 +199,3 @@ func importServers(src Source, defs map[string]any) ([]*Server, []Problem) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, probs
 }
-
-// Where each host keeps its user-scope MCP settings (HOSTS.md §1): the
-// importers read these files, and setup writes them. d has its defaults.
-
-// claudeDesktopConfig is Claude Desktop's file. It ships for macOS and
-// Windows; unofficial Linux builds use ~/.config/Claude (reported).
-func (d Dirs) claudeDesktopConfig() string {
-	dir := filepath.Join(d.ConfigHome, "Claude")
-	if d.GOOS == "darwin" {
-		dir = filepath.Join(d.Home, "Library", "Application Support", "Claude")
-	}
-	return filepath.Join(dir, "claude_desktop_config.json")
-}
-
-// claudeCodeConfig is ~/.claude.json, which also holds Claude Code's
-// per-project state, OAuth accounts and caches.
-func (d Dirs) claudeCodeConfig() string { return filepath.Join(d.Home, ".claude.json") }
-
-func (d Dirs) cursorConfig() string { return filepath.Join(d.Home, ".cursor", "mcp.json") }
-
-// vscodeUserDir is the folder of VS Code's default profile, which holds
-// mcp.json and settings.json.
-func (d Dirs) vscodeUserDir() string {
-	if d.GOOS == "darwin" {
-		return filepath.Join(d.Home, "Library", "Application Support", "Code", "User")
-	}
-	return filepath.Join(d.ConfigHome, "Code", "User")
-}
-
-// windsurfConfig is the Windsurf editor's file.
-func (d Dirs) windsurfConfig() string {
-	return filepath.Join(d.Home, ".codeium", "windsurf", "mcp_config.json")
-}
-
-func (d Dirs) codexConfig() string { return filepath.Join(d.CodexHome, "config.toml") }
-
-// opencodeDir holds opencode.json and opencode.jsonc: $XDG_CONFIG_HOME/opencode,
-// ~/.config/opencode on macOS too.
-func (d Dirs) opencodeDir() string { return filepath.Join(d.ConfigHome, "opencode") }
-
-func (d Dirs) geminiSettings() string { return filepath.Join(d.Home, ".gemini", "settings.json") }

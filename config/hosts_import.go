@@ -16,12 +16,13 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
 
 // hostImporters maps a host name to the function that reads its files.
-var hostImporters = map[string]func(Dirs) *Import{
+var hostImporters = map[string]func(Dirs, *Import){
 	"claude-code":    importClaudeCode,
 	"claude-desktop": importClaudeDesktop,
 	"codex":          importCodex,
@@ -44,18 +45,27 @@ func (imp *Import) read(path string) ([]byte, bool) {
 		return nil, false
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		imp.Problems = append(imp.Problems, Problem{Severity: SeverityWarning, File: path,
-			Message: fmt.Sprintf("cannot read: %v (nothing imported)", err)})
+			Message: fmt.Sprintf("cannot read: %v (nothing imported)", withoutPath(err))})
 		return nil, false
 	}
 	return data, true
 }
 
 func readHostFile(path string) ([]byte, error) { return readLimited(path, maxHostFileSize) }
+
+// invalidUTF8 returns the offset of the first byte of data that is not
+// UTF-8, or -1.
+func invalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
 
 // readJSON reads and parses a host's JSON or JSONC file. read is false when
 // the file is missing or unreadable; root is nil when it does not parse.
@@ -64,6 +74,14 @@ func (imp *Import) readJSON(path string) (root map[string]any, read bool) {
 	data, ok := imp.read(path)
 	if !ok {
 		return nil, false
+	}
+	if off := invalidUTF8(data); off >= 0 {
+		// Decoding would quietly turn the byte into U+FFFD, so that what
+		// runs would not be what the file says.
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		col := 1 + off - (bytes.LastIndexByte(data[:off], '\n') + 1)
+		imp.fileProblem(path, line, col, "invalid JSON: byte 0x%02x is not UTF-8 (hint: save the file as UTF-8)", data[off])
+		return nil, true
 	}
 	std, err := hujson.Standardize(bytes.Clone(data))
 	if err != nil {
@@ -178,6 +196,13 @@ func under(path, prefix string) bool {
 // add validates the entries of f and adds the usable servers and every
 // problem to imp. Problems name the host's file, server and field.
 func (imp *Import) add(f *hostFile) {
+	if imp.opts.MoveSecrets {
+		for _, e := range f.entries {
+			if !e.skip {
+				imp.moveSecrets(e)
+			}
+		}
+	}
 	defs := map[string]any{}
 	byName := map[string]*entry{}
 	for _, e := range f.entries {

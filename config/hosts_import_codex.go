@@ -12,25 +12,23 @@ import (
 
 // importCodex reads $CODEX_HOME/config.toml (default ~/.codex/config.toml).
 // Project files (.codex/config.toml, trusted projects only) are not read.
-func importCodex(d Dirs) *Import {
-	imp := &Import{Host: "codex"}
+func importCodex(d Dirs, imp *Import) {
 	path := d.codexConfig()
 	data, ok := imp.read(path)
 	if !ok {
-		return imp
+		return
 	}
 	f := imp.newFile(path)
 	var root map[string]any
 	if _, err := toml.Decode(string(data), &root); err != nil {
 		line, col, msg := tomlError(err)
 		imp.fileProblem(path, line, col, "invalid TOML: %s", msg)
-		return imp
+		return
 	}
 	if v, ok := root["mcp_servers"]; ok {
 		f.servers(v, "mcp_servers", codexEntry)
 	}
 	imp.add(f)
-	return imp
 }
 
 var quotedRE = regexp.MustCompile(`"[^"]*"`)

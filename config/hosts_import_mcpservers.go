@@ -12,6 +12,7 @@ type shape struct {
 	vars    varSyntax         // nil: the host's values hold no references, or ours
 	urlKey  string            // another field holding the URL, which wins over url
 	urlHTTP bool              // urlKey also means Streamable HTTP
+	urlType string            // the transport of a url without a type; "" for ours (Streamable HTTP)
 	timeout time.Duration     // unit of "timeout"; 0 when the host has none to map
 	floor   time.Duration     // timeouts below it are ignored by the host
 	tools   bool              // includeTools and excludeTools mean what ours do
@@ -34,7 +35,10 @@ var (
 		other: map[string]string{"dev": "", "gallery": "", "version": "", "envFile": lostEnvFile,
 			"sandboxEnabled": "the server runs without VS Code's sandbox"}}
 	windsurfShape = &shape{host: "Windsurf", vars: envColonVars, urlKey: "serverUrl"}
-	geminiShape   = &shape{host: "Gemini CLI", vars: geminiVars, urlKey: "httpUrl", urlHTTP: true,
+	// Gemini CLI's own docs long said "url" is the SSE endpoint and
+	// "httpUrl" the Streamable HTTP one; its entries written that way mean
+	// SSE. An explicit "type" still says which.
+	geminiShape = &shape{host: "Gemini CLI", vars: geminiVars, urlKey: "httpUrl", urlHTTP: true, urlType: "sse",
 		timeout: time.Millisecond, tools: true, oauth: geminiOAuth,
 		other: map[string]string{"trust": "", "description": "", "authProviderType": "",
 			"targetAudience": "", "targetServiceAccount": "", "tcp": "Switchboard has no WebSocket transport"}}
@@ -69,11 +73,15 @@ func (sh *shape) entry(f *hostFile, name, path string, v any) *entry {
 			f.unmodeled(e, k, sh.other)
 		}
 	}
-	if alt != nil {
+	_, typed := e.def["type"]
+	switch {
+	case alt != nil:
 		e.set("url", alt, sh.urlKey)
 		if sh.urlHTTP {
 			e.set("type", "http", sh.urlKey)
 		}
+	case e.def["url"] != nil && !typed && sh.urlType != "":
+		e.set("type", sh.urlType, "url")
 	}
 	return e
 }
@@ -106,10 +114,8 @@ func (imp *Import) importJSONFile(path, key string, sh *shape) {
 // importClaudeDesktop reads claude_desktop_config.json. Claude Desktop ships
 // for macOS and Windows; unofficial Linux builds use ~/.config/Claude
 // (reported).
-func importClaudeDesktop(d Dirs) *Import {
-	imp := &Import{Host: "claude-desktop"}
+func importClaudeDesktop(d Dirs, imp *Import) {
 	imp.importJSONFile(d.claudeDesktopConfig(), "mcpServers", claudeDesktopShape)
-	return imp
 }
 
 // importClaudeCode reads the user scope of Claude Code: the top-level
@@ -117,41 +123,30 @@ func importClaudeDesktop(d Dirs) *Import {
 // not imported: it belongs to one directory, keyed by where claude was
 // started, and outranks Claude Code's own user and project scopes there,
 // which an import below all our sources cannot reproduce.
-func importClaudeCode(d Dirs) *Import {
-	imp := &Import{Host: "claude-code"}
+func importClaudeCode(d Dirs, imp *Import) {
 	imp.importJSONFile(d.claudeCodeConfig(), "mcpServers", claudeCodeShape)
-	return imp
 }
 
 // importCursor reads ~/.cursor/mcp.json.
-func importCursor(d Dirs) *Import {
-	imp := &Import{Host: "cursor"}
+func importCursor(d Dirs, imp *Import) {
 	imp.importJSONFile(d.cursorConfig(), "mcpServers", cursorShape)
-	return imp
 }
 
 // importWindsurf reads the Windsurf editor's mcp_config.json, after the
 // JetBrains plugin's and the one Devin Desktop is reported to use, so the
 // editor's wins a name they share.
-func importWindsurf(d Dirs) *Import {
-	imp := &Import{Host: "windsurf"}
-	for _, path := range []string{
-		filepath.Join(d.Home, ".codeium", "mcp_config.json"),
-		filepath.Join(d.ConfigHome, "devin", "mcp_config.json"),
-		d.windsurfConfig(),
-	} {
+func importWindsurf(d Dirs, imp *Import) {
+	for _, path := range d.windsurfConfigs() {
 		imp.importJSONFile(path, "mcpServers", windsurfShape)
 	}
-	return imp
 }
 
 // importVSCode reads the default profile's mcp.json, and the "mcp" block
 // that older releases kept in settings.json (VS Code migrates it into
 // mcp.json, which is read last so that it wins). Other profiles, Insiders
 // and the Copilot CLI's mcp-config.json are not read.
-func importVSCode(d Dirs) *Import {
+func importVSCode(d Dirs, imp *Import) {
 	dir := d.vscodeUserDir()
-	imp := &Import{Host: "vscode"}
 	settings := filepath.Join(dir, "settings.json")
 	if root, read := imp.readJSON(settings); read {
 		if mcp, ok := root["mcp"]; ok || root == nil {
@@ -163,18 +158,16 @@ func importVSCode(d Dirs) *Import {
 		}
 	}
 	imp.importJSONFile(filepath.Join(dir, "mcp.json"), "servers", vscodeShape)
-	return imp
 }
 
 // importGemini reads ~/.gemini/settings.json. Names in mcp.excluded, or
 // missing from a non-empty mcp.allowed, are imported disabled, since Gemini
 // CLI does not start them.
-func importGemini(d Dirs) *Import {
-	imp := &Import{Host: "gemini"}
+func importGemini(d Dirs, imp *Import) {
 	path := d.geminiSettings()
 	root, read := imp.readJSON(path)
 	if !read {
-		return imp
+		return
 	}
 	f := imp.newFile(path)
 	if v, ok := root["mcpServers"]; ok {
@@ -188,7 +181,6 @@ func importGemini(d Dirs) *Import {
 		}
 	}
 	imp.add(f)
-	return imp
 }
 
 func nameSet(v any) map[string]bool {

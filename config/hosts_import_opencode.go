@@ -7,8 +7,7 @@ import (
 
 // importOpencode reads opencode's global opencode.json, then opencode.jsonc,
 // in $XDG_CONFIG_HOME/opencode (~/.config/opencode on macOS too).
-func importOpencode(d Dirs) *Import {
-	imp := &Import{Host: "opencode"}
+func importOpencode(d Dirs, imp *Import) {
 	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
 		path := filepath.Join(d.opencodeDir(), name)
 		root, read := imp.readJSON(path)
@@ -21,7 +20,6 @@ func importOpencode(d Dirs) *Import {
 		}
 		imp.add(f)
 	}
-	return imp
 }
 
 // opencodeServers tells the two shapes apart: V2 keeps servers in

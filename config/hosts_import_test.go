@@ -96,10 +96,14 @@ func relativeImport(t *testing.T, home string, imp *Import) {
 
 var importCmpOpts = cmp.Options{cmpopts.IgnoreUnexported(Server{}), cmpopts.EquateEmpty(), cmpopts.EquateErrors()}
 
-const credentialImportHint = " looks like a credential and must be a reference such as ${%[1]s}, not a literal (the value is not shown); hint: export it in your shell and write the reference instead (server skipped)"
+const credentialImportHint = " looks like a credential and must be a reference such as ${%[1]s}, not a literal (the value is not shown); hint: switchboard import --from %[2]s --write --move-secrets moves it into the credential store (server skipped)"
 
-func credentialImportWarning(file, path, server, key string) Problem {
-	return importWarning(file, path, server, key+fmt.Sprintf(credentialImportHint, key))
+func selfWarning(why string) string {
+	return "skipped: " + why + ", and a gateway must not list itself"
+}
+
+func credentialImportWarning(host, file, path, server, key string) Problem {
+	return importWarning(file, path, server, key+fmt.Sprintf(credentialImportHint, key, host))
 }
 
 type hostCase struct {
@@ -124,10 +128,10 @@ func claudeDesktopCase(name, goos, file string) hostCase {
 		servers: []*Server{
 			importedServer(h, file, "mcpServers.filesystem", Server{Type: TransportStdio, Command: "npx",
 				Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop", "/Users/me/Downloads"}}),
-			importedServer(h, file, "mcpServers.switchboard", Server{Type: TransportStdio, Command: "/usr/local/bin/switchboard", Args: []string{"serve"}}),
 		},
 		problems: []Problem{
-			credentialImportWarning(file, "mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN", "github", "GITHUB_PERSONAL_ACCESS_TOKEN"),
+			credentialImportWarning(h, file, "mcpServers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN", "github", "GITHUB_PERSONAL_ACCESS_TOKEN"),
+			importWarning(file, "mcpServers.switchboard", "switchboard", selfWarning(`"/usr/local/bin/switchboard serve" starts Switchboard itself`)),
 		},
 	}
 }
@@ -245,17 +249,21 @@ func hostCases() []hostCase {
 					Headers: map[string]string{"X-Team": "eng", "X-Api-Key": "${LINEAR_API_KEY}"}}),
 			},
 			problems: []Problem{
-				credentialImportWarning(codexFile, "mcp_servers.leaky.env.OPENAI_API_KEY", "leaky", "OPENAI_API_KEY"),
+				credentialImportWarning("codex", codexFile, "mcp_servers.leaky.env.OPENAI_API_KEY", "leaky", "OPENAI_API_KEY"),
 			},
 		},
 		{
 			name: "codex in CODEX_HOME", host: "codex", codexHome: "codex-home",
 			files: map[string]string{
 				codexFile: "codex/config.toml", // not read: CODEX_HOME moves it
-				"codex-home/config.toml": `inline:[mcp_servers.switchboard]
-command = "switchboard"
+				"codex-home/config.toml": `inline:[mcp_servers.other]
+command = "other"
 args = ["serve"]
 env_vars = ["SB_LOG", { name = "SB_TOKEN", source = "local" }]
+
+[mcp_servers.switchboard]
+command = "switchboard"
+args = ["serve"]
 
 [mcp_servers.inline]
 url = "https://example.com/mcp"
@@ -265,11 +273,12 @@ bearer_token = "tok-LITERALliteral42"
 			secrets:   []string{"tok-LITERALliteral42"},
 			wantFiles: []string{"codex-home/config.toml"},
 			servers: []*Server{
-				importedServer("codex", "codex-home/config.toml", "mcp_servers.switchboard", Server{Type: TransportStdio, Command: "switchboard", Args: []string{"serve"},
+				importedServer("codex", "codex-home/config.toml", "mcp_servers.other", Server{Type: TransportStdio, Command: "other", Args: []string{"serve"},
 					Env: map[string]string{"SB_LOG": "${SB_LOG}", "SB_TOKEN": "${SB_TOKEN}"}}),
 			},
 			problems: []Problem{
 				importWarning("codex-home/config.toml", "mcp_servers.inline.bearer_token", "inline", "an inline bearer_token is not supported, by Codex either: use bearer_token_env_var (the value is not shown; server skipped)"),
+				importWarning("codex-home/config.toml", "mcp_servers.switchboard", "switchboard", selfWarning(`"switchboard serve" starts Switchboard itself`)),
 			},
 		},
 		{
@@ -295,7 +304,9 @@ bearer_token = "tok-LITERALliteral42"
 				importedServer("opencode", opencodeJSONC, "mcp.servers.old", Server{Type: TransportStdio, Command: "old-mcp", Args: []string{"--quiet"},
 					Cwd: "/srv/old", Disabled: true}),
 				importedServer("opencode", opencodeJSONC, "mcp.servers.remote", Server{Type: TransportHTTP, URL: "http://127.0.0.1:8931/mcp", OAuth: &OAuth{Disabled: true}}),
-				importedServer("opencode", opencodeJSONC, "mcp.servers.switchboard", Server{Type: TransportStdio, Command: "switchboard", Args: []string{"serve"}}),
+			},
+			problems: []Problem{
+				importWarning(opencodeJSONC, "mcp.servers.switchboard", "switchboard", selfWarning(`"switchboard serve" starts Switchboard itself`)),
 			},
 		},
 		{
@@ -319,7 +330,7 @@ bearer_token = "tok-LITERALliteral42"
 			secrets:   []string{"gho_LITERALliteral99"},
 			wantFiles: []string{opencodeJSON},
 			problems: []Problem{
-				credentialImportWarning(opencodeJSON, "mcp.gh.environment.GH_TOKEN", "gh", "GH_TOKEN"),
+				credentialImportWarning("opencode", opencodeJSON, "mcp.gh.environment.GH_TOKEN", "gh", "GH_TOKEN"),
 				importWarning(opencodeJSON, "mcp.web.url", "web", "must be an http:// or https:// URL such as https://example.com/mcp (server skipped)"),
 			},
 		},
@@ -333,6 +344,7 @@ bearer_token = "tok-LITERALliteral42"
 					Headers: map[string]string{"Authorization": "Bearer ${API_TOKEN}"}}),
 				importedServer("gemini", geminiFile, "mcpServers.legacy", Server{Type: TransportStdio, Command: "legacy-mcp",
 					IncludeTools: []string{"read"}, Disabled: true}),
+				importedServer("gemini", geminiFile, "mcpServers.oldEvents", Server{Type: TransportSSE, URL: "http://localhost:4001/sse"}),
 				importedServer("gemini", geminiFile, "mcpServers.pythonTools", Server{Type: TransportStdio, Command: "python",
 					Args: []string{"-m", "my_mcp_server"}, Cwd: "./mcp-servers/python", Env: map[string]string{"API_KEY": "${EXTERNAL_API_KEY}"},
 					RequestTimeout: 15 * time.Second, ExcludeTools: []string{"delete_all"}}),
@@ -520,6 +532,7 @@ func FuzzImportHost(f *testing.F) {
 				if (s.Command == "") == (s.URL == "") {
 					t.Errorf("%s: got server %q with command %q and url %q", host, s.Name, s.Command, s.URL)
 				}
+				checkServerText(t, s)
 			}
 			for _, p := range imp.Problems {
 				if p.Severity != SeverityWarning {
@@ -552,4 +565,81 @@ func ExampleImportHost() {
 	// github: http https://api.githubcopilot.com/mcp/ map[Authorization:Bearer ${GITHUB_TOKEN}]
 	// memory: stdio npx -y @modelcontextprotocol/server-memory map[]
 	// 0 problems
+}
+
+// TestImportSkipsSelf checks that an import never lists Switchboard itself:
+// its serve command by name, the running binary by path, or the address
+// serve --http listens on; each is skipped with a warning saying why.
+func TestImportSkipsSelf(t *testing.T) {
+	bin := t.TempDir()
+	exe := filepath.Join(bin, "switchboard-v2")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(bin, "sb")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	self := Self{Executable: exe, Addr: "127.0.0.1:8931"}
+	tests := []struct {
+		name  string
+		entry string // the value of mcpServers.x in Cursor's file
+		self  Self
+		why   string // "" when the entry is imported
+	}{
+		{"bare name", `{"command": "switchboard", "args": ["serve", "--log-level", "debug"]}`, Self{}, `"switchboard serve" starts Switchboard itself`},
+		{"path", `{"command": "/opt/bin/switchboard", "args": ["serve"]}`, Self{}, `"/opt/bin/switchboard serve" starts Switchboard itself`},
+		{"windows path", `{"command": "C:\\Tools\\Switchboard.EXE", "args": ["serve"]}`, Self{}, `"C:\\Tools\\Switchboard.EXE serve" starts Switchboard itself`},
+		{"not serve", `{"command": "switchboard", "args": ["status"]}`, Self{}, ""},
+		{"another program named like it", `{"command": "switchboard-mcp", "args": ["serve"]}`, Self{}, ""},
+		{"the running binary", `{"command": "` + exe + `", "args": ["serve"]}`, self, exe + " is the running switchboard binary"},
+		{"a link to the running binary", `{"command": "` + link + `"}`, self, link + " is the running switchboard binary"},
+		{"the running binary unknown", `{"command": "` + link + `"}`, Self{}, ""},
+		{"served address", `{"url": "http://127.0.0.1:8931/mcp"}`, self, "http://127.0.0.1:8931/mcp is the address this switchboard serves"},
+		{"served address by name", `{"url": "http://localhost:8931/mcp?x=1"}`, self, "http://localhost:8931/mcp?… is the address this switchboard serves"},
+		{"every interface", `{"url": "http://[::1]:8931/mcp"}`, Self{Addr: ":8931"}, "http://[::1]:8931/mcp is the address this switchboard serves"},
+		{"default port", `{"url": "http://127.0.0.1/mcp"}`, Self{Addr: "127.0.0.1:80"}, "http://127.0.0.1/mcp is the address this switchboard serves"},
+		{"another port", `{"url": "http://127.0.0.1:8932/mcp"}`, self, ""},
+		{"another host", `{"url": "https://example.com:8931/mcp"}`, Self{Addr: ":8931"}, ""},
+		{"a port from a reference", `{"url": "http://127.0.0.1:${env:PORT}/mcp"}`, self, ""},
+		{"not serving", `{"url": "http://127.0.0.1:8931/mcp"}`, Self{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := hostHome(t, map[string]string{cursorFile: `{"mcpServers": {"x": ` + tt.entry + `, "other": {"command": "other"}}}`})
+			imp := ImportHost(Dirs{Home: home, Self: tt.self}, "cursor")
+			var names []string
+			for _, s := range imp.Servers {
+				names = append(names, s.Name)
+			}
+			want := []string{"other", "x"}
+			var problems []Problem
+			if tt.why != "" {
+				want = []string{"other"}
+				problems = []Problem{importWarning(filepath.Join(home, cursorFile), "mcpServers.x", "x", selfWarning(tt.why))}
+			}
+			if diff := cmp.Diff(want, names); diff != "" {
+				t.Errorf("servers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(problems, imp.Problems, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestImportsSkipSelf checks the same through settings.imports: the
+// gateway's configuration never holds itself.
+func TestImportsSkipSelf(t *testing.T) {
+	d := newDirs(t)
+	writeFile(t, filepath.Join(d.Home, cursorFile), `{"mcpServers": {"gateway": {"command": "switchboard", "args": ["serve"]}, "fs": {"command": "fs-mcp"}}}`)
+	writeFile(t, pathsOf(d).user, `{"imports": ["cursor"]}`)
+	c := Load(d)
+	noErrors(t, c)
+	if names := allNames(c); !cmp.Equal(names, []string{"fs"}) {
+		t.Errorf("servers: got %v, want [fs]", names)
+	}
+	if w := problemText(c.Warnings()); !strings.Contains(w, `mcpServers.gateway: skipped: "switchboard serve" starts Switchboard itself, and a gateway must not list itself`) {
+		t.Errorf("warnings: got %q, want the gateway entry skipped", w)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // maxFileSize bounds a configuration file; larger files are refused.
@@ -32,7 +33,7 @@ func Load(d Dirs) *Config {
 	var projectProblems []Problem
 	projectFatal := false
 	for _, src := range d.Sources() {
-		data, err := readFile(src.Path)
+		data, err := readLimited(src.Path, maxFileSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			c.Files = append(c.Files, File{Source: src, State: FileMissing})
 			if src.Kind == KindExplicit {
@@ -42,7 +43,7 @@ func Load(d Dirs) *Config {
 			continue
 		}
 		if err != nil {
-			prob := Problem{Severity: SeverityError, File: src.Path, Message: err.Error()}
+			prob := Problem{Severity: SeverityError, File: src.Path, Message: "cannot read: " + withoutPath(err).Error()}
 			c.Files = append(c.Files, File{Source: src, State: FileInvalid})
 			if src.InProject() {
 				// Like a file that does not parse: fatal only once trusted.
@@ -110,8 +111,26 @@ func Load(d Dirs) *Config {
 			}
 		}
 	}
+	c.checkCount(merged)
 	c.Servers = c.finish(merged)
 	return c
+}
+
+// checkCount fails the configuration closed when all its files together
+// define more than MaxServers servers; each file alone is checked when it
+// is decoded. The problem names the highest file that adds servers.
+func (c *Config) checkCount(merged map[string]*Server) {
+	if len(merged) <= MaxServers {
+		return
+	}
+	file := ""
+	for _, f := range c.Files {
+		if len(f.Servers) > 0 && f.State == FileLoaded {
+			file = f.Path
+		}
+	}
+	c.fail(Problem{Severity: SeverityError, File: file,
+		Message: fmt.Sprintf("the configuration files together define %d servers, over the limit of %d (hint: remove the servers you do not use)", len(merged), MaxServers)})
 }
 
 func stateOf(doc *document, fatal bool) FileState {
@@ -131,10 +150,20 @@ func readFile(path string) ([]byte, error) {
 	return data, err
 }
 
-// readLimited reads a whole file of at most limit bytes. Errors do not name
-// the file: callers do.
+// withoutPath drops the path an error from os repeats, for a message that
+// names the file already.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// readLimited reads a whole regular file of at most limit bytes. Errors do
+// not name the file: callers do.
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -142,9 +171,6 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if st.IsDir() {
-		return nil, errors.New("is a directory, not a file")
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%d bytes is over the limit of %d", st.Size(), limit)
@@ -158,6 +184,58 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("over the limit of %d bytes", limit)
 	}
 	return data, nil
+}
+
+// openRegular opens path for reading if it is a regular file, and refuses
+// anything else with an error that says what it is. Opening a FIFO for
+// reading blocks until a writer comes, and reading a device may never end,
+// so a configuration named with --config could otherwise stall a command
+// forever: the name is checked before opening, and the file actually
+// opened is checked again, without blocking, in case the name changed
+// between the two.
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(st.Mode()); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err = f.Stat()
+	if err == nil {
+		err = regular(st.Mode())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// regular returns an error naming the kind of a file that is not regular.
+func regular(m fs.FileMode) error {
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return errors.New("it is a directory, not a file")
+	}
+	what := "an irregular file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		what = "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a block device"
+	}
+	return fmt.Errorf("it is %s, not a regular file, and only regular files are read (hint: save the configuration to a file and name that)", what)
 }
 
 func firstError(problems []Problem) string {
@@ -197,7 +275,7 @@ func (c *Config) applyTrust(trust trustFile, problems []Problem, fatal bool) {
 	if len(p.Files) == 0 {
 		return
 	}
-	entry, known := trust.Projects[p.Dir]
+	_, entry, known := trust.find(p.Dir)
 	p.Trusted = known && entry.Hash == p.Hash
 	p.Changed = known && !p.Trusted
 	if p.Trusted {
@@ -331,6 +409,9 @@ func (st *Settings) merge(doc *document) {
 	st.Imports = appendNew(st.Imports, fs.imports...)
 	if fs.embeddings != nil {
 		st.Embeddings = fs.embeddings
+	}
+	if fs.credStore != nil {
+		st.CredentialStore = *fs.credStore
 	}
 }
 

@@ -348,6 +348,11 @@ func TestDecodeProblems(t *testing.T) {
 		{"output unknown field", ours, `{"settings": {"output": {"max": 5}}}`, errAt("settings.output", `unknown field "max"`)},
 		{"settings directTools", ours, `{"settings": {"directTools": "yes"}}`, errAt("settings.directTools", "must be true or false")},
 		{"settings unknown field", ours, `{"settings": {"prefix": "none"}}`, errAt("settings", `unknown field "prefix"`)},
+		{"credentialStore keychain", ours, `{"settings": {"credentialStore": "keychain"}}`, want{}},
+		{"credentialStore file", ours, `{"settings": {"credentialStore": "file"}}`, want{}},
+		{"credentialStore other", ours, `{"settings": {"credentialStore": "vault"}}`, errAt("settings.credentialStore", `must be "keychain" (the OS keychain) or "file" (a file in the state directory), not "vault"`)},
+		{"credentialStore empty", ours, `{"settings": {"credentialStore": ""}}`, errAt("settings.credentialStore", `not ""; leave it out for the default`)},
+		{"credentialStore number", ours, `{"settings": {"credentialStore": 1}}`, errAt("settings.credentialStore", "must be a string")},
 		{"settings not an object", ours, `{"settings": []}`, errAt("settings", "must be an object")},
 		{"unknown import", ours, `{"imports": ["emacs"]}`, errAt("imports[0]", `unknown host "emacs"`)},
 		{"unknown settings import", ours, `{"settings": {"imports": ["claude-code", "emacs"]}}`, errAt("settings.imports[1]", `unknown host "emacs"`)},
@@ -792,14 +797,14 @@ func TestSettings(t *testing.T) {
 			trust: true,
 			want: Settings{
 				ToolPrefix: "none", IdleTimeout: 5 * time.Minute, RequestTimeout: 1500 * time.Millisecond,
-				Output: Output{MaxBytes: 2048, MaxLines: 100}, DirectTools: true, Embeddings: embed,
+				Output: Output{MaxBytes: 2048, MaxLines: 100}, DirectTools: true, Embeddings: embed, CredentialStore: "keychain",
 			},
 		},
 		{
 			name: "untrusted project settings do not count",
 			want: Settings{
 				ToolPrefix: "none", IdleTimeout: 5 * time.Minute, RequestTimeout: DefaultRequestTimeout,
-				Output: Output{MaxBytes: 2048, MaxLines: DefaultOutputLines}, DirectTools: true, Embeddings: embed,
+				Output: Output{MaxBytes: 2048, MaxLines: DefaultOutputLines}, DirectTools: true, Embeddings: embed, CredentialStore: "file",
 			},
 		},
 	}
@@ -808,8 +813,8 @@ func TestSettings(t *testing.T) {
 			d := newDirs(t)
 			p := pathsOf(d)
 			writeFile(t, p.shared, `{"settings": {"toolPrefix": "short", "output": {"maxLines": 11}}}`) // not ours: ignored
-			writeFile(t, p.user, `{"settings": {"toolPrefix": "short", "idleTimeout": 5, "output": {"maxBytes": 2048}}}`)
-			writeFile(t, p.project, `{"settings": {"requestTimeoutMs": 1500, "output": {"maxLines": 100}, "toolPrefix": "server"}}`)
+			writeFile(t, p.user, `{"settings": {"toolPrefix": "short", "idleTimeout": 5, "output": {"maxBytes": 2048}, "credentialStore": "file"}}`)
+			writeFile(t, p.project, `{"settings": {"requestTimeoutMs": 1500, "output": {"maxLines": 100}, "toolPrefix": "server", "credentialStore": "keychain"}}`)
 			writeFile(t, p.explicit, `{"settings": {"toolPrefix": "none", "directTools": true,
 				"embeddings": {"baseUrl": "http://127.0.0.1:11434/v1", "apiKey": "${OPENAI_API_KEY}", "model": "nomic"}}}`)
 			if tt.trust {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/credstore"
 )
 
 func TestDecodeOAuth(t *testing.T) {
@@ -87,12 +89,21 @@ func TestOAuthResolveAndWrite(t *testing.T) {
 		t.Fatal(problems)
 	}
 	s := doc.servers[0]
-	res, err := s.Resolve(func(k string) (string, bool) { return "s3cret", k == "SB_SECRET" })
+	res, err := s.Resolve(Lookup{Env: func(k string) (string, bool) { return "s3cret", k == "SB_SECRET" }})
 	if err != nil || res.OAuthClientSecret.Reveal() != "s3cret" {
 		t.Fatalf("Resolve = %v, %v", res, err)
 	}
-	if _, err := s.Resolve(func(string) (string, bool) { return "", false }); err == nil || !strings.Contains(err.Error(), "mcpServers.s.oauth.clientSecret: environment variable SB_SECRET is not set") {
+	if _, err := s.Resolve(Lookup{Env: func(string) (string, bool) { return "", false }}); err == nil || !strings.Contains(err.Error(), "mcpServers.s.oauth.clientSecret: environment variable SB_SECRET is not set") {
 		t.Errorf("unset secret: %v", err)
+	}
+	// A secret in the credential store, like any other reference.
+	stored, _, _ := decode(KindUser, srv(`{"url": "https://h/mcp", "oauth": {"clientId": "abc", "clientSecret": "${secret:SB_SECRET}"}}`))
+	store := credstore.NewFile(t.TempDir())
+	if err := store.Set(credstore.SecretKey("SB_SECRET"), []byte("from-store")); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := stored.servers[0].Resolve(Lookup{Secrets: store}); err != nil || res.OAuthClientSecret.Reveal() != "from-store" {
+		t.Errorf("${secret:SB_SECRET}: %v, %v", res, err)
 	}
 	b, _ := json.Marshal(s.Definition())
 	if !strings.Contains(string(b), `"oauth":{"clientId":"abc","clientSecret":"${SB_SECRET}","scopes":["a"]}`) {

@@ -6,18 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/credstore"
 )
 
-// lookupOf returns a lookup function over env, like os.LookupEnv.
-func lookupOf(env map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) {
+// lookupOf returns a Lookup of env, like os.LookupEnv, without a store.
+func lookupOf(env map[string]string) Lookup {
+	return Lookup{Env: func(k string) (string, bool) {
 		v, ok := env[k]
 		return v, ok
-	}
+	}}
 }
 
 func TestResolve(t *testing.T) {
@@ -285,6 +290,22 @@ func TestCredentialLiterals(t *testing.T) {
 		{"authorization lower case", "headers", "authorization", literal, true},
 		{"cookie", "headers", "COOKIE", "session=" + literal, true},
 		{"proxy authorization", "headers", "Proxy-Authorization", literal, true},
+		{"pass suffix", "env", "DB_PASS", literal, true},
+		{"pass alone", "env", "PASS", literal, true},
+		{"passwd", "env", "MYSQL_PASSWD", literal, true},
+		{"key suffix", "env", "STRIPE_KEY", literal, true},
+		{"key suffix lower case", "env", "signing_key", literal, true},
+		{"secret suffix", "env", "APP_SECRET", literal, true},
+		{"x-api-key", "headers", "X-Api-Key", literal, true},
+		{"x-goog-api-key", "headers", "x-goog-api-key", literal, true},
+		{"subscription key", "headers", "Ocp-Apim-Subscription-Key", literal, true},
+		{"private token", "headers", "Private-Token", literal, true},
+		{"x-auth-token", "headers", "X-Auth-Token", literal, true},
+		{"api_key header", "headers", "API_KEY", literal, true},
+		{"query api_key", "query", "api_key", literal, true},
+		{"query apiKey", "query", "apiKey", literal, true},
+		{"query token", "query", "token", literal, true},
+		{"query access_token escaped", "query", "access%5Ftoken", literal, true},
 		{"reference", "env", "GITHUB_TOKEN", "${GITHUB_TOKEN}", false},
 		{"reference with a default", "env", "API_KEY", "${API_KEY:-}", false},
 		{"$env reference", "env", "API_KEY", "$env:API_KEY", false},
@@ -293,12 +314,20 @@ func TestCredentialLiterals(t *testing.T) {
 		{"not a credential", "env", "DEBUG", literal, false},
 		{"key alone is not a credential", "env", "KEY_FILE", literal, false},
 		{"other header", "headers", "X-Trace", literal, false},
+		{"pass inside a name", "env", "PASSENGER_COUNT", literal, false},
+		{"key inside a name", "env", "KEYBOARD_LAYOUT", literal, false},
+		{"api key header reference", "headers", "X-Api-Key", "${LINEAR_API_KEY}", false},
+		{"other query parameter", "query", "page", literal, false},
+		{"query reference", "query", "api_key", "${API_KEY}", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			def := fmt.Sprintf(`{"command": "x", "env": {%q: %q}}`, tt.key, tt.value)
-			if tt.kind == "headers" {
+			switch tt.kind {
+			case "headers":
 				def = fmt.Sprintf(`{"url": "https://h/mcp", "headers": {%q: %q}}`, tt.key, tt.value)
+			case "query":
+				def = fmt.Sprintf(`{"url": "https://h/mcp?x=1&%s=%s#top"}`, tt.key, tt.value)
 			}
 			d := newDirs(t)
 			writeFile(t, pathsOf(d).user, `{"mcpServers": {"bad": `+def+`, "good": {"command": "good"}}}`)
@@ -321,12 +350,21 @@ func TestCredentialLiterals(t *testing.T) {
 				t.Fatalf("Usable(bad): got %v, Server.Err %v, want the server's error", err, bad.Err)
 			}
 			path := "mcpServers.bad." + tt.kind + "." + tt.key
+			if tt.kind == "query" {
+				path = "mcpServers.bad.url"
+			}
 			for _, part := range []string{`server "bad"`, pathsOf(d).user, path, "must be a reference", "the value is not shown"} {
 				if !strings.Contains(err.Error(), part) {
 					t.Errorf("got %q, want it to name %q", err, part)
 				}
 			}
-			all := problemText(c.Problems) + err.Error()
+			// The definition holds [redacted] in place of the literal, so
+			// nothing that prints it (config show) can show the value.
+			shown, _ := json.Marshal(bad.Definition())
+			if !strings.Contains(string(shown), Redacted) {
+				t.Errorf("got definition %s, want %s in place of the literal", shown, Redacted)
+			}
+			all := problemText(c.Problems) + err.Error() + fmt.Sprintf("%+v %s", bad, shown)
 			if strings.Contains(all, "canary") {
 				t.Errorf("got %q, want the literal left out", all)
 			}
@@ -500,8 +538,17 @@ func TestCanary(t *testing.T) {
 		}
 	}
 
-	// A credential written as a literal is held as written (Server.Env is
-	// the file's text), but no problem or error repeats it.
+	// A credential written as a literal is replaced by [redacted] in the
+	// definition, and no problem or error repeats it.
+	for _, s := range c.Servers {
+		def, _ := json.Marshal(s.Definition())
+		outs = append(outs, string(def))
+	}
+	for _, out := range outs {
+		if strings.Contains(out, literal) {
+			t.Errorf("got %q, want the literal left out", out)
+		}
+	}
 	var errs []string
 	for _, p := range c.Problems {
 		errs = append(errs, p.Error())
@@ -523,7 +570,7 @@ func TestCanary(t *testing.T) {
 
 func TestResolveChecksTheResolvedURL(t *testing.T) {
 	s := &Server{Name: "api", Source: Source{Path: "/cfg.json"}, Path: "mcpServers.api", Type: TransportHTTP, URL: "${API_URL}"}
-	lookup := func(k string) (string, bool) { return "ftp://canary-host.example/secret-path", true }
+	lookup := Lookup{Env: func(k string) (string, bool) { return "ftp://canary-host.example/secret-path", true }}
 	_, err := s.Resolve(lookup)
 	if err == nil || !strings.Contains(err.Error(), "mcpServers.api.url") || !strings.Contains(err.Error(), "not an http:// or https:// URL") {
 		t.Fatalf("Resolve = %v, want an error naming mcpServers.api.url", err)
@@ -531,8 +578,232 @@ func TestResolveChecksTheResolvedURL(t *testing.T) {
 	if strings.Contains(err.Error(), "canary-host") {
 		t.Errorf("error shows the resolved value: %v", err)
 	}
-	ok := func(k string) (string, bool) { return "https://example.com", true }
+	ok := Lookup{Env: func(k string) (string, bool) { return "https://example.com", true }}
 	if _, err := s.Resolve(ok); err != nil {
 		t.Errorf("Resolve with an https URL = %v", err)
+	}
+}
+
+// TestURLCredentials checks where urlCredentials finds literal credentials
+// in a URL as written, and that it replaces exactly them.
+func TestURLCredentials(t *testing.T) {
+	tests := []struct {
+		raw      string
+		password bool // url.Parse found a literal password
+		want     string
+		params   []string
+	}{
+		{"https://h/mcp", false, "https://h/mcp", nil},
+		{"https://me:pw@h/mcp", true, "https://me:[redacted]@h/mcp", nil},
+		{"https://${USER}:pw@h:${PORT}/mcp", true, "https://${USER}:[redacted]@h:${PORT}/mcp", nil},
+		{"https://me:pw@h/mcp?api_key=k1&page=2&token=k2#frag", true, "https://me:[redacted]@h/mcp?api_key=[redacted]&page=2&token=[redacted]#frag", []string{"api_key", "token"}},
+		{"https://h/mcp?key=${K}&secret=s${X}", false, "https://h/mcp?key=${K}&secret=s${X}", nil},
+		{"https://h/${P:-a?key=b}/mcp?x=1", false, "https://h/${P:-a?key=b}/mcp?x=1", nil},
+		{"https://h/mcp#?token=notaquery", false, "https://h/mcp#?token=notaquery", nil},
+		{"https://h/mcp?token=&key", false, "https://h/mcp?token=&key", nil},
+		{"https://h/mcp?Api%2DKey=v", false, "https://h/mcp?Api%2DKey=[redacted]", []string{"Api-Key"}},
+		// Where url.Parse saw a password that cannot be placed, all goes.
+		{"https://h/mcp", true, Redacted, nil},
+	}
+	for _, tt := range tests {
+		refs, err := parseRefs(tt.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, params := urlCredentials(tt.raw, refs, tt.password)
+		if got != tt.want || !slices.Equal(params, tt.params) {
+			t.Errorf("urlCredentials(%q, %v): got %q, %q; want %q, %q", tt.raw, tt.password, got, params, tt.want, tt.params)
+		}
+	}
+}
+
+// TestEmbeddingsLiteralRedacted checks that a literal API key in the
+// settings, which fails the configuration, is not kept to be printed.
+func TestEmbeddingsLiteralRedacted(t *testing.T) {
+	d := newDirs(t)
+	writeFile(t, pathsOf(d).user, `{"settings": {"embeddings": {"baseUrl": "http://h/v1", "apiKey": "sk-canary-literal"}}}`)
+	c := Load(d)
+	if c.Err() == nil || !strings.Contains(c.Err().Error(), "settings.embeddings.apiKey") {
+		t.Errorf("Err: got %v, want an error naming settings.embeddings.apiKey", c.Err())
+	}
+	if e := c.Settings.Embeddings; e == nil || e.APIKey != Redacted {
+		t.Errorf("Settings.Embeddings: got %+v, want the API key %s", e, Redacted)
+	}
+}
+
+// storeOf returns a file store in a temporary directory holding secrets.
+func storeOf(t *testing.T, secrets map[string]string) *credstore.File {
+	t.Helper()
+	s := credstore.NewFile(t.TempDir())
+	for name, v := range secrets {
+		if err := s.Set(credstore.SecretKey(name), []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// TestResolveSecrets: ${secret:NAME} takes its value from the credential
+// store, in env, headers and url alike, next to ${VAR} from the
+// environment; the values stay Secrets, and each is among Parts.
+func TestResolveSecrets(t *testing.T) {
+	const canary = "ghp_secretCanary0123456789"
+	store := storeOf(t, map[string]string{"GH": canary, "HOST": "h.example", "EMPTY": ""})
+	lookup := Lookup{Env: lookupOf(map[string]string{"USER": "me", "GH": "from-the-environment"}).Env, Secrets: store}
+	web := &Server{Name: "web", Source: Source{Path: "/cfg.json"}, Path: "mcpServers.web", Type: TransportHTTP,
+		URL: "https://${secret:HOST}/mcp", Headers: map[string]string{"Authorization": "Bearer ${secret:GH}", "X-User": "${USER}"}}
+	r, err := web.Resolve(lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.URL.Reveal(); got != "https://h.example/mcp" {
+		t.Errorf("URL = %q", got)
+	}
+	if got := r.Headers["Authorization"].Reveal(); got != "Bearer "+canary {
+		t.Errorf("Authorization = %q, want the stored secret, not the environment's GH", got)
+	}
+	if got := r.Headers["X-User"].Reveal(); got != "me" {
+		t.Errorf("X-User = %q", got)
+	}
+	if got := fmt.Sprintf("%v %+v %#v %s", r, r, r.Headers, r.Headers["Authorization"]); strings.Contains(got, canary) {
+		t.Errorf("a resolved secret prints: %s", got)
+	}
+	var parts []string
+	for _, p := range r.Parts {
+		parts = append(parts, p.Reveal())
+	}
+	if !slices.Contains(parts, canary) {
+		t.Errorf("Parts = %d values, want the secret among them", len(parts))
+	}
+
+	cli := &Server{Name: "cli", Source: Source{Path: "/cfg.json"}, Path: "mcpServers.cli", Type: TransportStdio, Command: "x",
+		Env: map[string]string{"GITHUB_TOKEN": "${secret:GH}", "D": "${secret:NOPE:-fallback}"}}
+	r, err = cli.Resolve(lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Env["GITHUB_TOKEN"].Reveal() != canary || r.Env["D"].Reveal() != "fallback" {
+		t.Errorf("env = %q, %q", r.Env["GITHUB_TOKEN"].Reveal(), r.Env["D"].Reveal())
+	}
+}
+
+// TestResolveMissingSecret: a secret that is not stored (or is empty) fails
+// the server with an error naming the server, the place, the secret, the
+// store and the command that sets it; without a store, the error says so.
+func TestResolveMissingSecret(t *testing.T) {
+	store := storeOf(t, map[string]string{"EMPTY": ""})
+	for _, name := range []string{"NOPE", "EMPTY"} {
+		s := &Server{Name: "gh", Source: Source{Path: "/cfg.json"}, Path: "mcpServers.gh", Type: TransportStdio, Command: "x",
+			Env: map[string]string{"GITHUB_TOKEN": "${secret:" + name + "}"}}
+		_, err := s.Resolve(Lookup{Secrets: store})
+		want := &ReferenceError{Server: "gh", File: "/cfg.json", Path: "mcpServers.gh.env.GITHUB_TOKEN", Var: name, Secret: true, Store: "file"}
+		var re *ReferenceError
+		if !errors.As(err, &re) || !errors.Is(err, ErrReference) {
+			t.Fatalf("Resolve = %v, want a *ReferenceError", err)
+		}
+		if diff := cmp.Diff(want, re); diff != "" {
+			t.Errorf("ReferenceError (-want +got):\n%s", diff)
+		}
+		wantMsg := `server "gh": /cfg.json: mcpServers.gh.env.GITHUB_TOKEN: secret ` + name + ` is not in the credential store (file) or is empty (hint: switchboard secret set ` + name + `)`
+		if err.Error() != wantMsg {
+			t.Errorf("error:\n got %s\nwant %s", err, wantMsg)
+		}
+	}
+	s := &Server{Name: "gh", Source: Source{Path: "/cfg.json"}, Path: "mcpServers.gh", Type: TransportStdio, Command: "x",
+		Env: map[string]string{"GITHUB_TOKEN": "${secret:GH}"}}
+	_, err := s.Resolve(lookupOf(map[string]string{"GH": "from-the-environment"}))
+	if err == nil || err.Error() != `server "gh": /cfg.json: mcpServers.gh.env.GITHUB_TOKEN: secret GH: there is no credential store to read it from` {
+		t.Errorf("Resolve without a store = %v", err)
+	}
+}
+
+// TestResolveUnreadableStore: a store that cannot be read is an error that
+// names the server, the place, the secret and the store's own trouble, and
+// is no ReferenceError (the secret may well be stored).
+func TestResolveUnreadableStore(t *testing.T) {
+	dir := t.TempDir()
+	store := credstore.NewFile(dir)
+	if err := store.Set(credstore.SecretKey("GH"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents { // the value's file becomes a directory: reading it fails
+		os.Remove(filepath.Join(dir, e.Name()))
+		os.Mkdir(filepath.Join(dir, e.Name()), 0o700)
+	}
+	s := &Server{Name: "gh", Source: Source{Path: "/cfg.json"}, Path: "mcpServers.gh", Type: TransportStdio, Command: "x",
+		Env: map[string]string{"GITHUB_TOKEN": "${secret:GH}"}}
+	_, err := s.Resolve(Lookup{Secrets: store})
+	if err == nil || errors.Is(err, ErrReference) || !strings.HasPrefix(err.Error(), `server "gh": /cfg.json: mcpServers.gh.env.GITHUB_TOKEN: secret GH: reading credential "secret/GH"`) {
+		t.Errorf("Resolve = %v", err)
+	}
+}
+
+func TestSecretReferences(t *testing.T) {
+	s := &Server{URL: "https://${secret:HOST}/x?k=${K}", Headers: map[string]string{"A": "${secret:TOKEN} ${secret:HOST}", "B": "$env:B"}}
+	if got, want := s.SecretReferences(), []string{"HOST", "TOKEN"}; !cmp.Equal(got, want) {
+		t.Errorf("SecretReferences = %v, want %v", got, want)
+	}
+	if got, want := s.References(), []string{"B", "K"}; !cmp.Equal(got, want) {
+		t.Errorf("References = %v, want %v", got, want)
+	}
+}
+
+// TestSecretRefSyntax: what ${secret:…} accepts, and the errors of what it
+// does not.
+func TestSecretRefSyntax(t *testing.T) {
+	for _, tt := range []struct{ value, err string }{
+		{"${secret:A_1}", ""},
+		{"Bearer ${secret:T} ${V}", ""},
+		{"${secret:A:-d}", ""},
+		{"${secret:}", "${secret:NAME} takes a secret name of 1 to 128 letters"},
+		{"${secret:1A}", "${secret:NAME} takes a secret name"},
+		{"${secret:A-B}", "${secret:NAME} takes a secret name"},
+		{"${secret:" + strings.Repeat("A", 129) + "}", "${secret:NAME} takes a secret name of 1 to 128"},
+		{"${vault:A}", "${NAME} takes a variable name of letters, digits and '_', and ${secret:NAME} a stored secret's"},
+		{"${secret:A", "unterminated reference at byte 1: write ${NAME} or ${secret:NAME}"},
+	} {
+		_, err := parseRefs(tt.value)
+		if (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("parseRefs(%q) = %v, want %q", tt.value, err, tt.err)
+		}
+	}
+}
+
+// TestEmbeddingsSecretKey: settings.embeddings.apiKey may name a stored
+// secret too.
+func TestEmbeddingsSecretKey(t *testing.T) {
+	store := storeOf(t, map[string]string{"EMB": "sk-emb-canary-4411"})
+	r, err := (&Embeddings{BaseURL: "http://127.0.0.1:1/v1", APIKey: "${secret:EMB}"}).Resolve(Lookup{Secrets: store})
+	if err != nil || r.APIKey.Reveal() != "sk-emb-canary-4411" {
+		t.Fatalf("Resolve = %v", err)
+	}
+	if got := r.Redact("echo sk-emb-canary-4411"); got != "echo [redacted]" {
+		t.Errorf("Redact = %q", got)
+	}
+	_, err = (&Embeddings{BaseURL: "http://127.0.0.1:1/v1", APIKey: "${secret:NONE}"}).Resolve(Lookup{Secrets: store})
+	if err == nil || err.Error() != "settings.embeddings.apiKey: secret NONE is not in the credential store (file) or is empty (hint: switchboard secret set NONE)" {
+		t.Errorf("Resolve with a missing secret = %v", err)
+	}
+}
+
+// TestLiteralHints: a literal credential's error says how to fix it: in a
+// file of one's own, store it and write ${secret:NAME}; in a host's file,
+// let import move it.
+func TestLiteralHints(t *testing.T) {
+	_, problems, _ := decode(KindUser, srv(`{"command": "x", "env": {"GITHUB_TOKEN": "ghp_literal0123"}}`))
+	want := "hint: store it with switchboard secret set GITHUB_TOKEN and write ${secret:GITHUB_TOKEN} instead"
+	if len(problems) != 1 || !strings.HasSuffix(problems[0].Message, want) {
+		t.Errorf("problems %v, want one ending %q", problems, want)
+	}
+	_, problems, _ = decode(KindUser, `{"mcpServers": {"s": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer x0123"}}}}`)
+	want = `hint: store it with switchboard secret set API_TOKEN and write "Bearer ${secret:API_TOKEN}" instead`
+	if len(problems) != 1 || !strings.HasSuffix(problems[0].Message, want) {
+		t.Errorf("problems %v, want one ending %q", problems, want)
+	}
+	_, probs := importServers(Source{Kind: KindImport, Path: "/h.json", Host: "cursor"}, map[string]any{"s": map[string]any{"command": "x", "env": map[string]any{"API_KEY": "k0123"}}})
+	want = "hint: switchboard import --from cursor --write --move-secrets moves it into the credential store (server skipped)"
+	if len(probs) != 1 || !strings.HasSuffix(probs[0].Message, want) {
+		t.Errorf("problems %v, want one ending %q", probs, want)
 	}
 }

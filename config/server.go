@@ -60,8 +60,9 @@ func (d DirectTools) Set() bool { return d.All || len(d.Names) > 0 }
 //
 // Env, header and URL values hold the text of the file: references such as
 // ${GITHUB_TOKEN} are kept as written and resolved only by [Server.Resolve],
-// when the server connects. A Server therefore never holds a secret value and
-// is safe to print.
+// when the server connects. A literal that looks like a credential is
+// replaced by [Redacted], and Err says where it was. A Server therefore never
+// holds a secret value and is safe to print.
 type Server struct {
 	Name   string
 	Source Source // the file (or host import) that defined it

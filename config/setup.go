@@ -141,7 +141,7 @@ var setupHosts = map[string]*setupHost{
 		remote: func(u string) snippetObject { return snippetObject{{"url", u}} },
 	},
 	"vscode": {
-		title: "VS Code", files: func(d Dirs) []string { return []string{filepath.Join(d.vscodeUserDir(), "mcp.json")} },
+		title: "VS Code", files: func(d Dirs) []string { return []string{d.join(d.vscodeUserDir(), "mcp.json")} },
 		keys:   func(map[string]any) []string { return []string{"servers"} },
 		stdio:  func(c string) snippetObject { return typed("stdio", serveEntry(c)) },
 		remote: func(u string) snippetObject { return snippetObject{{"type", "http"}, {"url", u}} },
@@ -174,7 +174,7 @@ var setupHosts = map[string]*setupHost{
 	"opencode": {
 		title: "opencode",
 		files: func(d Dirs) []string {
-			return []string{filepath.Join(d.opencodeDir(), "opencode.json"), filepath.Join(d.opencodeDir(), "opencode.jsonc")}
+			return []string{d.join(d.opencodeDir(), "opencode.json"), d.join(d.opencodeDir(), "opencode.jsonc")}
 		},
 		keys: opencodeKeys,
 		stdio: func(c string) snippetObject {

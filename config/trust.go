@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
 // trustFile is the user-global record of trusted projects, kept in the state
@@ -18,6 +19,31 @@ type trustFile struct {
 type trustEntry struct {
 	Hash      string    `json:"hash"`
 	TrustedAt time.Time `json:"trustedAt"`
+}
+
+// find returns the entry of the project dir, and the key it is recorded
+// under: dir itself, or dir as written otherwise where the file system
+// ignores case (samePath), so that C:\Work\proj and c:\work\proj share
+// their trust.
+func (t trustFile) find(dir string) (key string, e trustEntry, ok bool) {
+	if e, ok := t.Projects[dir]; ok {
+		return dir, e, true
+	}
+	for k, e := range t.Projects {
+		if samePath(k, dir) {
+			return k, e, true
+		}
+	}
+	return "", trustEntry{}, false
+}
+
+// set records e for the project dir, replacing the entry it had under
+// another spelling.
+func (t trustFile) set(dir string, e trustEntry) {
+	if key, _, ok := t.find(dir); ok {
+		delete(t.Projects, key)
+	}
+	t.Projects[dir] = e
 }
 
 func trustPath(d Dirs) string { return filepath.Join(d.StateDir(), "trust.json") }
@@ -49,7 +75,7 @@ func Trust(d Dirs, now time.Time) (*Config, error) {
 		return c, fmt.Errorf("%w in %s (hint: a project defines servers in .mcp.json or .switchboard/config.json)", ErrNoProject, d.Project)
 	}
 	t := readTrust(d)
-	t.Projects[c.Project.Dir] = trustEntry{Hash: c.Project.Hash, TrustedAt: now.UTC()}
+	t.set(c.Project.Dir, trustEntry{Hash: c.Project.Hash, TrustedAt: now.UTC()})
 	return c, writeTrust(d, t)
 }
 
@@ -57,10 +83,11 @@ func Trust(d Dirs, now time.Time) (*Config, error) {
 func Revoke(d Dirs) (bool, error) {
 	d = d.withDefaults()
 	t := readTrust(d)
-	if _, ok := t.Projects[d.Project]; !ok {
+	key, _, ok := t.find(d.Project)
+	if !ok {
 		return false, nil
 	}
-	delete(t.Projects, d.Project)
+	delete(t.Projects, key)
 	return true, writeTrust(d, t)
 }
 
@@ -69,12 +96,12 @@ func Revoke(d Dirs) (bool, error) {
 // the old content: our own edit must not bless someone else's.
 func retrust(d Dirs, oldHash string, now time.Time) error {
 	t := readTrust(d)
-	e, ok := t.Projects[d.Project]
+	_, e, ok := t.find(d.Project)
 	if !ok || e.Hash != oldHash {
 		return nil
 	}
 	c := Load(d)
-	t.Projects[d.Project] = trustEntry{Hash: c.Project.Hash, TrustedAt: now.UTC()}
+	t.set(d.Project, trustEntry{Hash: c.Project.Hash, TrustedAt: now.UTC()})
 	return writeTrust(d, t)
 }
 
@@ -83,7 +110,7 @@ func writeTrust(d Dirs, t trustFile) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(d.StateDir(), 0o700); err != nil {
+	if err := privfile.MkdirAll(d.StateDir()); err != nil {
 		return fmt.Errorf("writing trust: %w", err)
 	}
 	return writeAtomic(trustPath(d), append(data, '\n'), 0o600)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
 // Scope selects which of our own files a write changes.
@@ -270,8 +272,9 @@ func hasServerError(probs []Problem, name string) bool {
 }
 
 // writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename, so a reader sees the old file or the new one,
-// never a part. An existing file keeps its mode.
+// directory and a rename (privfile.Replace: MoveFileEx on Windows), so a
+// reader sees the old file or the new one, never a part. An existing file
+// keeps its mode.
 func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
@@ -298,7 +301,7 @@ func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = privfile.Replace(tmp.Name(), path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -64,30 +64,36 @@ func (f *File) Set(key string, value []byte) error {
 	if err := f.ensureDir(); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(f.dir, ".tmp-*")
-	if err != nil {
+	if err := writeAtomic(f.dir, filepath.Base(f.path(key, valueExt)), value); err != nil {
 		return fmt.Errorf("storing credential %q: %w", key, err)
+	}
+	return nil
+}
+
+// writeAtomic writes data to the file name in dir, of mode 0600: whole to
+// a temporary file, then renamed over the old one. dir must exist.
+func writeAtomic(dir, name string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
 	if err := tmp.Chmod(0o600); err != nil {
 		tmp.Close()
-		return fmt.Errorf("storing credential %q: %w", key, err)
+		return err
 	}
-	if _, err := tmp.Write(value); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("storing credential %q: %w", key, err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return fmt.Errorf("storing credential %q: %w", key, err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("storing credential %q: %w", key, err)
+		return err
 	}
-	if err := os.Rename(tmp.Name(), f.path(key, valueExt)); err != nil {
-		return fmt.Errorf("storing credential %q: %w", key, err)
-	}
-	return nil
+	return replaceFile(tmp.Name(), filepath.Join(dir, name))
 }
 
 // ensureDir makes the directory 0700, and tightens one that is looser.
@@ -104,7 +110,7 @@ func (f *File) ensureDir() error {
 			return fmt.Errorf("the credential directory %s is open to others (%v) and could not be restricted: %w", f.dir, info.Mode().Perm(), err)
 		}
 	}
-	return nil
+	return restrictDir(f.dir)
 }
 
 // Delete implements Store.
@@ -158,15 +164,25 @@ func (f *File) Lock(ctx context.Context, key string) (func(), error) {
 	if err := f.ensureDir(); err != nil {
 		return nil, err
 	}
-	lf, err := os.OpenFile(f.path(key, lockExt), os.O_RDWR|os.O_CREATE, 0o600)
+	unlock, err := lockPath(ctx, f.path(key, lockExt))
 	if err != nil {
 		return nil, fmt.Errorf("locking credential %q: %w", key, err)
+	}
+	return unlock, nil
+}
+
+// lockPath takes an exclusive advisory lock on the file at path, created
+// if need be, waiting while another holder has it until ctx ends.
+func lockPath(ctx context.Context, path string) (func(), error) {
+	lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
 	}
 	for {
 		ok, err := tryLock(lf)
 		if err != nil {
 			lf.Close()
-			return nil, fmt.Errorf("locking credential %q: %w", key, err)
+			return nil, err
 		}
 		if ok {
 			return func() { unlock(lf); lf.Close() }, nil
@@ -174,7 +190,7 @@ func (f *File) Lock(ctx context.Context, key string) (func(), error) {
 		select {
 		case <-ctx.Done():
 			lf.Close()
-			return nil, fmt.Errorf("locking credential %q: another process holds it: %w", key, context.Cause(ctx))
+			return nil, fmt.Errorf("another process holds it: %w", context.Cause(ctx))
 		case <-time.After(lockPoll):
 		}
 	}

@@ -42,10 +42,12 @@ type Store interface {
 // ErrBadKey is the error for a key that cannot be stored.
 var ErrBadKey = errors.New("bad credential key")
 
-// maxKey bounds a key's length: keys become file names.
-const maxKey = 200
+// maxKey bounds a key's length: keys become file names, in base32 (8
+// characters for 5 bytes) with an extension, which must stay within the 255
+// bytes most file systems allow a name.
+const maxKey = 150
 
-// CheckKey returns an error unless key is 1 to 200 bytes of printable,
+// CheckKey returns an error unless key is 1 to 150 bytes of printable,
 // non-space characters, without "..", and not starting or ending with "/".
 func CheckKey(key string) error {
 	switch {

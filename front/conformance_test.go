@@ -2,7 +2,10 @@ package front
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +35,8 @@ func TestConformanceSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := peers.ServerSuite(ts.URL+"/mcp", baseline, t.TempDir()).Cmd(t)
+	results := t.TempDir()
+	cmd := peers.ServerSuite(ts.URL+"/mcp", baseline, results).Cmd(t)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -44,9 +48,33 @@ func TestConformanceSuite(t *testing.T) {
 	err = cmd.Wait()
 	stop.Stop()
 	if err != nil {
-		t.Fatalf("conformance server suite through the gateway: %v\n%s", err, out.Bytes())
+		t.Fatalf("conformance server suite through the gateway: %v\n%s\nfailed checks:\n%s", err, out.Bytes(), failedChecks(results))
 	}
 	t.Logf("conformance server suite through the gateway:\n%s", summary(out.String()))
+}
+
+// failedChecks returns the checks of the suite's results under dir that
+// did not pass, as the suite wrote them, so that a failure shows its cause.
+func failedChecks(dir string) string {
+	var b strings.Builder
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var checks []map[string]any
+		if json.Unmarshal(data, &checks) != nil {
+			continue
+		}
+		for _, c := range checks {
+			if c["status"] == "FAILURE" {
+				line, _ := json.Marshal(c)
+				fmt.Fprintf(&b, "%s: %s\n", filepath.Base(filepath.Dir(f)), line)
+			}
+		}
+	}
+	return b.String()
 }
 
 // summary returns the suite's summary: one line per scenario, the totals

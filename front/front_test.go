@@ -3,6 +3,8 @@ package front
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -53,6 +55,13 @@ type gateway struct {
 
 func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *gateway {
 	t.Helper()
+	return newGatewayWith(t, servers, settings, Options{})
+}
+
+// newGatewayWith is newGateway with front options (the bridge and metrics
+// are the gateway's own).
+func newGatewayWith(t testing.TB, servers map[string]def, settings map[string]any, opts Options) *gateway {
+	t.Helper()
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
 	doc := map[string]any{"mcpServers": servers}
@@ -74,7 +83,8 @@ func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	srv, err := New(t.Context(), eng, &Options{Bridge: bridge, Metrics: NewMetrics(eng)})
+	opts.Bridge, opts.Metrics = bridge, NewMetrics(eng)
+	srv, err := New(t.Context(), eng, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,8 +329,37 @@ func TestHTTPHardening(t *testing.T) {
 	if err := CheckListen("127.0.0.1:8080", ""); err != nil {
 		t.Errorf("CheckListen refused loopback: %v", err)
 	}
-	if err := CheckListen(":8080", "tok"); err != nil {
+	if err := CheckListen(":8080", "0123456789abcdef"); err != nil {
 		t.Errorf("CheckListen refused all interfaces with a token: %v", err)
+	}
+}
+
+// TestCheckListenToken checks the bearer token a non-loopback address
+// needs: present, and at least MinTokenBytes, with an error that gives the
+// length and how to make a good one.
+func TestCheckListenToken(t *testing.T) {
+	tests := []struct {
+		addr, token string
+		want        error
+		message     string
+	}{
+		{"0.0.0.0:8080", "", ErrNeedToken, ""},
+		{"0.0.0.0:8080", "hunter2", ErrShortToken, "the token is 7 bytes, and \"0.0.0.0:8080\", reachable from other machines, needs at least 16 (hint: make one with openssl rand -hex 32"},
+		{":8080", "0123456789abcde", ErrShortToken, "the token is 15 bytes"},
+		{"[::]:8080", "ééééééé", ErrShortToken, "the token is 14 bytes"},
+		{"192.0.2.1:8080", "0123456789abcdef", nil, ""},
+		{"127.0.0.1:8080", "", nil, ""},
+		{"localhost:8080", "short", nil, ""},
+		{"[::1]:8080", "short", nil, ""},
+	}
+	for _, tt := range tests {
+		err := CheckListen(tt.addr, tt.token)
+		if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) || !strings.Contains(fmt.Sprint(err), tt.message) {
+			t.Errorf("CheckListen(%q, %q): got %v, want %v with %q", tt.addr, tt.token, err, tt.want, tt.message)
+		}
+		if tt.token != "" && strings.Contains(fmt.Sprint(err), tt.token) {
+			t.Errorf("CheckListen(%q, %q): the error shows the token: %v", tt.addr, tt.token, err)
+		}
 	}
 }
 

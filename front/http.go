@@ -38,18 +38,37 @@ type HTTPOptions struct {
 // without a token.
 var ErrNeedToken = errors.New("refusing to listen off loopback without a bearer token")
 
+// ErrShortToken is returned by CheckListen for an address off loopback
+// with a token shorter than MinTokenBytes.
+var ErrShortToken = errors.New("refusing to listen off loopback with a short bearer token")
+
+// MinTokenBytes is the shortest bearer token accepted off loopback. The
+// token is all that stands between the network and every configured
+// server, and anyone who reaches the port may guess as fast as the server
+// answers: 16 random bytes (128 bits) put guessing out of reach, while a
+// word or a short PIN would not.
+const MinTokenBytes = 16
+
+// tokenHint says how to make a good token.
+const tokenHint = "hint: make one with openssl rand -hex 32 > ~/.config/switchboard/token (or head -c 32 /dev/urandom | base64), then give --token-file ~/.config/switchboard/token"
+
 // CheckListen checks that addr may be served with the given token: an
 // address that is not loopback (including an empty host, which means every
-// interface) needs one.
+// interface) needs one of at least MinTokenBytes.
 func CheckListen(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("invalid address %q: %w (hint: use HOST:PORT such as 127.0.0.1:8080)", addr, err)
 	}
-	if token != "" || isLoopback(host) {
+	switch {
+	case isLoopback(host):
 		return nil
+	case token == "":
+		return fmt.Errorf("%w: %q is reachable from other machines (hint: give --token-file FILE or SWITCHBOARD_TOKEN, or listen on 127.0.0.1)", ErrNeedToken, addr)
+	case len(token) < MinTokenBytes:
+		return fmt.Errorf("%w: the token is %d bytes, and %q, reachable from other machines, needs at least %d (%s)", ErrShortToken, len(token), addr, MinTokenBytes, tokenHint)
 	}
-	return fmt.Errorf("%w: %q is reachable from other machines (hint: give --token-file FILE or SWITCHBOARD_TOKEN, or listen on 127.0.0.1)", ErrNeedToken, addr)
+	return nil
 }
 
 func isLoopback(host string) bool {

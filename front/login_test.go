@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
 )
 
@@ -27,7 +28,8 @@ func loginGateway(t *testing.T, as *oauthtest.Server) *gateway {
 	}
 	bridge := NewBridge()
 	eng, err := switchboard.New(t.Context(), config.Load(d), &switchboard.Options{SpillDir: filepath.Join(d.Home, "spill"),
-		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Prompt: bridge.Prompter(nil)})
+		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Prompt: bridge.Prompter(nil),
+		Credentials: credstore.NewFile(filepath.Join(d.Home, "credentials"))})
 	if err != nil {
 		t.Fatal(err)
 	}

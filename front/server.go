@@ -39,6 +39,13 @@ type Options struct {
 	Bridge *Bridge
 	// Metrics, if set, counts calls and their latency.
 	Metrics *Metrics
+	// ForwardRoots passes the client's roots on to the engine's servers
+	// (Engine.SetRoots). Set it where the engine's connections serve one
+	// client, as serve over stdio does; with several, the last to list its
+	// roots wins. Over HTTP, where clients share the connections, leave it
+	// off: one client's roots would widen or narrow what a server lets the
+	// others reach.
+	ForwardRoots bool
 }
 
 // Server is the MCP server in front of an engine.
@@ -56,6 +63,11 @@ type Server struct {
 	mirrored mirrored              // transparent mode's registrations
 	level    mcp.LoggingLevel      // asked of the server in transparent mode
 	unsub    func()
+
+	ctx     context.Context // cancelled by Close; bounds background work
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // listings of client roots
+	rootsMu sync.Mutex     // one listing of client roots at a time
 }
 
 type directTool struct {
@@ -70,6 +82,7 @@ func New(ctx context.Context, eng *switchboard.Engine, opts *Options) (*Server, 
 	if opts != nil {
 		s.opts = *opts
 	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -84,6 +97,9 @@ func New(ctx context.Context, eng *switchboard.Engine, opts *Options) (*Server, 
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
 	s.opts.Bridge.attach(s.mcp)
+	if s.opts.ForwardRoots {
+		s.mcp.AddReceivingMiddleware(s.awaitRoots)
+	}
 	if s.single != "" {
 		s.mcp.AddReceivingMiddleware(s.logLevels)
 		if err := s.mirror(ctx); err != nil {
@@ -105,6 +121,10 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 		Instructions: "Switchboard: one gateway to many MCP servers. Use the mcp tool: search for a tool by need, describe it, then call it.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	}
+	if s.opts.ForwardRoots {
+		o.InitializedHandler = s.rootsInitialized
+		o.RootsListChangedHandler = s.rootsChanged
+	}
 	if s.single != "" {
 		o.Instructions = ""
 		o.CompletionHandler = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
@@ -119,12 +139,14 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 // MCP returns the go-sdk server, to serve over any transport.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Close stops following the engine's changes. It does not close the
-// engine.
+// Close stops following the engine's changes and waits for listings of
+// client roots under way. It does not close the engine.
 func (s *Server) Close() {
 	if s.unsub != nil {
 		s.unsub()
 	}
+	s.cancel()
+	s.wg.Wait()
 }
 
 // clientSession is what the gateway keeps per client session.
@@ -133,8 +155,9 @@ type clientSession struct {
 	ctx context.Context // cancelled when the client session ends
 
 	// Guarded by Server.mu.
-	level mcp.LoggingLevel // set by logging/setLevel; "" until then
-	subs  map[string]bool  // resources subscribed to (transparent mode)
+	level      mcp.LoggingLevel // set by logging/setLevel; "" until then
+	subs       map[string]bool  // resources subscribed to (transparent mode)
+	rootsReady chan struct{}    // closed when its first roots listing ends; nil if none
 }
 
 // track returns what the gateway keeps for a client session, making it on

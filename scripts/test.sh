@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs them: the pinned npm MCP peers,
-# the Go modules, a gofmt check, go vet, go test -race, and the official MCP
-# conformance suites: the server suite against the real `switchboard serve --http`
-# (scripts/conformance.sh), and the client suite with Switchboard as the client
-# of every scenario, beside go-sdk's own client (scripts/conformance-client.sh).
+# the Go modules, a gofmt check, go vet, go vet and a build of cmd/switchboard for
+# each released platform with a check of the release script (scripts/cross.sh),
+# go test -race, the official MCP conformance suites: the server suite against the
+# real `switchboard serve --http` (scripts/conformance.sh), and the client suite with
+# Switchboard as the client of every scenario, beside go-sdk's own client
+# (scripts/conformance-client.sh); and the OS keychain store's tests inside a GNOME
+# Keyring session of their own (installed when missing, if running as root, as CI
+# does).
 #
 # Usage: scripts/test.sh [go test flags and packages]
 # With no arguments it checks and tests ./...; arguments replace ./... for go test (so
 # name the packages too), e.g. scripts/test.sh -run TestEverything ./internal/mcptest
 # gofmt and go vet then cover the relative package patterns among the arguments
 # (., ./x, ./x/...), or the whole module if there are none. The conformance suites run
-# when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1.
+# when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1; so do the keychain
+# tests, or when SWITCHBOARD_KEYCHAIN=1, and the cross-platform checks, or when
+# SWITCHBOARD_CROSS=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,9 +42,13 @@ go version
 go mod download
 
 conformance=${SWITCHBOARD_CONFORMANCE:-0}
+keychain=${SWITCHBOARD_KEYCHAIN:-0}
+cross=${SWITCHBOARD_CROSS:-0}
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
+	keychain=1
+	cross=1
 fi
 # The relative package patterns among the arguments, and git pathspecs for their files.
 packages=()
@@ -79,9 +89,38 @@ echo ok
 section "go vet ${packages[*]}"
 go vet "${packages[@]}"
 
+if [[ $cross == 1 ]]; then
+	section "linux, darwin, windows x amd64, arm64: go vet ${packages[*]}, build, release.sh"
+	scripts/cross.sh "${packages[@]}"
+fi
+
 section "go test $*"
 export SWITCHBOARD_REQUIRE_PEERS=1 MCP_PEERS_DIR
 go test -race -count=1 -timeout=15m "$@"
+
+if [[ $keychain == 1 ]]; then
+	section "keychain store tests in a GNOME Keyring session (Secret Service)"
+	# The credstore tests skip the keychain where none answers; here they get one
+	# of their own: a private session bus, a keyring daemon unlocked with a
+	# throwaway password, and its keyring files in a temporary directory. Both
+	# end with the session. SWITCHBOARD_REQUIRE_KEYCHAIN makes a skip a failure.
+	if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session >/dev/null; then
+		if [[ $(id -u) == 0 ]]; then
+			export DEBIAN_FRONTEND=noninteractive
+			apt-get install -y -qq --no-install-recommends gnome-keyring dbus-daemon >/dev/null ||
+				{ apt-get update -qq && apt-get install -y -qq --no-install-recommends gnome-keyring dbus-daemon >/dev/null; }
+		fi
+	fi
+	if command -v gnome-keyring-daemon >/dev/null && command -v dbus-run-session >/dev/null; then
+		keyring_data=$(mktemp -d)
+		trap 'rm -rf "$keyring_data"' EXIT
+		XDG_DATA_HOME=$keyring_data dbus-run-session -- sh -c \
+			'echo throwaway | gnome-keyring-daemon --unlock --components=secrets >/dev/null &&
+			SWITCHBOARD_REQUIRE_KEYCHAIN=1 go test -race -count=1 -run "Keychain|Open" ./credstore'
+	else
+		echo "skipped: gnome-keyring-daemon and dbus-run-session are not installed (run as root to install them)"
+	fi
+fi
 
 if [[ $conformance == 1 ]]; then
 	section "MCP conformance server suite through switchboard serve --http"

@@ -1,8 +1,6 @@
 package upstream_test
 
 import (
-	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -13,31 +11,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
-// manyServer returns a go-sdk server with tools tools (in pages of 1,000,
-// the SDK's default), one resource and one prompt.
-func manyServer(tools int) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
-	for i := range tools {
-		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool-%05d", i), InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return &mcp.CallToolResult{}, nil
-			})
-	}
-	s.AddResource(&mcp.Resource{URI: "test://one", Name: "one"},
-		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{}, nil
-		})
-	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return &mcp.GetPromptResult{}, nil
-	})
-	return s
-}
-
 // TestListsFetchedOncePerConnection checks that callers asking for the
 // same list of the same connection at once share one fetch: each page is
 // requested once per connection, however many ask.
 func TestListsFetchedOncePerConnection(t *testing.T) {
-	srv := mcptest.ServeCounted(t, manyServer(10000))
+	srv := mcptest.ServeCounted(t, mcptest.ManyServer(10000))
 	s := &config.Server{Name: "many", Type: config.TransportHTTP, URL: srv.URL, RequestTimeout: time.Minute, ProtocolVersion: "auto"}
 	h := newPool(t, []*config.Server{s}, nil)
 

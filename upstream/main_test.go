@@ -18,7 +18,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	upstream.SupervisorMain() // first: a supervisor's environment names a test server too
 	testserver.Main()
+	ownerMain()
 	os.Exit(m.Run())
 }
 
@@ -39,7 +41,9 @@ type harness struct {
 }
 
 // newPool checks for leaked processes, makes a pool and closes it when the
-// test ends.
+// test ends. Its stdio servers run under supervisors, as the switchboard
+// command runs them, and it records their groups in a directory of the
+// test's own.
 func newPool(t testing.TB, servers []*config.Server, opts *upstream.Options) *harness {
 	t.Helper()
 	mcptest.CheckNoLeaks(t)
@@ -49,6 +53,10 @@ func newPool(t testing.TB, servers []*config.Server, opts *upstream.Options) *ha
 		o = *opts
 	}
 	o.BaseEnv = append(upstream.BaseEnv(os.Environ()), mcptest.OwnerEnv+"="+os.Getenv(mcptest.OwnerEnv))
+	if o.GroupDir == "" {
+		o.GroupDir = t.TempDir()
+	}
+	o.Supervise = true // as the switchboard command does
 	o.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	o.OnChange = func(name string) {
 		select {

@@ -31,13 +31,13 @@ func OAuthConfig(s *config.Server, res *config.Resolved) oauth.Config {
 // that needs a login fail with a *oauth.NeedsLoginError.
 func (s *server) oauthHandler(res *config.Resolved, endpoint string, prompt oauth.Prompter) (*oauth.Handler, error) {
 	o := &s.pool.opts
-	if o.Store == nil || !s.cfg.OAuthEnabled() {
+	if o.Credentials == nil || !s.cfg.OAuthEnabled() {
 		return nil, nil
 	}
 	cfg := OAuthConfig(s.cfg, res)
 	cfg.URL = endpoint
 	h, err := oauth.New(cfg, &oauth.Options{
-		Store:      o.Store,
+		Store:      o.Credentials,
 		HTTPClient: &http.Client{Transport: o.HTTPTransport}, // without the server's headers: they are for the server alone
 		Prompt:     prompt,
 		Logger:     s.log,
@@ -128,7 +128,7 @@ func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) er
 	if why := s.noOAuth(); why != "" {
 		return &Error{Server: name, Op: op, Class: ClassConfig, Err: errors.New(why)}
 	}
-	res, err := s.cfg.Resolve(p.opts.Lookup)
+	res, err := s.cfg.Resolve(config.Lookup{Env: p.opts.Lookup, Secrets: p.opts.Credentials})
 	if err != nil {
 		return &Error{Server: name, Op: op, Class: ClassConfig, Err: err}
 	}
@@ -156,7 +156,7 @@ func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) er
 // noOAuth says why the server cannot log in with OAuth, or "".
 func (s *server) noOAuth() string {
 	switch {
-	case s.pool.opts.Store == nil:
+	case s.pool.opts.Credentials == nil:
 		return "no credential store is configured"
 	case s.cfg.Type == config.TransportStdio:
 		return "it is a stdio server: OAuth is for HTTP servers"

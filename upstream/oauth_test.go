@@ -27,7 +27,7 @@ func TestOAuthNeedsLogin(t *testing.T) {
 		t.Run(string(typ), func(t *testing.T) {
 			as := oauthtest.New(t, oauthtest.Options{SSE: typ == config.TransportSSE})
 			s := &config.Server{Name: "api", Type: typ, URL: as.URL(), RequestTimeout: 20 * time.Second, ProtocolVersion: "auto"}
-			h := newPool(t, []*config.Server{s}, &upstream.Options{Store: credstore.NewFile(t.TempDir())})
+			h := newPool(t, []*config.Server{s}, &upstream.Options{Credentials: credstore.NewFile(t.TempDir())})
 			_, err := h.call(t.Context(), "api", "echo", map[string]any{"text": "hi"})
 			if !errors.Is(err, upstream.ErrNeedsAuth) || !errors.Is(err, oauth.ErrNeedsLogin) ||
 				!strings.Contains(err.Error(), `connecting "api": needs-auth: the server requires an OAuth login; hint: switchboard auth login api`) {
@@ -58,7 +58,7 @@ func TestOAuthNeedsLogin(t *testing.T) {
 func TestOAuthRefreshThroughPool(t *testing.T) {
 	as := oauthtest.New(t, oauthtest.Options{})
 	s := &config.Server{Name: "api", Type: config.TransportHTTP, URL: as.URL(), RequestTimeout: 20 * time.Second, ProtocolVersion: "auto"}
-	h := newPool(t, []*config.Server{s}, &upstream.Options{Store: credstore.NewFile(t.TempDir())})
+	h := newPool(t, []*config.Server{s}, &upstream.Options{Credentials: credstore.NewFile(t.TempDir())})
 	if err := h.Login(t.Context(), "api", follow); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestOAuthPrompt(t *testing.T) {
 		}
 		return follow(ctx, server, authURL)
 	}
-	h := newPool(t, []*config.Server{s}, &upstream.Options{Store: credstore.NewFile(t.TempDir()), Prompt: slow})
+	h := newPool(t, []*config.Server{s}, &upstream.Options{Credentials: credstore.NewFile(t.TempDir()), Prompt: slow})
 	if got, err := h.call(t.Context(), "api", "echo", map[string]any{"text": "hi"}); err != nil || got != "hi" {
 		t.Fatalf("first use: %q, %v", got, err)
 	}
@@ -118,7 +118,7 @@ func TestOAuthOff(t *testing.T) {
 	as := oauthtest.New(t, oauthtest.Options{})
 	off := &config.Server{Name: "off", Type: config.TransportHTTP, URL: as.URL(), OAuth: &config.OAuth{Disabled: true}, ProtocolVersion: "auto"}
 	header := &config.Server{Name: "header", Type: config.TransportHTTP, URL: as.URL(), Headers: map[string]string{"Authorization": "Bearer static"}, ProtocolVersion: "auto"}
-	h := newPool(t, []*config.Server{off, header}, &upstream.Options{Store: credstore.NewFile(t.TempDir())})
+	h := newPool(t, []*config.Server{off, header}, &upstream.Options{Credentials: credstore.NewFile(t.TempDir())})
 	for _, name := range []string{"off", "header"} {
 		_, err := h.call(t.Context(), name, "echo", nil)
 		if !errors.Is(err, upstream.ErrNeedsAuth) || !strings.Contains(err.Error(), "HTTP 401 Unauthorized; hint: give it credentials in the server's headers") {

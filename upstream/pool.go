@@ -8,6 +8,9 @@
 // callers asking for a list at once share one fetch of it per connection, a
 // crashed child or dropped session is noticed and replaced on the next use,
 // and Close ends every connection and child process within a bounded time.
+// Should the process die without closing the pool, supervisors (Linux,
+// Options.Supervise) end its stdio servers' process groups at once, and the
+// next pool ends those a pool without them left (GroupDir).
 //
 // Lifecycles: "lazy" (the default) connects on first use and closes after
 // idleTimeout without use (0: never); "eager" connects when the pool is made;
@@ -36,6 +39,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
@@ -52,6 +56,11 @@ type Options struct {
 	// Lookup resolves the ${VAR} references of env, headers and URL when a
 	// server connects. Default: os.LookupEnv.
 	Lookup func(string) (string, bool)
+
+	// Credentials is the credential store that ${secret:NAME} references
+	// resolve from when a server connects. Default: none, and a server
+	// that refers to a secret fails to connect, saying so.
+	Credentials credstore.Store
 
 	// BaseEnv is the environment every stdio child starts from, before its
 	// own env. Default: BaseEnv(os.Environ()), a small allow-list (PATH,
@@ -73,7 +82,8 @@ type Options struct {
 
 	// Client is a template for the go-sdk client options of every
 	// connection: this is where server-to-client requests (sampling,
-	// elicitation, roots) and other notification handlers plug in. The pool
+	// elicitation) and other notification handlers plug in; roots are
+	// the pool's own (Roots, SetRoots). The pool
 	// sets its own list_changed handlers, calling the template's after its
 	// own, and the logger if the template has none.
 	Client *mcp.ClientOptions
@@ -115,17 +125,32 @@ type Options struct {
 	// keep-alive servers connect on first use, like lazy-keep-alive ones.
 	Passive bool
 
-	// Store keeps the OAuth tokens and client registrations of HTTP
-	// servers. Without one, no server logs in with OAuth: a 401 is only
-	// reported.
-	Store credstore.Store
-
 	// Prompt, when set, lets a connection to a server that needs an OAuth
 	// login start one: it takes the user to the authorization URL (see
 	// oauth.Prompter), and the operation goes on once the user has logged
 	// in; its request timeout does not count the wait. Without it, the
 	// operation fails with ErrNeedsAuth and a hint naming the command.
 	Prompt oauth.Prompter
+
+	// Roots are the roots every connection offers servers that ask
+	// (roots/list), until SetRoots replaces them: the directories a server
+	// such as a filesystem server may work in. Default: none.
+	Roots []*mcp.Root
+
+	// Supervise starts each stdio server under a supervisor, a copy of this
+	// program, so that the kernel ends the server's whole process group
+	// (what npx or sh started too) when this process dies, however it dies:
+	// SIGKILL, the OOM killer, a crash. The program must call
+	// SupervisorMain first thing in main. Linux only; elsewhere it is
+	// ignored. Without it, the kernel kills only the server's own process,
+	// on Linux, and the groups left are ended by the next pool (GroupDir).
+	Supervise bool
+
+	// GroupDir is where the pool records the process groups of its stdio
+	// servers while they run. A pool made after another died without
+	// closing its servers ends the groups that one left (Linux). Default:
+	// switchboard-groups-UID in the system's temporary directory.
+	GroupDir string
 }
 
 // A Pool holds the connections to a set of servers. Its methods are safe for
@@ -136,6 +161,8 @@ type Pool struct {
 	servers map[string]*server
 	names   []string        // sorted
 	ownHTTP *http.Transport // closed by Close when we made it
+	groups  *groupLog       // the process groups of our stdio children
+	roots   rootsState
 
 	ctx    context.Context // cancelled by Close; parent of all background work
 	cancel context.CancelFunc
@@ -157,6 +184,9 @@ func New(servers []*config.Server, opts *Options) *Pool {
 		p.opts = *opts
 	}
 	p.fillDefaults()
+	sweepGroups(p.opts.GroupDir, p.log)
+	p.groups = newGroupLog(p.opts.GroupDir, p.log)
+	p.roots.roots = cloneRoots(p.opts.Roots)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	for _, cfg := range servers {
 		if _, dup := p.servers[cfg.Name]; dup {
@@ -199,6 +229,7 @@ func (p *Pool) fillDefaults() {
 	setDefault(&o.PingInterval, DefaultPingInterval)
 	setDefault(&o.MaxMessageBytes, DefaultMaxMessageBytes)
 	setDefault(&o.MaxReadBytes, DefaultMaxReadBytes)
+	setDefault(&o.GroupDir, privfile.TempDir("switchboard-groups"))
 	if o.HTTPTransport == nil {
 		p.ownHTTP = http.DefaultTransport.(*http.Transport).Clone()
 		o.HTTPTransport = p.ownHTTP
@@ -283,6 +314,7 @@ func (p *Pool) Close() error {
 		p.cancel()
 		p.closeServers()
 		p.wg.Wait()
+		p.groups.close()
 		if p.ownHTTP != nil {
 			p.ownHTTP.CloseIdleConnections()
 		}

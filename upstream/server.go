@@ -412,7 +412,7 @@ func (s *server) status() Status {
 	if s.sess != nil {
 		st.Protocol = s.sess.protocol
 		if s.sess.proc != nil {
-			st.PID = s.sess.proc.pid
+			st.PID = s.sess.proc.serverPid()
 		}
 	}
 	return st

@@ -22,6 +22,8 @@ const exitWait = time.Second
 // what is under it (a child process, or an HTTP transport).
 type session struct {
 	cs           *mcp.ClientSession
+	client       *mcp.Client
+	roots        *rootsState // forgets client when the session closes
 	gen          uint64
 	proc         *process       // stdio; nil for HTTP
 	rt           *httpTransport // HTTP; nil for stdio
@@ -39,7 +41,7 @@ type session struct {
 // connect opens a new session: it resolves the server's references, starts
 // the transport and negotiates the protocol.
 func (s *server) connect(ctx context.Context) (*session, error) {
-	res, err := s.cfg.Resolve(s.pool.opts.Lookup)
+	res, err := s.cfg.Resolve(config.Lookup{Env: s.pool.opts.Lookup, Secrets: s.pool.opts.Credentials})
 	if err != nil {
 		return nil, withClass(ClassConfig, err)
 	}
@@ -77,13 +79,14 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 func (s *server) open(ctx context.Context, res *config.Resolved, version string) (sess *session, retry string, err error) {
 	client := s.newClient()
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
-	sess = &session{done: make(chan struct{})}
+	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{})}
 	if s.cfg.Type == config.TransportStdio {
 		sess.cs, retry, err = s.openStdio(ctx, client, opts, res, sess)
 	} else {
 		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
 	}
 	if err != nil {
+		s.pool.roots.forget(client)
 		return nil, retry, err
 	}
 	if r := sess.cs.InitializeResult(); r != nil {
@@ -98,7 +101,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		env[k] = v.Reveal()
 	}
 	o := &s.pool.opts
-	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), o.TerminateTimeout, s.timeout)
+	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise})
 	if err != nil {
 		return nil, "", err
 	}
@@ -110,6 +113,8 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 	t := &mcp.IOTransport{Reader: newLineReader(proc.stdout, o.MaxMessageBytes, s.log), Writer: stdinWriter{proc}, MaxLineLength: -1}
 	conn, _ := t.Connect(ctx) // never fails
 	conn = newReadCapConn(conn, o.MaxReadBytes)
+	rc := newRootsConn(conn)
+	conn = rc
 	var probe *probeConn
 	if opts.ProtocolVersion == "" {
 		probe = newProbeConn(conn, s.probeTimeout(), s.timeout/2)
@@ -123,6 +128,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 			s.fellBack = true
 			s.mu.Unlock()
 		}
+		s.settleRoots(ctx, cs, rc)
 		return cs, "", nil
 	}
 	exited := proc.waitExit(exitWait)
@@ -151,8 +157,10 @@ func (s *server) track(p *process) bool {
 	}
 	s.procs[p] = true
 	s.stderr = p.errRing
+	s.pool.groups.add(p.pid)
 	s.pool.goOwned(func() {
 		<-p.closed
+		s.pool.groups.remove(p.pid)
 		s.mu.Lock()
 		delete(s.procs, p)
 		s.mu.Unlock()
@@ -187,7 +195,8 @@ func (s *server) probeTimeout() time.Duration {
 }
 
 // newClient returns a go-sdk client for one connection, from the pool's
-// template, with the pool's list_changed handlers.
+// template, with the pool's list_changed handlers and roots. The caller
+// makes the pool forget it when the connection fails or ends.
 func (s *server) newClient() *mcp.Client {
 	var o mcp.ClientOptions
 	if t := s.pool.opts.Client; t != nil {
@@ -208,6 +217,7 @@ func (s *server) newClient() *mcp.Client {
 	})
 	c := mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
 	c.AddReceivingMiddleware(s.pool.opts.ClientMiddleware...)
+	s.pool.roots.register(c)
 	return c
 }
 
@@ -256,6 +266,7 @@ func (sess *session) drop(reason error) {
 // close closes the session and waits for its child, if any. It is idempotent.
 func (sess *session) close() {
 	sess.closeOnce.Do(func() {
+		sess.roots.forget(sess.client)
 		_ = sess.cs.Close()
 		if sess.proc != nil {
 			sess.proc.close()
@@ -303,6 +314,11 @@ func newScrubber(s *config.Server, res *config.Resolved) *scrubber {
 		if v.Reveal() != s.Env[k] {
 			add(v.Reveal(), "[redacted]")
 		}
+	}
+	// The values references resolved to, on their own, after the whole
+	// values that hold them (a replacer tries its pairs in order).
+	for _, v := range res.Parts {
+		add(v.Reveal(), "[redacted]")
 	}
 	if len(pairs) == 0 {
 		return &scrubber{}

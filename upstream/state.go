@@ -28,7 +28,7 @@ type Status struct {
 	Tools      int       // tools after include/exclude; -1 while not known
 	Generation uint64    // connections made so far; each has its own number
 	ConnAt     time.Time // when the last connection was made; zero before the first
-	PID        int       // the stdio child's pid while connected; 0 otherwise
+	PID        int       // the stdio server's pid while connected (not its supervisor's); 0 otherwise
 	Protocol   string    // the negotiated protocol revision while connected
 }
 

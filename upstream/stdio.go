@@ -8,43 +8,61 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
-// killGrace is how long a process group has between SIGTERM and SIGKILL.
+// killGrace is how long a process tree has between stop (SIGTERM) and kill
+// (SIGKILL).
 const killGrace = time.Second
 
-// A process is a stdio server's child, started in its own process group so
-// that closing it also ends what it started (npx starts node, for one).
+// A process is a stdio server's child, started in a tree of its own (a
+// process group on Unix, a Job Object on Windows: see tree_*.go) so that
+// closing it also ends what it started (npx starts node, for one). On
+// Linux with Options.Supervise, the child is a supervisor that runs the
+// server in its group (see supervisor_linux.go).
 //
-// Its two goroutines (the waiter and the stderr copier) are owned by the
-// process: close waits for both.
+// Its goroutines (the waiter, the stderr copier and, under a supervisor,
+// the report reader) are owned by the process: close waits for them.
 type process struct {
 	cmd       *exec.Cmd
-	pid       int
+	pid       int      // the child's pid, which is its process group's id on Unix
+	tree      tree     // the child and its descendants
 	stdin     *os.File // our end of the child's stdin
 	stdout    *os.File // our end of the child's stdout
 	stderr    *os.File // our end of the child's stderr
+	report    *os.File // our end of the supervisor's report; nil without one
 	errRing   *ring
 	terminate time.Duration // how long close waits after closing stdin
 	writeMax  time.Duration // bound on one write to stdin
 
-	exited  chan struct{} // closed once the child has been waited for and its group killed
-	closed  chan struct{} // closed when close has finished
-	waitErr error         // set before exited is closed
+	serverPID atomic.Int64 // the server's pid, as its supervisor reported it
+
+	exited     chan struct{}       // closed once the child has been waited for and its tree killed
+	closed     chan struct{}       // closed when close has finished
+	reported   chan struct{}       // closed once the supervisor's report has been read
+	waitErr    error               // set before exited is closed
+	exitStatus *syscall.WaitStatus // the server's, from its supervisor; set before exited is closed
 
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 }
 
+// procOptions are how a pool starts and stops its stdio children.
+type procOptions struct {
+	terminate time.Duration // how long close waits after closing stdin
+	writeMax  time.Duration // bound on one write to stdin
+	supervise bool          // start the server under a supervisor (Linux)
+}
+
 // startProcess starts the server's command with env in the server's working
 // directory. The child's stdin, stdout and stderr are pipes; stderr is kept
 // in a ring buffer.
-func startProcess(s *config.Server, env []string, terminate, writeMax time.Duration) (*process, error) {
-	path, err := lookPath(s.Command, env)
+func startProcess(s *config.Server, env []string, o procOptions) (*process, error) {
+	path, err := lookPath(s.Command, s.Cwd, env)
 	if err != nil {
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, errors.Unwrap(err)))
 	}
@@ -52,24 +70,41 @@ func startProcess(s *config.Server, env []string, terminate, writeMax time.Durat
 	cmd.Args[0] = s.Command
 	cmd.Dir = s.Cwd
 	cmd.Env = env
-	cmd.SysProcAttr = sysProcAttr()
-	files, err := pipes(cmd)
-	if err != nil {
+	if err := prepare(cmd, env); err != nil {
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
 	}
-	if err := cmd.Start(); err != nil {
-		closeFiles(files...)
+	var report, reportW *os.File
+	if o.supervise {
+		if cmd, report, reportW, err = supervised(cmd); err != nil {
+			return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
+		}
+	}
+	files, err := pipes(cmd)
+	if err != nil {
+		closeFiles(report, reportW)
+		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
+	}
+	err = cmd.Start()
+	closeFiles(files[0], files[3], files[5], reportW) // the child's ends
+	if err != nil {
+		closeFiles(files[1], files[2], files[4], report)
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, unwrapExec(err)))
 	}
-	closeFiles(files[0], files[3], files[5]) // the child's ends
-	p := &process{
-		cmd: cmd, pid: cmd.Process.Pid,
-		stdin: files[1], stdout: files[2], stderr: files[4],
-		errRing: newRing(stderrRingSize), terminate: terminate, writeMax: writeMax,
-		exited: make(chan struct{}), closed: make(chan struct{}),
+	t, err := newTree(cmd.Process)
+	if err != nil {
+		closeFiles(files[1], files[2], files[4], report)
+		_ = cmd.Wait()
+		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
 	}
-	p.wg.Add(2)
+	p := &process{
+		cmd: cmd, pid: cmd.Process.Pid, tree: t,
+		stdin: files[1], stdout: files[2], stderr: files[4], report: report,
+		errRing: newRing(stderrRingSize), terminate: o.terminate, writeMax: o.writeMax,
+		exited: make(chan struct{}), closed: make(chan struct{}), reported: make(chan struct{}),
+	}
+	p.wg.Add(3)
 	go p.copyStderr()
+	go p.readReport()
 	go p.wait()
 	return p, nil
 }
@@ -90,9 +125,12 @@ func pipes(cmd *exec.Cmd) ([]*os.File, error) {
 	return files, nil
 }
 
+// closeFiles closes files, skipping nil ones.
 func closeFiles(files ...*os.File) {
 	for _, f := range files {
-		_ = f.Close()
+		if f != nil {
+			_ = f.Close()
+		}
 	}
 }
 
@@ -111,31 +149,53 @@ func (p *process) copyStderr() {
 	_, _ = io.Copy(p.errRing, p.stderr)
 }
 
-// wait reaps the child, then kills its group: once the leader is gone, what
+// readReport reads the supervisor's report, if there is a supervisor,
+// until the supervisor is gone.
+func (p *process) readReport() {
+	defer p.wg.Done()
+	defer close(p.reported)
+	if p.report == nil {
+		return
+	}
+	defer p.report.Close()
+	p.exitStatus = readReport(p.report, func(pid int) { p.serverPID.Store(int64(pid)) })
+}
+
+// wait reaps the child, then kills its tree: once the child is gone, what
 // it started has no one to stop it.
 func (p *process) wait() {
 	defer p.wg.Done()
 	p.waitErr = p.cmd.Wait()
-	p.signal(syscall.SIGKILL)
+	p.tree.kill()
+	<-p.reported // only the supervisor held the other end: it is at its end
 	close(p.exited)
 }
 
-func (p *process) signal(sig syscall.Signal) { _ = syscall.Kill(-p.pid, sig) }
+// serverPid returns the pid of the server: its supervisor's report, or the
+// child's own pid.
+func (p *process) serverPid() int {
+	if pid := p.serverPID.Load(); pid != 0 {
+		return int(pid)
+	}
+	return p.pid
+}
 
 // close ends the child the way the MCP stdio transport asks: close its stdin,
-// wait p.terminate for it to exit, send SIGTERM to its group, wait killGrace,
-// send SIGKILL. It then waits for the process's goroutines. It is idempotent.
+// wait p.terminate for it to exit, stop its tree (SIGTERM to its group;
+// CTRL_BREAK on Windows), wait killGrace, kill the tree. It then waits for
+// the process's goroutines. It is idempotent.
 func (p *process) close() {
 	p.closeOnce.Do(func() {
 		_ = p.stdin.Close()
 		if !p.waitExit(p.terminate) {
-			p.signal(syscall.SIGTERM)
+			p.tree.stop()
 			if !p.waitExit(killGrace) {
-				p.signal(syscall.SIGKILL)
+				p.tree.kill()
 				<-p.exited
 			}
 		}
 		p.waitGroupGone()
+		p.tree.release()
 		// A grandchild that left the group may still hold the pipes: closing
 		// our ends unblocks the readers.
 		_ = p.stdout.Close()
@@ -148,20 +208,20 @@ func (p *process) close() {
 // groupGoneWait bounds how long close waits for the killed group to vanish.
 const groupGoneWait = 500 * time.Millisecond
 
-// waitGroupGone waits, briefly, until no process of the child's group is
+// waitGroupGone waits, briefly, until no process of the child's tree is
 // left, so that when close returns its descendants are gone too. Signals are
 // asynchronous and the kernel offers no event for a group that is not ours to
 // wait for, so this polls.
 func (p *process) waitGroupGone() {
 	deadline := time.Now().Add(groupGoneWait)
-	for syscall.Kill(-p.pid, 0) == nil && time.Now().Before(deadline) {
-		p.signal(syscall.SIGKILL)
+	for p.tree.alive() && time.Now().Before(deadline) {
+		p.tree.kill()
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// kill ends the child and its group at once; close still has to be called.
-func (p *process) kill() { p.signal(syscall.SIGKILL) }
+// kill ends the child and its tree at once; close still has to be called.
+func (p *process) kill() { p.tree.kill() }
 
 func (p *process) waitExit(d time.Duration) bool {
 	t := time.NewTimer(d)
@@ -181,6 +241,8 @@ func (p *process) exitError() error {
 	var msg string
 	var ee *exec.ExitError
 	switch {
+	case p.exitStatus != nil:
+		msg = describeStatus(*p.exitStatus)
 	case p.waitErr == nil:
 		msg = "exited with status 0"
 	case errors.As(p.waitErr, &ee) && ee.Exited():
@@ -198,6 +260,14 @@ func (p *process) exitError() error {
 		msg += ": " + why
 	}
 	return errors.New(msg)
+}
+
+// describeStatus says how a process ended, as exitError does.
+func describeStatus(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "killed by signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exited with status %d", ws.ExitStatus())
 }
 
 // explain picks from the tail of stderr the line that best says why a process
@@ -234,13 +304,54 @@ type stdinWriter struct{ p *process }
 
 func (w stdinWriter) Write(b []byte) (int, error) {
 	if w.p.writeMax > 0 {
-		_ = w.p.stdin.SetWriteDeadline(time.Now().Add(w.p.writeMax))
+		if err := w.p.stdin.SetWriteDeadline(time.Now().Add(w.p.writeMax)); err != nil {
+			return w.p.writeBounded(b) // a pipe without deadlines (Windows)
+		}
 	}
 	n, err := w.p.stdin.Write(b)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		err = withClass(ClassProtocol, fmt.Errorf("server stopped reading its input (write blocked for %s)", fmtDuration(w.p.writeMax)))
+		err = w.p.errStoppedReading()
 	}
 	return n, err
+}
+
+func (p *process) errStoppedReading() error {
+	return withClass(ClassProtocol, fmt.Errorf("server stopped reading its input (write blocked for %s)", fmtDuration(p.writeMax)))
+}
+
+// writeBounded bounds a write to stdin from outside, for pipes that take no
+// deadline (Go's pipes on Windows): it writes from a goroutine and, should
+// the write block for writeMax, closes stdin, which cancels it (Windows
+// cancels a pipe's pending I/O on close), then kills the tree should that
+// not be enough within killGrace, which breaks the pipe. It returns once
+// the goroutine has.
+func (p *process) writeBounded(b []byte) (int, error) {
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := p.stdin.Write(b)
+		done <- result{n, err}
+	}()
+	t := time.NewTimer(p.writeMax)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-t.C:
+	}
+	_ = p.stdin.Close()
+	t.Reset(killGrace)
+	select {
+	case r := <-done:
+		return r.n, p.errStoppedReading()
+	case <-t.C:
+	}
+	p.tree.kill()
+	r := <-done
+	return r.n, p.errStoppedReading()
 }
 
 func (w stdinWriter) Close() error {

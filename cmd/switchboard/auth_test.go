@@ -39,6 +39,10 @@ func followMain() {
 	}
 }
 
+// fileStore keeps the tests' tokens in files under their home, where the
+// canary check looks, whatever keychain the machine has.
+var fileStore = map[string]any{"credentialStore": "file"}
+
 // switchboardRun runs the real switchboard with stdin and returns what it
 // printed and its exit code.
 func switchboardRun(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
@@ -129,7 +133,7 @@ func TestAuthEndToEnd(t *testing.T) {
 		"api":   map[string]any{"url": as.URL()},
 		"plain": map[string]any{"url": plain.URL},
 		"local": map[string]any{"command": fixture, "args": fargs, "env": fenv},
-	}})
+	}, "settings": fileStore})
 	env := serveEnv(home)
 	var printed strings.Builder // everything switchboard printed
 	run := func(stdin string, args ...string) (string, string, int) {
@@ -283,7 +287,7 @@ func checkChildEnv(t *testing.T, env []string) {
 func TestAuthLoginNoBrowser(t *testing.T) {
 	as := oauthtest.New(t, oauthtest.Options{})
 	home := t.TempDir()
-	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}})
+	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}, "settings": fileStore})
 	cmd := exec.Command("switchboard", "auth", "login", "api", "--no-browser")
 	cmd.Env = serveEnv(home)
 	stdin, _ := cmd.StdinPipe()
@@ -322,7 +326,7 @@ func TestAuthLoginNoBrowser(t *testing.T) {
 func TestAuthAutoLogin(t *testing.T) {
 	as := oauthtest.New(t, oauthtest.Options{})
 	home := t.TempDir()
-	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}})
+	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}, "settings": fileStore})
 	env := append(serveEnv(home), "BROWSER=follow")
 	out, errOut, code := switchboardRun(t, env, "", "call", "echo", "--server", "api", "text=hi")
 	if code != 0 || strings.TrimSpace(out) != "hi" || !strings.Contains(errOut, "switchboard: api needs a login; opening the browser") {
@@ -330,7 +334,7 @@ func TestAuthAutoLogin(t *testing.T) {
 	}
 	// --no-login: a fresh store, and the command to run instead.
 	home2 := t.TempDir()
-	writeConfig(t, home2, map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}})
+	writeConfig(t, home2, map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}, "settings": fileStore})
 	_, errOut, code = switchboardRun(t, append(serveEnv(home2), "BROWSER=follow"), "", "call", "echo", "--server", "api", "text=hi", "--no-login")
 	if code != 1 || !strings.Contains(errOut, "hint: switchboard auth login api") || strings.Contains(errOut, "opening the browser") {
 		t.Errorf("--no-login: exit %d:\n%s", code, errOut)

@@ -21,11 +21,13 @@ type env struct {
 	lookupEnv      func(string) (string, bool)
 	cwd            string
 	goos           string
+	self           string // the path of the running binary, which imports skip; "" when unknown
 }
 
 // dirs describes where configuration lives, honouring --config.
 func (e *env) dirs(explicit string) config.Dirs {
 	d := config.FromEnv(e.getenv, e.cwd, e.goos)
+	d.Self.Executable = e.self
 	if explicit != "" {
 		if !filepath.IsAbs(explicit) {
 			explicit = filepath.Join(e.cwd, explicit)
@@ -35,9 +37,9 @@ func (e *env) dirs(explicit string) config.Dirs {
 	return d
 }
 
-// pretty shortens a path under the home directory to ~/….
+// pretty shortens a path under the home directory to ~/… (~\… on Windows).
 func (e *env) pretty(path string) string {
-	home := e.getenv("HOME")
+	home := config.HomeDir(e.goos, e.getenv)
 	if home != "" && strings.HasPrefix(path, home+string(filepath.Separator)) {
 		return "~" + path[len(home):]
 	}
@@ -119,14 +121,19 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-// isTerminal reports whether w is a terminal, for progress and color.
+// isTerminal reports whether w is a terminal (a console on Windows), for
+// progress and color: not merely a character device such as /dev/null or
+// NUL.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isConsole(f)
+}
+
+// escapes reports whether w, a terminal, shows ANSI escape sequences
+// rather than printing them; on a Windows console it first turns them on.
+func escapes(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && enableEscapes(f)
 }
 
 // scopeFlags adds --project and --global.

@@ -28,7 +28,8 @@ func completeCommand() *command {
 		help: `Prints, one per line, the candidates for the last WORD of a command line
 whose words after "switchboard" are given (the last may be empty). Commands,
 flags, server names, host names, and, for call and describe, the names of
-the tools in the catalog. Offline: it never connects to a server.`,
+the tools in the catalog, and, for secret set and rm, the secrets the configuration
+refers to. Offline: it never connects to a server.`,
 		hidden: true,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
@@ -171,6 +172,15 @@ func positional(ctx context.Context, e *env, name string, line lineState) []stri
 			return []string{"login", "logout", "status"}
 		case n == 1 && (line.pos[0] == "login" || line.pos[0] == "logout"):
 			return serverNames(config.Load(e.dirs(line.values["config"])), name)
+		}
+	case "secret":
+		if n == 0 {
+			return []string{"list", "rm", "set"}
+		}
+		if n == 1 && (line.pos[0] == "set" || line.pos[0] == "rm") {
+			// The names the configuration refers to: the store itself is
+			// not opened, which could probe the keychain.
+			return sortedNames(secretUsers(config.Load(e.dirs(line.values["config"]))))
 		}
 	case "completion":
 		if n == 0 {

@@ -18,7 +18,9 @@ func configCommand() *command {
   paths      list the files Switchboard reads, lowest precedence first, and
              whether each exists; plus the state and cache directories
   show       print the effective configuration as JSON; secrets stay
-             references such as ${GITHUB_TOKEN}, never values
+             references such as ${GITHUB_TOKEN}, never values, and a
+             literal that looks like a credential shows as [redacted],
+             with the error in the server's "error" and on stderr
   validate   check every file; print each problem as file:line:col: path:
              message, and exit 1 if there is an error`,
 		run: runConfig,
@@ -72,11 +74,14 @@ func configPaths(e *env, d config.Dirs, asJSON bool) error {
 	return tw.Flush()
 }
 
-// showServer is one server in config show: our schema plus where it came from.
+// showServer is one server in config show: our schema plus where it came
+// from and, for a definition that cannot be used, why. A literal that looks
+// like a credential shows as [redacted]; its error says where it is.
 type showServer struct {
 	config.Definition
 	Source     string `json:"source"`
 	DisabledBy string `json:"disabledBy,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 func configShow(e *env, c *config.Config) error {
@@ -90,7 +95,11 @@ func configShow(e *env, c *config.Config) error {
 		def.IdleTimeout = &idle
 		def.Lifecycle = string(s.Lifecycle)
 		def.ProtocolVersion = s.ProtocolVersion
-		servers[s.Name] = showServer{Definition: def, Source: s.Source.Path, DisabledBy: s.DisabledBy}
+		sv := showServer{Definition: def, Source: s.Source.Path, DisabledBy: s.DisabledBy}
+		if s.Err != nil {
+			sv.Error = s.Err.Error()
+		}
+		servers[s.Name] = sv
 	}
 	st := c.Settings
 	settings := map[string]any{
@@ -101,14 +110,20 @@ func configShow(e *env, c *config.Config) error {
 		"directTools":      st.DirectTools,
 		"imports":          nonNil(st.Imports),
 	}
+	if st.CredentialStore != "" {
+		settings["credentialStore"] = st.CredentialStore
+	}
 	if st.Embeddings != nil {
 		settings["embeddings"] = map[string]string{"baseUrl": st.Embeddings.BaseURL, "apiKey": st.Embeddings.APIKey, "model": st.Embeddings.Model}
 	}
 	if err := writeJSON(e.stdout, map[string]any{"mcpServers": servers, "settings": settings}); err != nil {
 		return err
 	}
-	if err := c.Err(); err != nil {
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
+	for _, p := range c.Errors() {
+		fmt.Fprintf(e.stderr, "error: %s\n", p.Error())
+	}
+	if c.Err() != nil {
+		fmt.Fprintln(e.stderr, "warning: the configuration is invalid, so no server can be used until the errors above are fixed")
 	}
 	return nil
 }

@@ -7,8 +7,9 @@ package main
 //     per catalog entry removed; with --json, one object at the end instead.
 //   - stderr: on a terminal only, a live progress line, rewritten in place
 //     and erased before each result line; plain (no escape sequences) under
-//     NO_COLOR or TERM=dumb. On stdout, "failed" is red on a terminal
-//     unless NO_COLOR is set.
+//     NO_COLOR or TERM=dumb, or on a Windows console that takes none. On
+//     stdout, "failed" is red on a terminal unless NO_COLOR is set (or
+//     TERM=dumb, or the console takes no escape sequences).
 //   - Exit 1 when any server (or its embeddings) failed; the rest are
 //     indexed all the same.
 
@@ -86,9 +87,9 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 	for _, n := range names {
 		width = max(width, utf8.RuneCountInString(n))
 	}
-	color := isTerminal(e.stdout) && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+	color := isTerminal(e.stdout) && colorOK(e.getenv, escapes(e.stdout))
 	prog := &progress{w: e.stderr, total: len(names), on: isTerminal(e.stderr),
-		plain: e.getenv("NO_COLOR") != "" || e.getenv("TERM") == "dumb"}
+		plain: !colorOK(e.getenv, escapes(e.stderr))}
 	var results []switchboard.IndexResult
 	if len(names) > 0 {
 		results, err = eng.Index(ctx, names, &switchboard.IndexOptions{

@@ -28,7 +28,8 @@ func serveCommand() *command {
 start as a subprocess, or over Streamable HTTP at http://ADDR/mcp with --http.
 
 HTTP listens on loopback unless told otherwise; any other address needs a
-bearer token from --token-file or $SWITCHBOARD_TOKEN. Host and Origin headers
+bearer token of at least 16 bytes from --token-file or $SWITCHBOARD_TOKEN
+(make one with: openssl rand -hex 32). Host and Origin headers
 are checked, request bodies are bounded, /healthz answers ok, and /metrics
 serves Prometheus metrics. SIGINT or SIGTERM shut down gracefully: upstream
 servers are closed and spill files removed.
@@ -97,20 +98,25 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	defer closeLog()
-	cfg := config.Load(e.dirs(o.config))
+	d := e.dirs(o.config)
+	d.Self.Addr = o.http // an imported entry for this address is this gateway
+	cfg := config.Load(d)
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}
 	bridge := front.NewBridge()
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Client: bridge.ClientOptions(),
-		ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
-		Store: e.credentialStore(cfg.Dirs), Prompt: bridge.Prompter(e.servePrompter())})
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger,
+		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
+		Supervise: true, Prompt: bridge.Prompter(e.servePrompter())})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	metrics := front.NewMetrics(eng)
-	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics})
+	// Over stdio the engine's connections serve one client, whose roots
+	// they get; over HTTP clients share them, and no one client's roots
+	// are forwarded (docs/serve.md, Roots).
+	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics, ForwardRoots: o.http == ""})
 	if err != nil {
 		return err
 	}

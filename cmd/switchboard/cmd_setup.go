@@ -172,16 +172,16 @@ func setupHints(e *env, s *config.Setup, args []string) {
 	case config.SetupSame:
 		return
 	case config.SetupDifferent:
-		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write --force replaces it (after a backup of the file)\n", shellJoin(args))
+		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write --force replaces it (after a backup of the file)\n", shellJoin(e.goos, args))
 	case config.SetupInvalid:
 		fmt.Fprintln(e.stderr, "hint: fix the file, or add the snippet by hand")
 	case config.SetupNoFile:
-		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write creates the file with it\n", shellJoin(args))
+		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write creates the file with it\n", shellJoin(e.goos, args))
 	default:
-		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write adds it (after a backup of the file)\n", shellJoin(args))
+		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write adds it (after a backup of the file)\n", shellJoin(e.goos, args))
 	}
 	if s.HostCommand != nil && s.State != config.SetupInvalid {
-		fmt.Fprintf(e.stderr, "hint: or let %s add it: %s\n", s.Title, shellJoin(s.HostCommand))
+		fmt.Fprintf(e.stderr, "hint: or let %s add it: %s\n", s.Title, shellJoin(e.goos, s.HostCommand))
 	}
 }
 
@@ -206,10 +206,11 @@ func reportSetup(e *env, s *config.Setup, written bool, backup string) {
 // run is refused for --write without --force.
 func setupExecutable(e *env, o setupOptions) (string, error) {
 	if o.command != "" {
-		if strings.ContainsRune(o.command, filepath.Separator) && !filepath.IsAbs(o.command) {
-			return filepath.Join(e.cwd, o.command), nil
+		c := o.command
+		if strings.ContainsAny(c, "/"+string(filepath.Separator)) && !filepath.IsAbs(c) {
+			c = filepath.Join(e.cwd, c)
 		}
-		return o.command, nil
+		return withExe(e.goos, c, fileExists), nil
 	}
 	if c := e.getenv(setupCommandEnv); c != "" {
 		return c, nil
@@ -303,20 +304,4 @@ func sameFile(a, b string) bool {
 	}
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
-}
-
-// shellJoin quotes args for a POSIX shell.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

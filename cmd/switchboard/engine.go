@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -42,16 +46,32 @@ func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*swi
 		prompt = e.browserPrompter(false)
 	}
 	return switchboard.New(ctx, cfg, &switchboard.Options{
-		Store:       e.credentialStore(cfg.Dirs),
 		Prompt:      prompt,
 		Lookup:      e.lookupEnv,
+		Credentials: credentials(cfg),
 		Logger:      slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Version:     versionString(),
 		CatalogPath: catalogPath(cfg.Dirs),
 		SpillDir:    spillDir(cfg.Dirs),
 		KeepSpills:  spillKeep,
 		Audience:    proxy.People,
+		Roots:       e.cwdRoots(),
+		Supervise:   true,
 	})
+}
+
+// cwdRoots offers servers the working directory as their one root: a
+// command works where it is run, as a filesystem server asked for its
+// roots learns.
+func (e *env) cwdRoots() []*mcp.Root {
+	if e.cwd == "" {
+		return nil
+	}
+	p := filepath.ToSlash(e.cwd)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/work → file:///C:/work
+	}
+	return []*mcp.Root{{URI: (&url.URL{Scheme: "file", Path: p}).String(), Name: filepath.Base(e.cwd)}}
 }
 
 // runRequest opens an engine, carries out one request and prints its

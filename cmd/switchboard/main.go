@@ -10,7 +10,14 @@
 //   - --help prints to stdout and exits 0.
 //   - Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
 //   - No secret value is ever printed: references such as ${TOKEN} are
-//     shown as written, never resolved.
+//     shown as written, never resolved, and a literal that looks like a
+//     credential is shown as [redacted].
+//   - SIGINT and SIGTERM end every command, and so does SIGHUP (the terminal
+//     closed) unless it was ignored at start (nohup): after interruptGrace,
+//     or at a second signal, even one stuck in work that ignores its
+//     context. On Windows, Ctrl-C and Ctrl-Break arrive as os.Interrupt,
+//     and closing the console, logging off or shutting down as SIGTERM
+//     (stopSignals).
 package main
 
 import (
@@ -23,22 +30,66 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	upstream.SupervisorMain() // a stdio server's supervisor is a copy of switchboard
+	sigs := stopSignals(signal.Ignored)
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	defer stop()
 	cwd, _ := os.Getwd()
+	self, _ := os.Executable()
 	e := &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS,
+		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS, self: self,
 	}
-	code := run(ctx, e, os.Args[1:])
+	code := interruptible(ctx, stop, sigs, os.Stderr, interruptGrace, func() int { return run(ctx, e, os.Args[1:]) })
 	stop()
 	os.Exit(code)
+}
+
+// interruptGrace is how long a command has, after SIGINT or SIGTERM, to
+// stop cleanly: close its servers, remove its spill files. Closing servers
+// is bounded by the upstream close timeout (5s, then their processes are
+// killed), so a command that heeds its context is done well within it; one
+// stuck on something that does not (a read of a pipe nobody writes to)
+// still ends.
+const interruptGrace = 10 * time.Second
+
+// interruptible runs f, the command, and returns its exit code. Once ctx
+// ends, that is at one of sigs, f has grace to return; past that, or at a
+// second signal, the process stops waiting for it and exits 130, whatever
+// the command was doing. stop undoes the signal handling of ctx; the
+// second signal is caught here instead, so that it too exits 130 with a
+// word on stderr. The goroutine running f is left behind only then, as the
+// process exits.
+func interruptible(ctx context.Context, stop func(), sigs []os.Signal, stderr io.Writer, grace time.Duration, f func() int) int {
+	done := make(chan int, 1)
+	go func() { done <- f() }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, sigs...)
+	defer signal.Stop(again)
+	stop()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case code := <-done:
+		return code
+	case <-again:
+		fmt.Fprintln(stderr, "switchboard: interrupted again: exiting without waiting for the command to stop")
+	case <-t.C:
+		fmt.Fprintf(stderr, "switchboard: interrupted: the command did not stop within %v of the signal, so it is abandoned\n", grace)
+	}
+	return exitInterrupted
 }
 
 // Exit codes.
@@ -82,6 +133,7 @@ func commands() []*command {
 		disableCommand(),
 		trustCommand(),
 		importCommand(),
+		secretCommand(),
 		setupCommand(),
 		completionCommand(),
 		completeCommand(),

@@ -9,12 +9,14 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // TestMain lets testscript run this test binary as the switchboard command:
 // the scripts exercise the real main, in a real process, with a fake HOME.
 func TestMain(m *testing.M) {
-	testserver.Main() // when started as the fixture server
+	upstream.SupervisorMain() // first: a supervisor's environment names the fixture server too
+	testserver.Main()         // when started as the fixture server
 	testscript.Main(m, map[string]func(){"switchboard": main, "follow": followMain})
 }
 
@@ -28,14 +30,16 @@ func TestScripts(t *testing.T) {
 }
 
 // TestPeerScripts runs testdata/peers/*.txtar, which use real MCP servers:
-// $EVERYTHING is the path of server-everything's script and $NODE of node;
-// $FIXTURE starts the fixture server (with SWITCHBOARD_TESTSERVER set).
+// $EVERYTHING and $FILESYSTEM are the paths of server-everything's and
+// server-filesystem's scripts and $NODE of node; $FIXTURE starts the
+// fixture server (with SWITCHBOARD_TESTSERVER set).
 func TestPeerScripts(t *testing.T) {
 	p := mcptest.Peers(t)
 	fixture, _, _ := testserver.Command(testserver.Good)
 	testscript.Run(t, scriptParams("testdata/peers", map[string]string{
 		"NODE":       p.Node,
 		"EVERYTHING": filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"),
+		"FILESYSTEM": filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"),
 		"FIXTURE":    fixture,
 	}))
 }
@@ -61,6 +65,7 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			e.Cd = proj
 			return nil
 		},
+		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
 	}
 }

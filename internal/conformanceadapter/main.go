@@ -149,7 +149,7 @@ func writeConfig(work, serverURL, scenario string) (string, []string, error) {
 		}
 		server["oauth"] = o
 	}
-	doc := map[string]any{"mcpServers": map[string]any{"conformance": server}, "settings": map[string]any{"toolPrefix": "none"}}
+	doc := map[string]any{"mcpServers": map[string]any{"conformance": server}, "settings": map[string]any{"toolPrefix": "none", "credentialStore": "file"}}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return "", nil, err

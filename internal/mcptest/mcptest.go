@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 )
 
@@ -54,17 +53,8 @@ func (c Command) Cmd(t testing.TB) *exec.Cmd {
 func (c Command) command() *exec.Cmd {
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Env = append(os.Environ(), c.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	return cmd
-}
-
-// killGroup sends SIGKILL to the process group of a started cmd. The group
-// outlives its leader while any member lives, so this also reaches
-// grandchildren of an exited leader.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // moduleRoot returns the directory of the go.mod enclosing the working

@@ -47,6 +47,30 @@ func serveGood() error {
 	return s.Run(context.Background(), &mcp.StdioTransport{})
 }
 
+// serveRoots serves a go-sdk server over stdio whose one tool, "roots",
+// lists the client's roots, one URI a line, or says "no roots". It asks
+// for them as an input request (SEP-2322), which go-sdk turns into
+// roots/list for a client before 2026-07-28.
+func serveRoots() error {
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver-roots", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots, one URI a line, or says \"no roots\"."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			res, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, nil
+			}
+			if len(res.Roots) == 0 {
+				return text("no roots"), nil, nil
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return text(strings.Join(uris, "\n")), nil, nil
+		})
+	return s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// scriptCmds are the commands scripts get beyond testscript's own.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"mkfifo":      cmdMkfifo,
+	"manyservers": cmdManyServers,
+}
+
+// cmdMkfifo makes a FIFO: mkfifo PATH. Nothing ever writes to it, so
+// whatever opens it for reading and waits blocks for good.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo PATH")
+	}
+	ts.Check(mkfifo(ts.MkAbs(args[0])))
+}
+
+// cmdManyServers writes a configuration of N stdio servers, s0 to sN-1:
+// manyservers N PATH.
+func cmdManyServers(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: manyservers N PATH")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	var b strings.Builder
+	b.WriteString(`{"mcpServers": {`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n  \"s%d\": {\"command\": \"true\"}", i)
+	}
+	b.WriteString("\n}}\n")
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o600))
+}

@@ -1,0 +1,76 @@
+package upstream_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+func roots(uris ...string) []*mcp.Root {
+	var out []*mcp.Root
+	for _, u := range uris {
+		out = append(out, &mcp.Root{URI: u})
+	}
+	return out
+}
+
+// TestRoots checks that every connection offers the pool's roots, that
+// SetRoots notifies connected servers with roots/list_changed and that
+// they then list the new roots, and that later connections get them too.
+func TestRoots(t *testing.T) {
+	changed := make(chan []string, 16)
+	ts := mcptest.RootsServer(t, changed)
+	h := newPool(t, []*config.Server{
+		{Name: "http", Type: config.TransportHTTP, URL: ts.URL, RequestTimeout: 20 * time.Second},
+		fixture("stdio", testserver.Roots),
+		fixture("late", testserver.Roots),
+	}, &upstream.Options{Roots: roots("file:///a")})
+	for _, name := range []string{"http", "stdio"} {
+		if got, err := h.call(t.Context(), name, "roots", nil); err != nil || got != "file:///a" {
+			t.Errorf("%s: roots = %q, %v; want file:///a", name, got, err)
+		}
+	}
+
+	h.SetRoots(roots("file:///b", "file:///c"))
+	want := []string{"file:///b", "file:///c"}
+	waitRoots(t, changed, want)
+	for _, name := range []string{"http", "stdio", "late"} {
+		if got, err := h.call(t.Context(), name, "roots", nil); err != nil || got != strings.Join(want, "\n") {
+			t.Errorf("%s after SetRoots: roots = %q, %v; want %q", name, got, err, want)
+		}
+	}
+
+	h.SetRoots(nil)
+	waitRoots(t, changed, []string{})
+	if got, err := h.call(t.Context(), "stdio", "roots", nil); err != nil || got != "no roots" {
+		t.Errorf("after SetRoots(nil): roots = %q, %v; want none", got, err)
+	}
+}
+
+// waitRoots waits until the server lists want after a list_changed; lists
+// on the way (roots removed before others are added) are skipped.
+func waitRoots(t *testing.T, changed <-chan []string, want []string) {
+	t.Helper()
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
+	var seen [][]string
+	for {
+		select {
+		case got := <-changed:
+			if slices.Equal(got, want) {
+				return
+			}
+			seen = append(seen, got)
+		case <-timeout.C:
+			t.Fatalf("no roots/list_changed brought %q; lists seen: %q", want, seen)
+		}
+	}
+}

@@ -1,0 +1,196 @@
+//go:build unix
+
+package upstream_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// ownerEnv makes the test binary a pool owner (see ownerMain): a process
+// that holds a pool with a stdio server that started a grandchild, to be
+// killed with SIGKILL. Its value is "supervised" or "unsupervised";
+// ownerDirEnv names the pool's GroupDir.
+const (
+	ownerEnv    = "SWITCHBOARD_TEST_POOL_OWNER"
+	ownerDirEnv = "SWITCHBOARD_TEST_POOL_OWNER_DIR"
+)
+
+// ownerMain runs the pool owner when the environment asks for it: it makes
+// a pool over the fixture server, has the server start a grandchild,
+// prints "PIDS server grandchild" and waits to be killed.
+func ownerMain() {
+	mode := os.Getenv(ownerEnv)
+	if mode == "" {
+		return
+	}
+	pool := upstream.New([]*config.Server{fixture("f", testserver.Good)}, &upstream.Options{
+		BaseEnv:   append(upstream.BaseEnv(os.Environ()), mcptest.OwnerEnv+"="+os.Getenv(mcptest.OwnerEnv)),
+		Supervise: mode == "supervised",
+		GroupDir:  os.Getenv(ownerDirEnv),
+		Logger:    slog.New(slog.NewTextHandler(os.Stderr, nil)),
+	})
+	var pids []string
+	for _, tool := range []string{"pid", "spawn"} {
+		res, err := pool.CallTool(context.Background(), "f", tool, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "owner:", err)
+			os.Exit(1)
+		}
+		pids = append(pids, firstText(res.Content))
+	}
+	fmt.Println("PIDS", strings.Join(pids, " "))
+	select {}
+}
+
+// startOwner starts a pool owner and returns it with the pids of its
+// server and of the server's grandchild.
+func startOwner(t *testing.T, mode, dir string) (owner *exec.Cmd, server, grandchild int) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("supervisors and sweeps need Linux")
+	}
+	owner = exec.Command(os.Args[0], "-test.run=^$")
+	owner.Env = append(os.Environ(), ownerEnv+"="+mode, ownerDirEnv+"="+dir, "GORACE=atexit_sleep_ms=0")
+	owner.Stderr = testWriter{t}
+	out, err := owner.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Process.Kill(); owner.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if _, serr := fmt.Sscanf(line, "PIDS %d %d", &server, &grandchild); err != nil || serr != nil {
+		t.Fatalf("the pool owner said %q (%v)", line, err)
+	}
+	if !alive(server) || !alive(grandchild) {
+		t.Fatalf("server %d or grandchild %d not running", server, grandchild)
+	}
+	return owner, server, grandchild
+}
+
+// killOwner kills the owner with SIGKILL, as the OOM killer would, and
+// reaps it.
+func killOwner(t *testing.T, owner *exec.Cmd) {
+	t.Helper()
+	if err := owner.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	owner.Wait()
+}
+
+// waitGone waits until none of pids is alive. There is no event for the
+// end of a process that is not one's child, so it polls /proc; the
+// deadline is generous: the test is about whether they end, not how fast.
+func waitGone(t *testing.T, what string, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var left []int
+		for _, pid := range pids {
+			if alive(pid) {
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: processes %v still running after 30s", what, left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSupervisorEndsGroupOnSIGKILL kills the owner of a supervised pool
+// with SIGKILL and checks that the kernel's parent-death signal reaches
+// the supervisor, which ends the server and the grandchild it started.
+func TestSupervisorEndsGroupOnSIGKILL(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	owner, server, grandchild := startOwner(t, "supervised", t.TempDir())
+	if got := parentName(t, server); got != "switchboard-supervisor" {
+		t.Fatalf("the server's parent is %q, want the supervisor", got)
+	}
+	killOwner(t, owner)
+	waitGone(t, "after the pool's owner was killed", server, grandchild)
+}
+
+// TestSweepEndsGroupsOfDeadPool kills the owner of an unsupervised pool
+// with SIGKILL, sees the grandchild outlive it (only the server had a
+// parent-death signal), and checks that the next pool over the same
+// GroupDir ends it.
+func TestSweepEndsGroupsOfDeadPool(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	dir := t.TempDir()
+	owner, server, grandchild := startOwner(t, "unsupervised", dir)
+	killOwner(t, owner)
+	waitGone(t, "the server, after its parent was killed", server)
+	if !alive(grandchild) {
+		t.Fatalf("grandchild %d ended with its parent: nothing left for the sweep to do", grandchild)
+	}
+	newPool(t, nil, &upstream.Options{GroupDir: dir})
+	waitGone(t, "after a new pool swept", grandchild)
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files left in the group directory: %v", ents)
+	}
+}
+
+// parentName returns the argv[0] of pid's parent.
+func parentName(t *testing.T, pid int) string {
+	t.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(stat)
+	var ppid int
+	fmt.Sscan(strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[1], &ppid)
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", ppid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _, _ := strings.Cut(string(cmdline), "\x00")
+	return name
+}
+
+// TestSupervisedServerKilled kills a supervised server from outside and
+// checks that the status names the server's own pid and the error says
+// how the server, not its supervisor, ended.
+func TestSupervisedServerKilled(t *testing.T) {
+	h := newPool(t, []*config.Server{fixture("f", testserver.Good)}, nil)
+	out, err := h.call(t.Context(), "f", "pid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := h.status("f")
+	if got := strconv.Itoa(st.PID); got != out {
+		t.Fatalf("status PID %s, want the server's own %s", got, out)
+	}
+	if runtime.GOOS == "linux" && parentName(t, st.PID) != "switchboard-supervisor" {
+		t.Fatalf("the server does not run under a supervisor")
+	}
+	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st = h.waitFor("f", "the server's end", inState(upstream.StateFailed))
+	if !strings.Contains(st.Error, "killed by signal killed") {
+		t.Errorf("error %q, want it to say the server was killed by SIGKILL", st.Error)
+	}
+}
