@@ -2,7 +2,6 @@ package upstream_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"strconv"
@@ -144,16 +143,6 @@ func children(t testing.TB) []int {
 		}
 	}
 	return out
-}
-
-func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z"
 }
 
 // parallel runs f n times concurrently and waits.

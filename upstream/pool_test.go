@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -437,7 +438,7 @@ func TestProcessGroupKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	grandchild, _ := strconv.Atoi(out)
-	if !alive(grandchild) {
+	if !mcptest.Alive(grandchild) {
 		t.Fatalf("grandchild %d not running", grandchild)
 	}
 	start := time.Now()
@@ -445,7 +446,7 @@ func TestProcessGroupKilled(t *testing.T) {
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("Close took %s", d)
 	}
-	if alive(grandchild) {
+	if mcptest.Alive(grandchild) {
 		t.Errorf("grandchild %d survived Close", grandchild)
 	}
 }

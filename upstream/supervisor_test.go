@@ -14,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
@@ -80,7 +79,7 @@ func startOwner(t *testing.T, mode, dir string) (owner *exec.Cmd, server, grandc
 	if _, serr := fmt.Sscanf(line, "PIDS %d %d", &server, &grandchild); err != nil || serr != nil {
 		t.Fatalf("the pool owner said %q (%v)", line, err)
 	}
-	if !alive(server) || !alive(grandchild) {
+	if !mcptest.Alive(server) || !mcptest.Alive(grandchild) {
 		t.Fatalf("server %d or grandchild %d not running", server, grandchild)
 	}
 	return owner, server, grandchild
@@ -96,29 +95,6 @@ func killOwner(t *testing.T, owner *exec.Cmd) {
 	owner.Wait()
 }
 
-// waitGone waits until none of pids is alive. There is no event for the
-// end of a process that is not one's child, so it polls /proc; the
-// deadline is generous: the test is about whether they end, not how fast.
-func waitGone(t *testing.T, what string, pids ...int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var left []int
-		for _, pid := range pids {
-			if alive(pid) {
-				left = append(left, pid)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: processes %v still running after 30s", what, left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestSupervisorEndsGroupOnSIGKILL kills the owner of a supervised pool
 // with SIGKILL and checks that the kernel's parent-death signal reaches
 // the supervisor, which ends the server and the grandchild it started.
@@ -129,7 +105,7 @@ func TestSupervisorEndsGroupOnSIGKILL(t *testing.T) {
 		t.Fatalf("the server's parent is %q, want the supervisor", got)
 	}
 	killOwner(t, owner)
-	waitGone(t, "after the pool's owner was killed", server, grandchild)
+	mcptest.WaitGone(t, "after the pool's owner was killed", server, grandchild)
 }
 
 // TestSweepEndsGroupsOfDeadPool kills the owner of an unsupervised pool
@@ -141,12 +117,12 @@ func TestSweepEndsGroupsOfDeadPool(t *testing.T) {
 	dir := t.TempDir()
 	owner, server, grandchild := startOwner(t, "unsupervised", dir)
 	killOwner(t, owner)
-	waitGone(t, "the server, after its parent was killed", server)
-	if !alive(grandchild) {
+	mcptest.WaitGone(t, "the server, after its parent was killed", server)
+	if !mcptest.Alive(grandchild) {
 		t.Fatalf("grandchild %d ended with its parent: nothing left for the sweep to do", grandchild)
 	}
 	newPool(t, nil, &upstream.Options{GroupDir: dir})
-	waitGone(t, "after a new pool swept", grandchild)
+	mcptest.WaitGone(t, "after a new pool swept", grandchild)
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("files left in the group directory: %v", ents)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -106,17 +105,6 @@ func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]
 	return b.String(), res.IsError
 }
 
-// alive reports whether pid runs (a zombie has ended).
-func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z"
-}
-
 // TestServeSIGKILLEndsServers kills switchboard serve with SIGKILL, as the
 // OOM killer would, and checks that its stdio server and the process that
 // server started both end: the supervisor between them and switchboard
@@ -132,7 +120,7 @@ func TestServeSIGKILLEndsServers(t *testing.T) {
 	for _, tool := range []string{"pid", "spawn"} {
 		out, isErr := callText(t, cs, tool, nil)
 		pid, err := strconv.Atoi(out)
-		if isErr || err != nil || !alive(pid) {
+		if isErr || err != nil || !mcptest.Alive(pid) {
 			t.Fatalf("%s = %q: want the pid of a running process", tool, out)
 		}
 		pids = append(pids, pid)
@@ -140,16 +128,7 @@ func TestServeSIGKILLEndsServers(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	// There is no event for the end of a process that is not one's child:
-	// poll /proc, with a deadline that only a process left running meets.
-	deadline := time.Now().Add(30 * time.Second)
-	for alive(pids[0]) || alive(pids[1]) {
-		if time.Now().After(deadline) {
-			t.Fatalf("30s after switchboard was killed: server %d alive %v, its child %d alive %v",
-				pids[0], alive(pids[0]), pids[1], alive(pids[1]))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	mcptest.WaitGone(t, "after switchboard was killed, its server and the server's child", pids[0], pids[1])
 }
 
 // fileURI is the file: URI of a directory.
