@@ -113,6 +113,11 @@ type Options struct {
 	// upstream.SupervisorMain first thing in main. See
 	// upstream.Options.Supervise.
 	Supervise bool
+
+	// OnCall, if set, is told of every tool call once it ends (see Call),
+	// on the goroutine that made it: it must not block. A CallLog's Add
+	// keeps the recent ones for a panel or an admin endpoint.
+	OnCall func(Call)
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,

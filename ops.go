@@ -313,7 +313,7 @@ func (s *Session) call(ctx context.Context, req *proxy.Request) *Result {
 	if tok := progressToken(ctx); tok != nil {
 		params.SetProgressToken(tok)
 	}
-	res, err := s.e.pool.Call(ctx, ref.Server, params)
+	res, err := s.e.poolCall(ctx, ref.Server, params)
 	if err != nil {
 		return s.errorResult(proxy.ActionCall, ref.Server, err)
 	}

@@ -44,7 +44,7 @@ func (e *Engine) CallTool(ctx context.Context, server string, params *mcp.CallTo
 	if err != nil {
 		return nil, err
 	}
-	return e.pool.Call(ctx, name, params)
+	return e.poolCall(ctx, name, params)
 }
 
 // Bound returns a tool result bounded as a whole, for a gateway's direct

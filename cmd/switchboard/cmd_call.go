@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/internal/callargs"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -74,12 +76,12 @@ func runCall(ctx context.Context, e *env, args []string) error {
 // fails, the call is built untyped and reports the same failure itself.
 func typedCall(ctx context.Context, eng *switchboard.Engine, name, server string, pairs []string) (*proxy.Request, error) {
 	req := &proxy.Request{Action: proxy.ActionCall, Name: name, Server: server}
-	var schema *inputSchema
+	var schema *callargs.Schema
 	display := fmt.Sprintf("%q", name)
 	if d := eng.Do(ctx, &proxy.Request{Action: proxy.ActionDescribe, Name: name, Server: server}); !d.IsError && d.Details.Tool != nil {
 		t := d.Details.Tool
 		req.Name, req.Server = t.Name, t.Server
-		schema, display = parseSchema(t.InputSchema), fmt.Sprintf("%q on %q", t.Name, t.Server)
+		schema, display = callargs.Parse(t.InputSchema), fmt.Sprintf("%q on %q", t.Name, t.Server)
 	}
 	args, err := typedArgs(pairs, schema, display)
 	if err != nil {
@@ -106,4 +108,15 @@ func argsObject(argsJSON string, stdin io.Reader) (map[string]any, error) {
 		return nil, usagef("--args must be a JSON object such as '{\"a\": 1}'")
 	}
 	return m, nil
+}
+
+// typedArgs types key=value pairs by a tool's schema (see package
+// callargs); an argument that does not fit is a usage error.
+func typedArgs(pairs []string, s *callargs.Schema, tool string) (map[string]any, error) {
+	m, err := callargs.Args(pairs, s, tool)
+	var ce *callargs.Error
+	if errors.As(err, &ce) {
+		return nil, usagef("%s", ce.Msg)
+	}
+	return m, err
 }

@@ -1,6 +1,9 @@
-package main
+// Package callargs types a tool's arguments, given as key=value text, by
+// the tool's input schema: the rule the call command and the panel's call
+// form share.
+package callargs
 
-// How call reads key=value: by the tool's input schema, as the catalog
+// How key=value is read: by the tool's input schema, as the catalog
 // holds it. A value is taken as the type its parameter declares:
 //   - string: the value as written (message=123 is the string "123");
 //   - number, integer, boolean, null: the JSON literal (n=3, ok=true);
@@ -23,9 +26,9 @@ import (
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
-// inputSchema is the part of a tool's input schema that types its
+// Schema is the part of a tool's input schema that types its
 // arguments. Whatever else a schema says is left to the server.
-type inputSchema struct {
+type Schema struct {
 	Properties           map[string]paramSchema `json:"properties"`
 	Required             []string               `json:"required"`
 	AdditionalProperties json.RawMessage        `json:"additionalProperties"`
@@ -34,10 +37,11 @@ type inputSchema struct {
 // paramSchema is one parameter's schema, reduced to the JSON types it
 // allows.
 type paramSchema struct {
-	Type  jsonTypes     `json:"type"`
-	Enum  []any         `json:"enum"`
-	AnyOf []paramSchema `json:"anyOf"`
-	OneOf []paramSchema `json:"oneOf"`
+	Type        jsonTypes     `json:"type"`
+	Description string        `json:"description"`
+	Enum        []any         `json:"enum"`
+	AnyOf       []paramSchema `json:"anyOf"`
+	OneOf       []paramSchema `json:"oneOf"`
 }
 
 // jsonTypes is a schema's "type": one name or a list of them.
@@ -56,10 +60,45 @@ func (t *jsonTypes) UnmarshalJSON(b []byte) error {
 	return nil // another shape says nothing we can use
 }
 
-// parseSchema reads a tool's input schema as the catalog holds it (any
+// Error is an argument that does not fit the tool: the caller's mistake,
+// a usage error on the command line.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(format string, args ...any) error {
+	return &Error{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Types lists the JSON types the schema allows for a parameter, nil when
+// it does not say.
+func (s *Schema) Types(name string) []string {
+	if s == nil {
+		return nil
+	}
+	return s.Properties[name].types()
+}
+
+// Describe is a parameter's description, as the schema gives it.
+func (s *Schema) Describe(name string) string {
+	if s == nil {
+		return ""
+	}
+	return s.Properties[name].Description
+}
+
+// IsRequired reports whether the schema requires a parameter.
+func (s *Schema) IsRequired(name string) bool {
+	return s != nil && slices.Contains(s.Required, name)
+}
+
+// TypeList names types for a person: "a number", "an integer or null".
+func TypeList(types []string) string { return typeList(types) }
+
+// Parse reads a tool's input schema as the catalog holds it (any
 // JSON value). A schema that does not have the expected shape gives nil:
 // its arguments are then taken by the old rule.
-func parseSchema(schema any) *inputSchema {
+func Parse(schema any) *Schema {
 	if schema == nil {
 		return nil
 	}
@@ -67,7 +106,7 @@ func parseSchema(schema any) *inputSchema {
 	if err != nil {
 		return nil
 	}
-	var s inputSchema
+	var s Schema
 	if json.Unmarshal(b, &s) != nil {
 		return nil
 	}
@@ -102,19 +141,19 @@ func (p paramSchema) types() []string {
 	return out
 }
 
-// typedArgs builds a tool's arguments from key=value pairs by its schema
+// Args builds a tool's arguments from key=value pairs by its schema
 // (nil: no schema known). tool names the tool in errors, as `"echo" on
 // "good"`. An argument that does not fit is a usage error: the command
 // line is wrong for this tool.
-func typedArgs(pairs []string, s *inputSchema, tool string) (map[string]any, error) {
+func Args(pairs []string, s *Schema, tool string) (map[string]any, error) {
 	m := map[string]any{}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return nil, usagef("argument %q is not key=value", p)
+			return nil, errorf("argument %q is not key=value", p)
 		}
 		if _, dup := m[k]; dup {
-			return nil, usagef("argument %q is given twice", k)
+			return nil, errorf("argument %q is given twice", k)
 		}
 		val, err := s.value(k, v, tool)
 		if err != nil {
@@ -129,7 +168,7 @@ func typedArgs(pairs []string, s *inputSchema, tool string) (map[string]any, err
 }
 
 // value types one argument.
-func (s *inputSchema) value(key, v, tool string) (any, error) {
+func (s *Schema) value(key, v, tool string) (any, error) {
 	if s == nil {
 		return jsonOrString(v), nil
 	}
@@ -154,16 +193,20 @@ func (s *inputSchema) value(key, v, tool string) (any, error) {
 	if slices.Contains(types, "string") {
 		return v, nil
 	}
-	return nil, usagef("argument %q of tool %s must be %s, such as %s; got %s",
+	return nil, errorf("argument %q of tool %s must be %s, such as %s; got %s",
 		key, tool, typeList(types), exampleArg(key, types), proxy.ShellQuote(key+"="+v))
 }
 
 // closed reports whether the schema forbids properties it does not list.
-func (s *inputSchema) closed() bool {
+func (s *Schema) closed() bool {
 	return string(bytes.TrimSpace(s.AdditionalProperties)) == "false"
 }
 
-func (s *inputSchema) names() []string {
+// Names are the parameters the schema lists, sorted.
+func (s *Schema) Names() []string {
+	if s == nil {
+		return nil
+	}
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
 		names = append(names, n)
@@ -172,16 +215,16 @@ func (s *inputSchema) names() []string {
 	return names
 }
 
-func (s *inputSchema) unknown(key, tool string) error {
+func (s *Schema) unknown(key, tool string) error {
 	msg := fmt.Sprintf("tool %s has no argument %q", tool, key)
-	if near := proxy.Closest(key, s.names(), 3); len(near) > 0 {
+	if near := proxy.Closest(key, s.Names(), 3); len(near) > 0 {
 		msg += "; did you mean: " + strings.Join(near, ", ")
 	}
-	return usagef("%s (its arguments: %s); nothing was called", msg, s.signature())
+	return errorf("%s (its arguments: %s); nothing was called", msg, s.Signature())
 }
 
 // check refuses arguments that leave out a required parameter.
-func (s *inputSchema) check(m map[string]any, tool string) error {
+func (s *Schema) check(m map[string]any, tool string) error {
 	if s == nil {
 		return nil
 	}
@@ -202,12 +245,12 @@ func (s *inputSchema) check(m map[string]any, tool string) error {
 			needs = append(needs, fmt.Sprintf("%q", r))
 		}
 	}
-	return usagef("tool %s needs %s (its arguments: %s); nothing was called", tool, strings.Join(needs, ", "), s.signature())
+	return errorf("tool %s needs %s (its arguments: %s); nothing was called", tool, strings.Join(needs, ", "), s.Signature())
 }
 
-// signature lists the parameters, required ones marked with *.
-func (s *inputSchema) signature() string {
-	names := s.names()
+// Signature lists the parameters, required ones marked with *.
+func (s *Schema) Signature() string {
+	names := s.Names()
 	if len(names) == 0 {
 		return "none"
 	}

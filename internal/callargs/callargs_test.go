@@ -1,4 +1,4 @@
-package main
+package callargs
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ func TestTypedArgs(t *testing.T) {
 	if err := json.Unmarshal([]byte(testSchema), &raw); err != nil {
 		t.Fatal(err)
 	}
-	s := parseSchema(raw)
+	s := Parse(raw)
 	tests := []struct {
 		pair, want string // want is the argument's JSON, or an error's start
 	}{
@@ -64,7 +64,7 @@ func TestTypedArgs(t *testing.T) {
 			if !strings.HasPrefix(tt.pair, "s=") {
 				pairs = append(pairs, "s=x")
 			}
-			got, err := typedArgs(pairs, s, `"t"`)
+			got, err := Args(pairs, s, `"t"`)
 			if strings.HasPrefix(tt.want, "error: ") {
 				if err == nil || !strings.HasPrefix(err.Error(), strings.TrimPrefix(tt.want, "error: ")) {
 					t.Fatalf("got %v, %v; want an error starting %q", got, err, strings.TrimPrefix(tt.want, "error: "))
@@ -86,7 +86,7 @@ func TestTypedArgs(t *testing.T) {
 func TestTypedArgsRequired(t *testing.T) {
 	var raw any
 	json.Unmarshal([]byte(testSchema), &raw)
-	_, err := typedArgs([]string{"n=1"}, parseSchema(raw), `"t"`)
+	_, err := Args([]string{"n=1"}, Parse(raw), `"t"`)
 	want := `tool "t" needs "s" (a string, such as s=text) (its arguments: a, any, b, e, en, free, free2, i, in, n, o, s*, sn); nothing was called`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
@@ -97,7 +97,7 @@ func TestTypedArgsRequired(t *testing.T) {
 // is unknown or says nothing: JSON where it parses, else a string.
 func TestTypedArgsWithoutSchema(t *testing.T) {
 	for _, schema := range []any{nil, "not an object", map[string]any{"properties": 5}, map[string]any{"type": "object"}} {
-		got, err := typedArgs([]string{"n=3", "s=Ada", `t=["a"]`}, parseSchema(schema), `"t"`)
+		got, err := Args([]string{"n=3", "s=Ada", `t=["a"]`}, Parse(schema), `"t"`)
 		if err != nil {
 			t.Fatalf("schema %v: %v", schema, err)
 		}
@@ -121,8 +121,8 @@ func FuzzTypedArgs(f *testing.F) {
 		if json.Unmarshal([]byte(schema), &raw) != nil || key == "" || strings.Contains(key, "=") {
 			return
 		}
-		s := parseSchema(raw)
-		got, err := typedArgs([]string{key + "=" + value}, s, `"t"`)
+		s := Parse(raw)
+		got, err := Args([]string{key + "=" + value}, s, `"t"`)
 		if err != nil {
 			return
 		}
