@@ -16,7 +16,7 @@ import (
 
 // HTTPOptions configures serving over Streamable HTTP.
 type HTTPOptions struct {
-	// Token, if set, is the bearer token every request to /mcp and /metrics
+	// Token, if set, is the bearer token every request to /mcp, /metrics and /admin/
 	// must carry. It is required to listen on an address other than
 	// loopback.
 	Token string
@@ -32,6 +32,8 @@ type HTTPOptions struct {
 	TrustedOrigins []string
 	// Metrics, if set, is served at /metrics.
 	Metrics *Metrics
+	// Admin, if set, is served at /admin/ (see Admin), behind Token.
+	Admin *Admin
 }
 
 // ErrNeedToken is returned by CheckListen for an address off loopback
@@ -108,6 +110,9 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	})
 	if opts.Metrics != nil {
 		mux.Handle("/metrics", bearer(opts.Token, opts.Metrics))
+	}
+	if opts.Admin != nil {
+		opts.Admin.handle(mux, opts.Token, opts.TrustedOrigins)
 	}
 	return mux, nil
 }

@@ -37,6 +37,12 @@ func catalogPath(d config.Dirs) string { return filepath.Join(d.CacheDir(), "cat
 // and then when a browser can be opened (see canOpenBrowser); otherwise
 // its error names the command that logs in.
 func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*switchboard.Engine, error) {
+	return e.openEngineWith(ctx, explicit, login, nil)
+}
+
+// openEngineWith is openEngine with tweak, if set, changing the engine's
+// options last (a progress handler, a call log).
+func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, tweak func(*switchboard.Options)) (*switchboard.Engine, error) {
 	cfg := config.Load(e.dirs(explicit))
 	if err := cfg.Err(); err != nil {
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
@@ -45,7 +51,12 @@ func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*swi
 	if login && e.canOpenBrowser() {
 		prompt = e.browserPrompter(false)
 	}
-	return switchboard.New(ctx, cfg, &switchboard.Options{
+	return e.newEngine(ctx, cfg, prompt, tweak)
+}
+
+// newEngine makes the CLI's engine over cfg.
+func (e *env) newEngine(ctx context.Context, cfg *config.Config, prompt oauth.Prompter, tweak func(*switchboard.Options)) (*switchboard.Engine, error) {
+	opts := &switchboard.Options{
 		Prompt:      prompt,
 		Lookup:      e.lookupEnv,
 		Credentials: credentials(cfg),
@@ -57,7 +68,11 @@ func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*swi
 		Audience:    proxy.People,
 		Roots:       e.cwdRoots(),
 		Supervise:   true,
-	})
+	}
+	if tweak != nil {
+		tweak(opts)
+	}
+	return switchboard.New(ctx, cfg, opts)
 }
 
 // cwdRoots offers servers the working directory as their one root: a

@@ -125,6 +125,7 @@ func commands() []*command {
 		instructionsCommand(),
 		reconnectCommand(),
 		authCommand(),
+		panelCommand(),
 		serveCommand(),
 		configCommand(),
 		addCommand(),

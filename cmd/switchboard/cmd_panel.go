@@ -1,0 +1,142 @@
+package main
+
+// Output of panel: the terminal UI on stdout, which must be a terminal, as
+// must stdin; nothing else is printed while it runs. Under NO_COLOR it
+// uses no colour (bold, faint and reverse still mark the selection and
+// failures); under TERM=dumb, which takes no cursor movement, it refuses
+// to start and names the commands that print the same.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/panel"
+)
+
+func panelCommand() *command {
+	return &command{
+		name:    "panel",
+		summary: "see and steer servers, tools and calls in a terminal UI",
+		usage:   "[--attach URL [--token-file FILE]] [--config FILE]",
+		help: `Opens a full-screen view of every server (state, tool count, last call,
+source file, last error), their tools with a live search across every
+server, a tool's description and schema, a form that calls it, the recent
+calls, and the configuration's problems at file:line:col.
+
+Keys: tab or 1-4 switch screens; ↑↓ select; on servers, enter lists the
+server's tools, c connects, r reconnects, e enables or disables it (in
+Switchboard's own file, as enable and disable do), l logs in, i indexes;
+on tools, / searches, enter describes, enter again opens the call form;
+q quits (ctrl+c anywhere). The help line shows the keys of each screen.
+
+With --attach URL, shows a running switchboard serve --http instead,
+through its admin endpoint: status and recent calls, read-only, and a
+reconnect action. The bearer token comes from --token-file or
+$SWITCHBOARD_TOKEN.
+
+Examples:
+  switchboard panel
+  switchboard panel --attach http://127.0.0.1:8080`,
+		run: runPanel,
+	}
+}
+
+func runPanel(ctx context.Context, e *env, args []string) error {
+	f := newFlags("panel", false)
+	attach := f.String("attach", "", "show the gateway at `URL` (switchboard serve --http) instead")
+	tokenFile := f.String("token-file", "", "with --attach, read the gateway's bearer token from `FILE` (else $SWITCHBOARD_TOKEN)")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("panel takes no arguments")
+	}
+	if *tokenFile != "" && *attach == "" {
+		return usagef("--token-file needs --attach")
+	}
+	if err := e.panelTerminal(); err != nil {
+		return err
+	}
+	opts := panel.Options{
+		Palette: panel.NewPalette(e.getenv("NO_COLOR") == "", true),
+		Home:    config.HomeDir(e.goos, e.getenv),
+	}
+	if *attach != "" {
+		token, err := e.serveToken(serveOptions{tokenFile: *tokenFile})
+		if err != nil {
+			return err
+		}
+		remote, err := panel.NewRemote(*attach, token)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if _, err := remote.Status(ctx); err != nil {
+			return err // a wrong URL or token is said before the screen clears
+		}
+		return e.runPanelUI(ctx, remote, opts)
+	}
+	local, err := e.panelLocal(ctx, f.config)
+	if err != nil {
+		return err
+	}
+	defer func() { local.Current().Close() }()
+	return e.runPanelUI(ctx, local, opts)
+}
+
+// panelTerminal checks that the panel can be shown: stdin and stdout are
+// a terminal that takes escape sequences.
+func (e *env) panelTerminal() error {
+	in, ok := e.stdin.(*os.File)
+	switch {
+	case !isTerminal(e.stdout) || !ok || !isConsole(in):
+		return errors.New("panel needs a terminal on standard input and output (hint: switchboard status, search and call print the same)")
+	case e.getenv("TERM") == "dumb" || !escapes(e.stdout):
+		return errors.New("panel needs a terminal that moves the cursor, and TERM=dumb says this one does not (hint: switchboard status, search and call print the same)")
+	}
+	return nil
+}
+
+func (e *env) runPanelUI(ctx context.Context, b panel.Backend, opts panel.Options) error {
+	err := panel.Run(ctx, b, opts, tea.WithInput(e.stdin), tea.WithOutput(e.stdout))
+	if errors.Is(err, context.Canceled) || errors.Is(err, tea.ErrProgramKilled) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// panelLocal makes the panel's engine: one that opens even when the
+// configuration failed closed (the panel shows why), logs nothing to the
+// screen it draws on, and keeps the recent calls.
+func (e *env) panelLocal(ctx context.Context, explicit string) (*panel.Local, error) {
+	calls := switchboard.NewCallLog(0)
+	d := e.dirs(explicit)
+	open := func(ctx context.Context) (*switchboard.Engine, error) {
+		return e.newEngine(ctx, config.Load(d), nil, func(o *switchboard.Options) {
+			o.Logger = nil
+			o.OnCall = calls.Add
+		})
+	}
+	eng, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l := &panel.Local{Engine: eng, Log: calls, Dirs: d, Reload: open}
+	if e.canOpenBrowser() {
+		l.Login = func(ctx context.Context, server string) error {
+			return l.Current().Login(ctx, server, func(ctx context.Context, server, authURL string) (string, error) {
+				if err := e.openBrowser(ctx, authURL); err != nil {
+					return "", fmt.Errorf("%v; hint: switchboard auth login %s --no-browser", err, server)
+				}
+				return "", nil
+			})
+		}
+	}
+	return l, nil
+}

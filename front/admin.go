@@ -1,0 +1,179 @@
+package front
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// Admin is what the admin endpoint shows of a running gateway, for
+// switchboard panel --attach: its servers' status, the configuration's
+// problems and the recent calls, read-only, plus one action, reconnecting
+// a server. It never shows an argument, a result, a header or a secret:
+// status and problems are what switchboard status prints, and calls are
+// switchboard.Call records.
+//
+// Set HTTPOptions.Admin to serve it, behind the bearer token like /mcp:
+//
+//	GET  /admin/status               AdminStatus
+//	GET  /admin/calls                {"calls": [switchboard.Call, newest first]}
+//	POST /admin/reconnect?server=S   {"server", "ok", "error"}
+type Admin struct {
+	Engine  *switchboard.Engine
+	Calls   *switchboard.CallLog // nil: no calls are kept
+	Version string
+	Started time.Time
+}
+
+// AdminStatus is the body of /admin/status. Fields are only ever added to.
+type AdminStatus struct {
+	Version  string         `json:"version,omitempty"`
+	Started  time.Time      `json:"started,omitzero"`
+	Servers  []AdminServer  `json:"servers"`
+	Problems []AdminProblem `json:"problems"`
+	// Blocked is set when a configuration error keeps every server from
+	// being used.
+	Blocked bool `json:"blocked,omitempty"`
+}
+
+// AdminServer is one server's status, with the file that defines it and
+// when it was last called.
+type AdminServer struct {
+	switchboard.ServerStatus
+	Source   string    `json:"source,omitempty"`
+	LastCall time.Time `json:"lastCall,omitzero"`
+}
+
+// AdminProblem is one configuration error or warning, at file:line:col.
+type AdminProblem struct {
+	Severity string `json:"severity"` // "error" or "warning"
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Col      int    `json:"col,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Server   string `json:"server,omitempty"`
+	Message  string `json:"message"`
+}
+
+// Status gathers what /admin/status shows. It never connects.
+func (a *Admin) Status(ctx context.Context) AdminStatus {
+	out := AdminStatus{Version: a.Version, Started: a.Started, Servers: []AdminServer{}, Problems: []AdminProblem{}}
+	cfg := a.Engine.Config()
+	last := map[string]time.Time{}
+	for _, c := range a.recent() {
+		if t := c.Start.Add(c.Duration); t.After(last[c.Server]) {
+			last[c.Server] = t
+		}
+	}
+	for _, st := range a.Engine.Status(ctx) {
+		s := AdminServer{ServerStatus: st, LastCall: last[st.Name]}
+		if def, ok := cfg.Server(st.Name); ok {
+			s.Source = def.Source.Path
+		}
+		out.Servers = append(out.Servers, s)
+	}
+	for _, p := range cfg.Errors() {
+		out.Problems = append(out.Problems, AdminProblem{Severity: "error", File: p.File, Line: p.Line, Col: p.Col, Path: p.Path, Server: p.Server, Message: p.Message})
+	}
+	for _, p := range cfg.Warnings() {
+		out.Problems = append(out.Problems, AdminProblem{Severity: "warning", File: p.File, Line: p.Line, Col: p.Col, Path: p.Path, Server: p.Server, Message: p.Message})
+	}
+	out.Blocked = cfg.Err() != nil
+	return out
+}
+
+func (a *Admin) recent() []switchboard.Call {
+	if a.Calls == nil {
+		return nil
+	}
+	return a.Calls.Recent()
+}
+
+// AdminReconnect is the body of /admin/reconnect's answer.
+type AdminReconnect struct {
+	Server string `json:"server"`
+	OK     bool   `json:"ok"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Reconnect closes a server's connection and connects it again.
+func (a *Admin) Reconnect(ctx context.Context, server string) AdminReconnect {
+	r := a.Engine.Do(ctx, &proxy.Request{Action: proxy.ActionReconnect, Server: server})
+	return AdminReconnect{Server: server, OK: !r.IsError, Error: r.Details.Error}
+}
+
+// handler serves the admin endpoint's routes on mux, behind token.
+func (a *Admin) handle(mux *http.ServeMux, token string, trusted []string) {
+	wrap := func(h http.HandlerFunc) http.Handler {
+		return bearer(token, loopbackHost(originCheck(trusted, h)))
+	}
+	mux.Handle("GET /admin/status", wrap(func(w http.ResponseWriter, r *http.Request) {
+		writeAdminJSON(w, http.StatusOK, a.Status(r.Context()))
+	}))
+	mux.Handle("GET /admin/calls", wrap(func(w http.ResponseWriter, r *http.Request) {
+		calls := a.recent()
+		if calls == nil {
+			calls = []switchboard.Call{}
+		}
+		writeAdminJSON(w, http.StatusOK, struct {
+			Calls []switchboard.Call `json:"calls"`
+		}{calls})
+	}))
+	mux.Handle("POST /admin/reconnect", wrap(func(w http.ResponseWriter, r *http.Request) {
+		server := r.URL.Query().Get("server")
+		if server == "" {
+			writeAdminJSON(w, http.StatusBadRequest, AdminReconnect{Error: "name the server: POST /admin/reconnect?server=NAME"})
+			return
+		}
+		res := a.Reconnect(r.Context(), server)
+		code := http.StatusOK
+		if !res.OK {
+			code = http.StatusBadGateway
+		}
+		writeAdminJSON(w, code, res)
+	}))
+}
+
+// loopbackHost refuses a request that arrived on a loopback address but
+// names another host, as a page that rebound a name to 127.0.0.1 would
+// (the go-sdk handler checks this for /mcp).
+func loopbackHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+			if host, _, err := net.SplitHostPort(addr.String()); err == nil && isLoopback(host) {
+				h, _, err := net.SplitHostPort(r.Host)
+				if err != nil {
+					h = r.Host
+				}
+				if !isLoopback(h) {
+					http.Error(w, "a request on loopback must name a loopback host", http.StatusForbidden)
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeAdminJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// AdminByDefault reports whether serve offers the admin endpoint on addr
+// without being asked: on loopback only. Off loopback it is off unless
+// asked for (serve --admin), since it shows every server and call to
+// whoever holds the token.
+func AdminByDefault(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && isLoopback(host)
+}

@@ -1,0 +1,443 @@
+package panel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/front"
+)
+
+// tab is one of the panel's screens.
+type tab int
+
+const (
+	tabServers tab = iota
+	tabTools
+	tabCalls
+	tabProblems
+)
+
+var tabNames = []string{"servers", "tools", "calls", "problems"}
+
+// page is where the tools screen is: the list, a tool's description, its
+// call form, or the call's result.
+type page int
+
+const (
+	pageList page = iota
+	pageDescribe
+	pageForm
+	pageResult
+)
+
+// Model is the panel's bubbletea model.
+type Model struct {
+	ctx  context.Context
+	b    Backend
+	opts Options
+	pal  Palette
+
+	width, height int
+	tab           tab
+	page          page
+
+	status    front.AdminStatus
+	statusErr error
+	loaded    bool // the first status has come
+	calls     []switchboard.Call
+	srvSel    int
+	callSel   int
+	probSel   int
+
+	// The tools screen.
+	search      textinput.Model
+	searchSeq   int    // the latest search sent; older answers are dropped
+	toolServer  string // the server whose tools are listed when not searching
+	tools       []switchboard.ToolInfo
+	toolsErr    error
+	toolsBusy   bool
+	toolSel     int
+	detail      *switchboard.ToolDetail
+	form        *form
+	result      *switchboard.Result
+	resultTitle string
+	vp          viewport.Model
+
+	busy     string // the operation running, shown in the message line
+	msg      string // the last action's outcome
+	msgBad   bool
+	quitting bool
+}
+
+func newModel(ctx context.Context, b Backend, opts Options) *Model {
+	m := &Model{ctx: ctx, b: b, opts: opts, pal: opts.Palette, width: 80, height: 24}
+	m.search = m.newInput("search: ", "words that say what the tool does")
+	m.vp = viewport.New(80, 10)
+	m.vp.KeyMap = viewport.KeyMap{
+		PageDown: key.NewBinding(key.WithKeys("pgdown", " ")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup")),
+		Down:     key.NewBinding(key.WithKeys("down", "j")),
+		Up:       key.NewBinding(key.WithKeys("up", "k")),
+	}
+	return m
+}
+
+// newInput is a one-line text input in the panel's style: a cursor that
+// does not blink (a blinking one redraws the screen for nothing).
+func (m *Model) newInput(prompt, placeholder string) textinput.Model {
+	in := textinput.New()
+	in.Prompt = prompt
+	in.Placeholder = placeholder
+	in.Cursor.SetMode(cursor.CursorStatic)
+	in.Cursor.Style = m.pal.sel
+	in.Cursor.TextStyle = m.pal.ok.UnsetForeground()
+	in.PromptStyle = m.pal.head
+	in.PlaceholderStyle = m.pal.dim
+	in.TextStyle = m.pal.ok.UnsetForeground()
+	in.CharLimit = 4096
+	return in
+}
+
+// Init implements tea.Model: read status and calls.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.refresh(), m.tick())
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	case tickMsg:
+		return m, tea.Batch(m.refresh(), m.tick())
+	case statusMsg:
+		m.status, m.statusErr, m.loaded = msg.status, msg.err, true
+		m.srvSel = clampSel(m.srvSel, len(m.status.Servers))
+		m.probSel = clampSel(m.probSel, len(m.status.Problems))
+		return m, nil
+	case callsMsg:
+		if msg.err == nil {
+			m.calls = msg.calls
+			m.callSel = clampSel(m.callSel, len(m.calls))
+		}
+		return m, nil
+	case toolsMsg:
+		if msg.seq != m.searchSeq {
+			return m, nil // an answer to an older search
+		}
+		m.tools, m.toolsErr, m.toolsBusy = msg.tools, msg.err, false
+		m.toolSel = clampSel(m.toolSel, len(m.tools))
+		return m, nil
+	case describeMsg:
+		m.busy = ""
+		if msg.err != nil {
+			m.say(msg.err)
+			return m, nil
+		}
+		m.detail, m.page = msg.tool, pageDescribe
+		m.setViewport(m.describeText())
+		return m, nil
+	case resultMsg:
+		m.busy = ""
+		m.result, m.resultTitle, m.page = msg.result, msg.title, pageResult
+		m.setViewport(m.resultText())
+		return m, m.refresh()
+	case doneMsg:
+		m.busy = ""
+		m.say(msg.err, msg.text)
+		return m, m.refresh()
+	}
+	return m, nil
+}
+
+// key handles a key press.
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC {
+		m.quitting = true
+		return tea.Quit
+	}
+	if m.typing() {
+		return m.typingKey(k)
+	}
+	switch k.String() {
+	case "q":
+		m.quitting = true
+		return tea.Quit
+	case "tab":
+		return m.switchTab(tab((int(m.tab) + 1) % len(tabNames)))
+	case "shift+tab":
+		return m.switchTab(tab((int(m.tab) + len(tabNames) - 1) % len(tabNames)))
+	case "1", "2", "3", "4":
+		return m.switchTab(tab(k.Runes[0] - '1'))
+	}
+	switch m.tab {
+	case tabServers:
+		return m.serversKey(k)
+	case tabTools:
+		return m.toolsKey(k)
+	case tabCalls:
+		m.callSel = moveSel(m.callSel, len(m.calls), k.String())
+	case tabProblems:
+		m.probSel = moveSel(m.probSel, len(m.status.Problems), k.String())
+	}
+	return nil
+}
+
+// typing reports whether keys go to a text input.
+func (m *Model) typing() bool {
+	return m.tab == tabTools && ((m.page == pageList && m.search.Focused()) || m.page == pageForm)
+}
+
+func (m *Model) switchTab(t tab) tea.Cmd {
+	if t == tabTools && m.b.Local() == nil {
+		m.say(ErrReadOnly)
+		return nil
+	}
+	m.tab = t
+	m.msg = ""
+	if t == tabTools && m.page == pageList && m.toolServer == "" && m.search.Value() == "" {
+		return m.search.Focus()
+	}
+	return nil
+}
+
+func (m *Model) serversKey(k tea.KeyMsg) tea.Cmd {
+	if len(m.status.Servers) == 0 {
+		return nil
+	}
+	s := m.status.Servers[m.srvSel]
+	local := m.b.Local()
+	needLocal := func(f func(*Local) tea.Cmd) tea.Cmd {
+		if local == nil {
+			m.say(ErrReadOnly)
+			return nil
+		}
+		return f(local)
+	}
+	switch k.String() {
+	case "enter":
+		return needLocal(func(l *Local) tea.Cmd { return m.showServerTools(s.Name) })
+	case "c":
+		return needLocal(func(l *Local) tea.Cmd {
+			return m.run(fmt.Sprintf("connecting %s…", s.Name), func(ctx context.Context) (string, error) {
+				tools, err := l.Connect(ctx, s.Name)
+				return fmt.Sprintf("connected %s: %s", s.Name, plural(len(tools), "tool")), err
+			})
+		})
+	case "r":
+		return m.run(fmt.Sprintf("reconnecting %s…", s.Name), func(ctx context.Context) (string, error) {
+			return fmt.Sprintf("reconnected %s", s.Name), m.b.Reconnect(ctx, s.Name)
+		})
+	case "e":
+		return needLocal(func(l *Local) tea.Cmd {
+			disable := s.State != "disabled"
+			verb := map[bool]string{true: "disabled", false: "enabled"}[disable]
+			return m.run(fmt.Sprintf("writing %s…", s.Name), func(ctx context.Context) (string, error) {
+				path, err := l.SetDisabled(ctx, s.Name, disable)
+				return fmt.Sprintf("%s %s in %s", verb, s.Name, m.tilde(path)), err
+			})
+		})
+	case "l":
+		return needLocal(func(l *Local) tea.Cmd {
+			if l.Login == nil {
+				m.say(fmt.Errorf("log in from a shell: switchboard auth login %s", s.Name))
+				return nil
+			}
+			return m.run(fmt.Sprintf("logging in to %s (finish in the browser)…", s.Name), func(ctx context.Context) (string, error) {
+				return fmt.Sprintf("logged in to %s", s.Name), l.Login(ctx, s.Name)
+			})
+		})
+	case "i":
+		return needLocal(func(l *Local) tea.Cmd {
+			return m.run(fmt.Sprintf("indexing %s…", s.Name), func(ctx context.Context) (string, error) {
+				r, err := l.Index(ctx, s.Name)
+				return fmt.Sprintf("indexed %s: %s, %s, %s", s.Name, plural(r.Tools, "tool"), plural(r.Resources, "resource"), plural(r.Prompts, "prompt")), err
+			})
+		})
+	default:
+		m.srvSel = moveSel(m.srvSel, len(m.status.Servers), k.String())
+	}
+	return nil
+}
+
+// showServerTools lists a server's tools on the tools screen, connecting
+// it.
+func (m *Model) showServerTools(server string) tea.Cmd {
+	m.tab, m.page, m.toolServer = tabTools, pageList, server
+	m.search.SetValue("")
+	m.search.Blur()
+	m.toolSel = 0
+	return m.loadTools()
+}
+
+func (m *Model) toolsKey(k tea.KeyMsg) tea.Cmd {
+	switch m.page {
+	case pageList:
+		switch k.String() {
+		case "/":
+			return m.search.Focus()
+		case "esc":
+			if m.toolServer != "" {
+				m.tab, m.toolServer, m.tools = tabServers, "", nil
+			}
+			return nil
+		case "enter":
+			if len(m.tools) == 0 {
+				return nil
+			}
+			t := m.tools[m.toolSel]
+			return m.describe(t.Server, t.Name)
+		}
+		m.toolSel = moveSel(m.toolSel, len(m.tools), k.String())
+	case pageDescribe:
+		switch k.String() {
+		case "esc":
+			m.page = pageList
+			return nil
+		case "enter", "c":
+			m.form = newForm(m, m.detail)
+			m.page = pageForm
+			m.layout()
+			return m.form.focus(0)
+		}
+		return m.scroll(k)
+	case pageResult:
+		switch k.String() {
+		case "esc":
+			m.page = pageDescribe
+			m.setViewport(m.describeText())
+			return nil
+		case "enter", "c":
+			m.page = pageForm
+			return m.form.focus(m.form.at)
+		}
+		return m.scroll(k)
+	}
+	return nil
+}
+
+// typingKey handles a key while a text input has the focus.
+func (m *Model) typingKey(k tea.KeyMsg) tea.Cmd {
+	if m.page == pageForm {
+		return m.formKey(k)
+	}
+	switch k.Type {
+	case tea.KeyEsc:
+		m.search.Blur()
+		return nil
+	case tea.KeyEnter, tea.KeyDown, tea.KeyTab:
+		m.search.Blur()
+		return nil
+	}
+	before := m.search.Value()
+	var cmd tea.Cmd
+	m.search, cmd = m.search.Update(k)
+	if m.search.Value() != before {
+		return tea.Batch(cmd, m.loadTools())
+	}
+	return cmd
+}
+
+func (m *Model) formKey(k tea.KeyMsg) tea.Cmd {
+	f := m.form
+	switch k.String() {
+	case "esc":
+		m.page = pageDescribe
+		m.setViewport(m.describeText())
+		return nil
+	case "tab", "down":
+		return f.focus(f.at + 1)
+	case "shift+tab", "up":
+		return f.focus(f.at - 1)
+	case "ctrl+s":
+		return m.submit()
+	case "enter":
+		if f.at >= len(f.fields)-1 {
+			return m.submit()
+		}
+		return f.focus(f.at + 1)
+	}
+	return f.update(k)
+}
+
+// submit calls the tool with the form's arguments, once they fit its
+// schema.
+func (m *Model) submit() tea.Cmd {
+	if m.busy != "" {
+		return nil
+	}
+	args, err := m.form.args()
+	if err != nil {
+		m.say(err)
+		return nil
+	}
+	l, t := m.b.Local(), m.detail
+	title := fmt.Sprintf("%s on %s", t.Name, t.Server)
+	m.busy, m.msg = fmt.Sprintf("calling %s…", title), ""
+	ctx, cancel := context.WithTimeout(m.ctx, m.opts.Timeout)
+	return func() tea.Msg {
+		defer cancel()
+		return resultMsg{result: l.Call(ctx, t.Server, t.Name, args), title: title}
+	}
+}
+
+func (m *Model) scroll(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.vp, cmd = m.vp.Update(k)
+	return cmd
+}
+
+// say shows an action's outcome: the error if there is one, else text.
+func (m *Model) say(err error, text ...string) {
+	m.msgBad = err != nil
+	switch {
+	case err != nil && errors.Is(err, context.Canceled):
+		m.msg = "canceled"
+	case err != nil:
+		m.msg = err.Error()
+	case len(text) > 0:
+		m.msg = text[0]
+	}
+}
+
+func clampSel(sel, n int) int {
+	return max(0, min(sel, n-1))
+}
+
+// moveSel moves a selection by a navigation key.
+func moveSel(sel, n int, k string) int {
+	switch k {
+	case "up", "k":
+		sel--
+	case "down", "j":
+		sel++
+	case "home", "g":
+		sel = 0
+	case "end", "G":
+		sel = n - 1
+	case "pgup":
+		sel -= 10
+	case "pgdown":
+		sel += 10
+	}
+	return clampSel(sel, n)
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
