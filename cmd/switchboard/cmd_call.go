@@ -61,12 +61,13 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return e.runRequest(ctx, f, &proxy.Request{Action: proxy.ActionCall, Name: name, Server: *server, Args: toolArgs})
+		req := &proxy.Request{Action: proxy.ActionCall, Name: name, Server: *server, Args: toolArgs}
+		return e.runBuiltWith(ctx, f, e.newCallProgress(name), func(context.Context, *switchboard.Engine) (*proxy.Request, error) { return req, nil })
 	}
 	if _, err := typedArgs(pairs, nil, fmt.Sprintf("%q", name)); err != nil {
 		return err // not key=value: no need to look the tool up
 	}
-	return e.runBuilt(ctx, f, func(ctx context.Context, eng *switchboard.Engine) (*proxy.Request, error) {
+	return e.runBuiltWith(ctx, f, e.newCallProgress(name), func(ctx context.Context, eng *switchboard.Engine) (*proxy.Request, error) {
 		return typedCall(ctx, eng, name, *server, pairs)
 	})
 }

@@ -23,7 +23,7 @@ func serveCommand() *command {
 	return &command{
 		name:    "serve",
 		summary: "serve all configured servers as one MCP server (stdio or HTTP)",
-		usage:   "[--http ADDR [--token-file FILE] [--stateless]] [--log-file FILE] [--log-level LEVEL]",
+		usage:   "[--http ADDR [--token-file FILE] [--stateless] [--admin]] [--log-file FILE] [--log-level LEVEL]",
 		help: `Serves the mcp proxy tool (and any direct tools) over stdio, for an agent to
 start as a subprocess, or over Streamable HTTP at http://ADDR/mcp with --http.
 
@@ -31,7 +31,9 @@ HTTP listens on loopback unless told otherwise; any other address needs a
 bearer token of at least 16 bytes from --token-file or $SWITCHBOARD_TOKEN
 (make one with: openssl rand -hex 32). Host and Origin headers
 are checked, request bodies are bounded, /healthz answers ok, and /metrics
-serves Prometheus metrics. SIGINT or SIGTERM shut down gracefully: upstream
+serves Prometheus metrics, and /admin/status and /admin/calls show its
+servers and recent calls to switchboard panel --attach (on loopback; off
+loopback only with --admin). SIGINT or SIGTERM shut down gracefully: upstream
 servers are closed and spill files removed.
 
 Logs go to stderr (warnings only over stdio, where stdout is the protocol),
@@ -47,7 +49,7 @@ Examples:
 
 type serveOptions struct {
 	http, tokenFile, logFile, logLevel, config string
-	stateless                                  bool
+	stateless, admin                           bool
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -56,6 +58,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	f.StringVar(&o.http, "http", "", "serve Streamable HTTP at `ADDR` (HOST:PORT) instead of stdio")
 	f.StringVar(&o.tokenFile, "token-file", "", "read the bearer token from `FILE` (else $SWITCHBOARD_TOKEN)")
 	f.BoolVar(&o.stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
+	f.BoolVar(&o.admin, "admin", false, "serve the admin endpoint off loopback too (it always needs the token there)")
 	f.StringVar(&o.logFile, "log-file", "", "write logs to `FILE` instead of stderr")
 	f.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default warn on stdio, info on HTTP)")
 	pos, _, err := f.parse(args)
@@ -68,6 +71,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	o.config = f.config
 	if o.stateless && o.http == "" {
 		return usagef("--stateless needs --http")
+	}
+	if o.admin && o.http == "" {
+		return usagef("--admin needs --http")
 	}
 	return e.serve(ctx, o)
 }
@@ -105,7 +111,8 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("configuration", "problem", p.Error())
 	}
 	bridge := front.NewBridge()
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger,
+	calls := switchboard.NewCallLog(0)
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, OnCall: calls.Add,
 		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
 		Supervise: true, Prompt: bridge.Prompter(e.servePrompter())})
 	if err != nil {
@@ -128,7 +135,11 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		}
 		return err
 	}
-	h, err := srv.Handler(front.HTTPOptions{Token: token, Stateless: o.stateless, Metrics: metrics})
+	hopts := front.HTTPOptions{Token: token, Stateless: o.stateless, Metrics: metrics}
+	if o.admin || front.AdminByDefault(o.http) {
+		hopts.Admin = &front.Admin{Engine: eng, Calls: calls, Version: versionString(), Started: time.Now()}
+	}
+	h, err := srv.Handler(hopts)
 	if err != nil {
 		return err
 	}

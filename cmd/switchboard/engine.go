@@ -99,7 +99,14 @@ func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) erro
 // runBuilt is runRequest for a request that is built with the engine's
 // help, such as a call whose arguments are typed by the tool's schema.
 func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
-	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
+	return e.runBuiltWith(ctx, f, nil, build)
+}
+
+// runBuiltWith is runBuilt that shows a call's progress on prog's line
+// (nil: none).
+func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
+	ctx, tweak := prog.options(ctx)
+	eng, err := e.openEngineWith(ctx, f.config, !f.noLogin, tweak)
 	if err != nil {
 		return err
 	}
@@ -109,6 +116,7 @@ func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context
 		return err
 	}
 	r := eng.Do(ctx, req)
+	prog.clear()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

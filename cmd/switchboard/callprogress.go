@@ -1,0 +1,135 @@
+package main
+
+// Progress of a call: a server that sends progress notifications for a
+// call (notifications/progress, which switchboard asks for by giving each
+// call a progress token when stderr is a terminal) shows them on stderr as
+// one line, rewritten in place ("get-sum: 3/5 60% copying…") and erased
+// before the result prints. Nothing is asked for, and nothing shown, when
+// stderr is a pipe or a file. Ctrl-C cancels the command's context, and
+// go-sdk then sends notifications/cancelled for the call in flight.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard"
+)
+
+// callProgress is the live line of one call's progress.
+type callProgress struct {
+	w     io.Writer
+	plain bool // no escape sequences: erase with spaces
+	what  string
+
+	mu    sync.Mutex
+	shown int  // runes of the line on screen
+	done  bool // the call ended: a late notification shows nothing
+}
+
+// callProgressToken is the progress token of the CLI's call: one call per
+// process, so any token will do.
+const callProgressToken = "switchboard-cli"
+
+// newCallProgress returns the progress line of a call of what, or nil
+// when stderr is not a terminal.
+func (e *env) newCallProgress(what string) *callProgress {
+	if !isTerminal(e.stderr) {
+		return nil
+	}
+	return &callProgress{w: e.stderr, plain: !colorOK(e.getenv, escapes(e.stderr)), what: what}
+}
+
+// options makes the engine ask for progress and show it; ctx carries the
+// token the call is made with.
+func (p *callProgress) options(ctx context.Context) (context.Context, func(*switchboard.Options)) {
+	if p == nil {
+		return ctx, nil
+	}
+	return switchboard.WithProgressToken(ctx, callProgressToken), func(o *switchboard.Options) {
+		o.Client = &mcp.ClientOptions{ProgressNotificationHandler: p.notified}
+	}
+}
+
+func (p *callProgress) notified(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req.Params == nil || req.Params.ProgressToken != callProgressToken {
+		return
+	}
+	p.show(progressText(p.what, req.Params))
+}
+
+// progressText is the line for one notification: done/total and percent
+// when the server gives a total, the count alone otherwise, and the
+// server's message.
+func progressText(what string, pr *mcp.ProgressNotificationParams) string {
+	line := what + ": "
+	switch {
+	case pr.Total > 0:
+		line += fmt.Sprintf("%s/%s %d%%", num(pr.Progress), num(pr.Total), int(100*pr.Progress/pr.Total))
+	default:
+		line += num(pr.Progress)
+	}
+	// The message is the server's: no control character of it reaches the
+	// terminal.
+	msg := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, pr.Message)
+	if msg = strings.Join(strings.Fields(msg), " "); msg != "" {
+		line += " " + msg
+	}
+	return line
+}
+
+func num(f float64) string {
+	if f == float64(int64(f)) {
+		return fmt.Sprint(int64(f))
+	}
+	return fmt.Sprintf("%.1f", f)
+}
+
+func (p *callProgress) show(line string) {
+	if utf8.RuneCountInString(line) > progressWidth {
+		line = string([]rune(line)[:progressWidth-1]) + "…"
+	}
+	n := utf8.RuneCountInString(line)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	if p.plain {
+		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(0, p.shown-n)))
+	} else {
+		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+	}
+	p.shown = n
+}
+
+// clear erases the line, before the result prints, for good: go-sdk may
+// hand over a result before a notification sent just ahead of it.
+func (p *callProgress) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = true
+	if p.shown == 0 {
+		return
+	}
+	if p.plain {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.shown))
+	} else {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	p.shown = 0
+}
