@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/panel"
 )
 
 // env is the world a command sees; tests build their own.
@@ -155,4 +156,36 @@ func (s *scopeFlags) scope(def config.Scope) (config.Scope, error) {
 		return config.ScopeGlobal, nil
 	}
 	return def, nil
+}
+
+// palette is the CLI's colours for output to w: on a terminal that takes
+// escape sequences, unless NO_COLOR or TERM=dumb; plain text otherwise.
+func (e *env) palette(w io.Writer) panel.Palette {
+	on := isTerminal(w) && colorOK(e.getenv, escapes(w))
+	return panel.NewPalette(on, on)
+}
+
+// colorColumn colours, in a table tabwriter aligned (header first), the
+// word of each row that starts under the header's column named col, by
+// style; the header is made bold. Colouring after alignment keeps the
+// escape sequences out of the widths.
+func colorColumn(table string, col string, pal panel.Palette, style func(string) string) string {
+	if !pal.On() {
+		return table
+	}
+	lines := strings.Split(table, "\n")
+	at := strings.Index(lines[0], col)
+	lines[0] = pal.Head(lines[0])
+	for i := 1; at >= 0 && i < len(lines); i++ {
+		l := lines[i]
+		if len(l) <= at || (at > 0 && l[at-1] != ' ') {
+			continue
+		}
+		end := strings.IndexByte(l[at:], ' ')
+		if end < 0 {
+			end = len(l) - at
+		}
+		lines[i] = l[:at] + style(l[at:at+end]) + l[at+end:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/panel"
 )
 
 func indexCommand() *command {
@@ -144,10 +145,7 @@ func indexLine(r switchboard.IndexResult, width int, color bool) string {
 		took = fmt.Sprintf("(%dms)", r.Duration.Milliseconds())
 	}
 	if r.Error != "" {
-		failed := "failed"
-		if color {
-			failed = "\x1b[31mfailed\x1b[0m"
-		}
+		failed := panel.NewPalette(color, color).Bad("failed")
 		// Further lines of the error (a server's stderr) line up under it.
 		msg := strings.ReplaceAll(strings.TrimSpace(r.Error), "\n", "\n"+strings.Repeat(" ", width+2)+"  ")
 		return fmt.Sprintf("%-*s  %s: %s  %s", width, r.Server, failed, msg, took)
@@ -162,10 +160,7 @@ func indexLine(r switchboard.IndexResult, width int, color bool) string {
 	}
 	line += "  " + took
 	if r.EmbeddingsError != "" {
-		failed := "embeddings failed"
-		if color {
-			failed = "\x1b[31m" + failed + "\x1b[0m"
-		}
+		failed := panel.NewPalette(color, color).Bad("embeddings failed")
 		line += "; " + failed + ": " + strings.TrimPrefix(r.EmbeddingsError, "embedding tool texts: ")
 	}
 	return line

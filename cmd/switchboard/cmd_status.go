@@ -216,13 +216,16 @@ func printStatus(e *env, c *config.Config, st statusJSON) {
 		fmt.Fprintln(w, "no servers configured")
 	} else {
 		now := time.Now()
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		var table strings.Builder
+		tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tTOOLS\tINDEXED\tSOURCE\tTARGET")
 		for _, s := range st.Servers {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, orDash(s.Transport), s.State, toolCount(s.Tools), ago(now, s.IndexedAt),
 				e.pretty(s.Source), orDash(s.Target))
 		}
 		tw.Flush()
+		pal := e.palette(w)
+		fmt.Fprint(w, colorColumn(table.String(), "STATE", pal, pal.State))
 		printFailures(w, st.Servers, now)
 	}
 	printIgnored(e, c)

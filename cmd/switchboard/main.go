@@ -206,7 +206,7 @@ func (e *env) exit(c *command, err error) int {
 		printCommandHelp(e.stdout, c)
 		return exitOK
 	case errors.As(err, &u):
-		fmt.Fprintf(e.stderr, "switchboard %s: %s\n", c.name, u.msg)
+		fmt.Fprintf(e.stderr, "%s %s\n", e.palette(e.stderr).Bad("switchboard "+c.name+":"), u.msg)
 		fmt.Fprintf(e.stderr, "usage: switchboard %s %s\n", c.name, c.usage)
 		return exitUsage
 	case errors.Is(err, context.Canceled):
@@ -215,7 +215,7 @@ func (e *env) exit(c *command, err error) int {
 	case errors.Is(err, errSilent):
 		return exitFailure
 	default:
-		fmt.Fprintf(e.stderr, "switchboard %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "%s %v\n", e.palette(e.stderr).Bad("switchboard "+c.name+":"), err)
 		return exitFailure
 	}
 }
