@@ -24,11 +24,17 @@ func (m *Model) layout() {
 	m.search.Width = max(10, m.width-len(m.search.Prompt)-2)
 }
 
-// View implements tea.Model.
+// View implements tea.Model. The last view, once the user quits, is
+// empty: the terminal is left as it was.
 func (m *Model) View() string {
 	if m.quitting {
 		return ""
 	}
+	return m.screen()
+}
+
+// screen renders the whole screen.
+func (m *Model) screen() string {
 	var body []string
 	switch m.tab {
 	case tabServers:
@@ -167,18 +173,10 @@ func (m *Model) serversView() []string {
 		}
 		rows = append(rows, []string{s.Name, s.Transport, shownState(s.State), tools, m.age(s.LastCall), m.tilde(s.Source)})
 	}
-	detailRoom := 6
-	body := m.table([]string{"SERVER", "TRANSPORT", "STATE", "TOOLS", "LAST CALL", "SOURCE"}, rows, m.srvSel,
-		max(2, m.bodyHeight()-detailRoom), func(row, col int, s string) string {
-			if col == 2 {
-				return m.pal.State(strings.TrimRight(s, " ")) + s[len(strings.TrimRight(s, " ")):]
-			}
-			return s
-		})
 	s := m.status.Servers[m.srvSel]
-	body = append(body, "")
+	detail := []string{""}
 	if s.Headline != "" {
-		body = append(body, s.Name+": "+s.Headline)
+		detail = append(detail, s.Name+": "+s.Headline)
 	}
 	if s.Error != "" {
 		what := "last error"
@@ -189,9 +187,19 @@ func (m *Model) serversView() []string {
 			}
 			what += ")"
 		}
-		body = append(body, m.wrap(m.pal.Bad(what)+": "+s.Error, 4)...)
+		detail = append(detail, m.wrap(m.pal.Bad(what)+": "+s.Error, 4)...)
 	}
-	return body
+	// The table gets what the detail leaves, and at least half the room.
+	h := m.bodyHeight()
+	tableRoom := max(min(len(rows)+1, (h+1)/2), h-len(detail))
+	body := m.table([]string{"SERVER", "TRANSPORT", "STATE", "TOOLS", "LAST CALL", "SOURCE"}, rows, m.srvSel,
+		max(2, tableRoom), func(row, col int, s string) string {
+			if col == 2 {
+				return m.pal.State(strings.TrimRight(s, " ")) + s[len(strings.TrimRight(s, " ")):]
+			}
+			return s
+		})
+	return append(body, detail...)
 }
 
 // shownState is a server's state as the panel names it: a server that is
@@ -301,19 +309,18 @@ func (m *Model) resultText() string {
 	r := m.result
 	var b strings.Builder
 	if r.IsError {
-		fmt.Fprintf(&b, "%s %s\n\n", m.pal.Bad("error from"), m.resultTitle)
+		fmt.Fprintf(&b, "%s %s\n", m.pal.Bad("error from"), m.resultTitle)
 	} else {
-		fmt.Fprintf(&b, "%s %s\n\n", m.pal.OK("result of"), m.resultTitle)
+		fmt.Fprintf(&b, "%s %s\n", m.pal.OK("result of"), m.resultTitle)
 	}
+	for _, s := range r.Details.Spills {
+		// The path on lines of its own, whole, to be copied.
+		fmt.Fprintf(&b, "%s (%s: %s):\n%s\n", m.pal.Warn("spilled to a file"), size(s.Bytes), s.Reason, ansi.Hardwrap(s.Path, max(20, m.width), true))
+	}
+	b.WriteString("\n")
 	b.WriteString(ansi.Wrap(strings.TrimRight(ansi.Strip(r.Text), "\n"), max(20, m.width), ""))
 	for _, img := range r.Images {
 		fmt.Fprintf(&b, "\n(an image of %d bytes, %s)", len(img.Data), img.MIMEType)
-	}
-	if len(r.Details.Spills) > 0 {
-		b.WriteString("\n\n" + m.pal.Head("spilled") + "\n")
-		for _, s := range r.Details.Spills {
-			fmt.Fprintf(&b, "%s (%d bytes: %s)\n", s.Path, s.Bytes, s.Reason)
-		}
 	}
 	return b.String()
 }
@@ -348,7 +355,7 @@ func (m *Model) callsView() []string {
 }
 
 func outcome(c switchboard.Call) string {
-	if c.ErrorClass != "" {
+	if c.ErrorClass != "" && c.ErrorClass != c.Outcome {
 		return c.Outcome + " (" + c.ErrorClass + ")"
 	}
 	return c.Outcome
@@ -383,9 +390,13 @@ func (m *Model) problemsView() []string {
 	return out
 }
 
-// wrap wraps s to the width, at most n lines.
+// wrap wraps s to the width, at most n lines, indenting the lines after
+// the first by two columns.
 func (m *Model) wrap(s string, n int) []string {
-	lines := strings.Split(ansi.Wrap(s, max(20, m.width), " "), "\n")
+	lines := strings.Split(ansi.Wrap(s, max(20, m.width-2), " "), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = "  " + lines[i]
+	}
 	if len(lines) > n {
 		lines = append(lines[:n-1], lines[n-1]+"…")
 	}
