@@ -176,9 +176,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.quitting = true
 		return tea.Quit
 	case "tab":
-		return m.switchTab(tab((int(m.tab) + 1) % len(tabNames)))
+		return m.switchTab(m.nextTab(1))
 	case "shift+tab":
-		return m.switchTab(tab((int(m.tab) + len(tabNames) - 1) % len(tabNames)))
+		return m.switchTab(m.nextTab(-1))
 	case "1", "2", "3", "4":
 		return m.switchTab(tab(k.Runes[0] - '1'))
 	}
@@ -193,6 +193,16 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.probSel = moveSel(m.probSel, len(m.status.Problems), k.String())
 	}
 	return nil
+}
+
+// nextTab is the screen after (dir 1) or before (-1) this one, past the
+// tools screen when attached.
+func (m *Model) nextTab(dir int) tab {
+	t := (int(m.tab) + dir + len(tabNames)) % len(tabNames)
+	if tab(t) == tabTools && m.b.Local() == nil {
+		t = (t + dir + len(tabNames)) % len(tabNames)
+	}
+	return tab(t)
 }
 
 // typing reports whether keys go to a text input.

@@ -203,7 +203,12 @@ func (r *run) screen() string {
 
 func (r *run) golden(t *testing.T) {
 	t.Helper()
-	golden.RequireEqual(t, []byte(r.screen()))
+	goldenText(t, r.screen())
+}
+
+func goldenText(t *testing.T, s string) {
+	t.Helper()
+	golden.RequireEqual(t, []byte(s))
 }
 
 func TestServersScreen(t *testing.T) {
