@@ -1,13 +1,13 @@
 package front
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -16,16 +16,17 @@ import (
 // problems and the recent calls, read-only, plus one action, reconnecting
 // a server. It never shows an argument, a result, a header or a secret:
 // status and problems are what switchboard status prints, and calls are
-// switchboard.Call records.
+// proxy.CallRecord records.
 //
 // Set HTTPOptions.Admin to serve it, behind the bearer token like /mcp:
 //
 //	GET  /admin/status               AdminStatus
-//	GET  /admin/calls                {"calls": [switchboard.Call, newest first]}
-//	POST /admin/reconnect?server=S   {"server", "ok", "error"}
+//	GET  /admin/calls                {"calls": [proxy.CallRecord, newest first]}
+//	POST /admin/reconnect?server=S   AdminReconnect
 type Admin struct {
-	Engine  *switchboard.Engine
-	Calls   *switchboard.CallLog // nil: no calls are kept
+	// Calls is the log the engine's Options.OnCall feeds (in
+	// Options.Engine); nil: no calls are shown.
+	Calls   *switchboard.CallLog
 	Version string
 	Started time.Time
 }
@@ -44,7 +45,7 @@ type AdminStatus struct {
 // AdminServer is one server's status, with the file that defines it and
 // when it was last called.
 type AdminServer struct {
-	switchboard.ServerStatus
+	proxy.ServerStatus
 	Source   string    `json:"source,omitempty"`
 	LastCall time.Time `json:"lastCall,omitzero"`
 }
@@ -60,17 +61,17 @@ type AdminProblem struct {
 	Message  string `json:"message"`
 }
 
-// Status gathers what /admin/status shows. It never connects.
-func (a *Admin) Status(ctx context.Context) AdminStatus {
-	out := AdminStatus{Version: a.Version, Started: a.Started, Servers: []AdminServer{}, Problems: []AdminProblem{}}
-	cfg := a.Engine.Config()
+// AdminStatusOf builds /admin/status from an engine's status, the
+// configuration it runs and its recent calls. It connects nothing.
+func AdminStatusOf(status []proxy.ServerStatus, cfg *config.Config, calls []proxy.CallRecord) AdminStatus {
+	out := AdminStatus{Servers: []AdminServer{}, Problems: []AdminProblem{}}
 	last := map[string]time.Time{}
-	for _, c := range a.recent() {
+	for _, c := range calls {
 		if t := c.Start.Add(c.Duration); t.After(last[c.Server]) {
 			last[c.Server] = t
 		}
 	}
-	for _, st := range a.Engine.Status(ctx) {
+	for _, st := range status {
 		s := AdminServer{ServerStatus: st, LastCall: last[st.Name]}
 		if def, ok := cfg.Server(st.Name); ok {
 			s.Source = def.Source.Path
@@ -87,9 +88,9 @@ func (a *Admin) Status(ctx context.Context) AdminStatus {
 	return out
 }
 
-func (a *Admin) recent() []switchboard.Call {
+func (a *Admin) recent() []proxy.CallRecord {
 	if a.Calls == nil {
-		return nil
+		return []proxy.CallRecord{}
 	}
 	return a.Calls.Recent()
 }
@@ -101,28 +102,26 @@ type AdminReconnect struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// Reconnect closes a server's connection and connects it again.
-func (a *Admin) Reconnect(ctx context.Context, server string) AdminReconnect {
-	r := a.Engine.Do(ctx, &proxy.Request{Action: proxy.ActionReconnect, Server: server})
+// ReconnectResult is the answer of a reconnect request as the admin
+// endpoint gives it.
+func ReconnectResult(server string, r *proxy.Result) AdminReconnect {
 	return AdminReconnect{Server: server, OK: !r.IsError, Error: r.Details.Error}
 }
 
-// handler serves the admin endpoint's routes on mux, behind token.
-func (a *Admin) handle(mux *http.ServeMux, token string, trusted []string) {
+// adminHandle serves the admin endpoint's routes of s on mux, behind token.
+func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted []string) {
 	wrap := func(h http.HandlerFunc) http.Handler {
 		return bearer(token, loopbackHost(originCheck(trusted, h)))
 	}
 	mux.Handle("GET /admin/status", wrap(func(w http.ResponseWriter, r *http.Request) {
-		writeAdminJSON(w, http.StatusOK, a.Status(r.Context()))
+		st := AdminStatusOf(s.eng.Status(r.Context()), s.cfg, a.recent())
+		st.Version, st.Started = a.Version, a.Started
+		writeAdminJSON(w, http.StatusOK, st)
 	}))
 	mux.Handle("GET /admin/calls", wrap(func(w http.ResponseWriter, r *http.Request) {
-		calls := a.recent()
-		if calls == nil {
-			calls = []switchboard.Call{}
-		}
 		writeAdminJSON(w, http.StatusOK, struct {
-			Calls []switchboard.Call `json:"calls"`
-		}{calls})
+			Calls []proxy.CallRecord `json:"calls"`
+		}{a.recent()})
 	}))
 	mux.Handle("POST /admin/reconnect", wrap(func(w http.ResponseWriter, r *http.Request) {
 		server := r.URL.Query().Get("server")
@@ -130,7 +129,7 @@ func (a *Admin) handle(mux *http.ServeMux, token string, trusted []string) {
 			writeAdminJSON(w, http.StatusBadRequest, AdminReconnect{Error: "name the server: POST /admin/reconnect?server=NAME"})
 			return
 		}
-		res := a.Reconnect(r.Context(), server)
+		res := ReconnectResult(server, s.eng.Do(r.Context(), &proxy.Request{Action: proxy.ActionReconnect, Server: server}))
 		code := http.StatusOK
 		if !res.OK {
 			code = http.StatusBadGateway

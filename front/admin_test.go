@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // TestAdminEndpoint checks the admin endpoint over a real engine and the
@@ -29,18 +30,13 @@ func TestAdminEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := switchboard.NewCallLog(0)
-	eng, err := switchboard.New(t.Context(), config.Load(d), &switchboard.Options{SpillDir: filepath.Join(home, "spill"), OnCall: calls.Add})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	srv, err := New(t.Context(), eng, &Options{})
+	srv, err := New(t.Context(), config.Load(d), &Options{Engine: switchboard.Options{SpillDir: filepath.Join(home, "spill"), OnCall: calls.Add}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	const token = "admin-test-token-0123456789"
-	h, err := srv.Handler(HTTPOptions{Token: token, Admin: &Admin{Engine: eng, Calls: calls, Version: "test"}})
+	h, err := srv.Handler(HTTPOptions{Token: token, Admin: &Admin{Calls: calls, Version: "test"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +44,9 @@ func TestAdminEndpoint(t *testing.T) {
 	defer ts.Close()
 
 	const canary = "CANARY-4c1d-argument"
-	if r := eng.Handle(t.Context(), json.RawMessage(`{"tool":"echo","server":"f","args":{"text":"`+canary+`"}}`)); r.IsError {
-		t.Fatalf("call: %s", r.Text)
+	g := &testGateway{srv: srv}
+	if r := call(t, g.connect(t, nil), "mcp", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": canary}}); r.IsError {
+		t.Fatalf("call: %s", text(r))
 	}
 
 	do := func(method, path string, mod func(*http.Request)) (int, string) {
@@ -93,7 +90,7 @@ func TestAdminEndpoint(t *testing.T) {
 	}
 
 	code, body := do("GET", "/admin/calls", nil)
-	var cs struct{ Calls []switchboard.Call }
+	var cs struct{ Calls []proxy.CallRecord }
 	if err := json.Unmarshal([]byte(body), &cs); code != 200 || err != nil {
 		t.Fatalf("calls: %d %v\n%s", code, err, body)
 	}

@@ -109,10 +109,11 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	if opts.Metrics != nil {
+		opts.Metrics.attach(s.eng)
 		mux.Handle("/metrics", bearer(opts.Token, opts.Metrics))
 	}
 	if opts.Admin != nil {
-		opts.Admin.handle(mux, opts.Token, opts.TrustedOrigins)
+		s.adminHandle(mux, opts.Admin, opts.Token, opts.TrustedOrigins)
 	}
 	return mux, nil
 }

@@ -3,38 +3,67 @@ package panel
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/front"
 )
 
-// attached serves the fixture's engine as switchboard serve --http does,
-// with the admin endpoint behind token, and returns its URL.
-func attached(t *testing.T, f *fixture, token string) string {
+// gateway is switchboard serve --http over the fixture's configuration,
+// with the admin endpoint behind token, and a client connected to it.
+type gateway struct {
+	url string
+	cs  *mcp.ClientSession
+}
+
+func attached(t *testing.T, f *fixture, token string) *gateway {
 	t.Helper()
-	eng := f.local.Current()
-	srv, err := front.New(t.Context(), eng, &front.Options{})
+	calls := switchboard.NewCallLog(0)
+	srv, err := front.New(t.Context(), config.Load(f.local.Dirs), &front.Options{Engine: switchboard.Options{
+		Lookup: func(string) (string, bool) { return "", false }, CatalogPath: filepath.Join(t.TempDir(), "catalog.db"),
+		SpillDir: filepath.Join(t.TempDir(), "spill"), OnCall: calls.Add,
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.Close)
-	h, err := srv.Handler(front.HTTPOptions{Token: token, Admin: &front.Admin{Engine: eng, Calls: f.log, Version: "test"}})
+	t.Cleanup(func() { srv.Close() })
+	h, err := srv.Handler(front.HTTPOptions{Token: token, Admin: &front.Admin{Calls: calls, Version: "test"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return ts.URL
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(t.Context(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &gateway{url: ts.URL, cs: cs}
 }
 
+// call calls a tool through the gateway's mcp tool, as an agent does.
+func (g *gateway) call(t *testing.T, args string) {
+	t.Helper()
+	res, err := g.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: json.RawMessage(args)})
+	if err != nil || res.IsError {
+		t.Fatalf("calling through the gateway: %v %+v", err, res)
+	}
+}
 func TestRemote(t *testing.T) {
 	f := newFixture(t, nil)
 	const token = "attach-test-token-0123456789"
-	url := attached(t, f, token)
-	if r := f.local.Current().Handle(t.Context(), json.RawMessage(`{"tool":"get-sum","server":"calc","args":{"a":1,"b":2}}`)); r.IsError {
-		t.Fatal(r.Text)
-	}
+	g := attached(t, f, token)
+	url := g.url
+	g.call(t, `{"tool":"get-sum","server":"calc","args":{"a":1,"b":2}}`)
 
 	bad, err := NewRemote(url+"/mcp", "wrong")
 	if err != nil {
@@ -77,7 +106,7 @@ func TestRemote(t *testing.T) {
 func TestAttachScreen(t *testing.T) {
 	f := newFixture(t, nil)
 	const token = "attach-test-token-0123456789"
-	remote, err := NewRemote(attached(t, f, token), token)
+	remote, err := NewRemote(attached(t, f, token).url, token)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ type Backend interface {
 	// Status is every server's status and the configuration's problems.
 	Status(ctx context.Context) (front.AdminStatus, error)
 	// Calls are the recent tool calls, newest first.
-	Calls(ctx context.Context) ([]switchboard.Call, error)
+	Calls(ctx context.Context) ([]proxy.CallRecord, error)
 	// Reconnect closes a server's connection and connects it again.
 	Reconnect(ctx context.Context, server string) error
 	// Where names what the panel shows: "local" or the gateway's URL.
@@ -43,6 +43,7 @@ var ErrReadOnly = errors.New("an attached panel is read-only: it can reconnect a
 type Local struct {
 	mu     sync.Mutex
 	Engine *switchboard.Engine  // replaced by Reload; read it with Current
+	Config *config.Config       // the configuration Engine runs
 	Log    *switchboard.CallLog // the log the engine's Options.OnCall feeds
 	// Dirs are where the configuration lives, for enable and disable,
 	// which write Switchboard's own file as the commands do.
@@ -53,34 +54,40 @@ type Local struct {
 	// Reload makes a new engine after the configuration changed (enable,
 	// disable); the panel then uses it and closes the one it replaces.
 	// Nil: the change shows on the next start.
-	Reload func(ctx context.Context) (*switchboard.Engine, error)
+	Reload func(ctx context.Context) (*switchboard.Engine, *config.Config, error)
 }
 
 // Current returns the engine in use.
 func (l *Local) Current() *switchboard.Engine {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.Engine
+	eng, _ := l.current()
+	return eng
 }
 
-func (l *Local) admin() *front.Admin { return &front.Admin{Engine: l.Current(), Calls: l.Log} }
+func (l *Local) current() (*switchboard.Engine, *config.Config) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.Engine, l.Config
+}
 
 // Status implements Backend.
 func (l *Local) Status(ctx context.Context) (front.AdminStatus, error) {
-	return l.admin().Status(ctx), nil
+	eng, cfg := l.current()
+	calls, _ := l.Calls(ctx)
+	return front.AdminStatusOf(eng.Status(ctx), cfg, calls), nil
 }
 
 // Calls implements Backend.
-func (l *Local) Calls(context.Context) ([]switchboard.Call, error) {
+func (l *Local) Calls(context.Context) ([]proxy.CallRecord, error) {
 	if l.Log == nil {
-		return nil, nil
+		return []proxy.CallRecord{}, nil
 	}
 	return l.Log.Recent(), nil
 }
 
 // Reconnect implements Backend.
 func (l *Local) Reconnect(ctx context.Context, server string) error {
-	if r := l.admin().Reconnect(ctx, server); !r.OK {
+	r := front.ReconnectResult(server, l.Current().Do(ctx, &proxy.Request{Action: proxy.ActionReconnect, Server: server}))
+	if !r.OK {
 		return errors.New(r.Error)
 	}
 	return nil
@@ -94,7 +101,7 @@ func (l *Local) Local() *Local { return l }
 
 // do carries out one request of the proxy tool; an error result is an
 // error with the result's text.
-func (l *Local) do(ctx context.Context, req *proxy.Request) (*switchboard.Result, error) {
+func (l *Local) do(ctx context.Context, req *proxy.Request) (*proxy.Result, error) {
 	r := l.Current().Do(ctx, req)
 	if r.IsError && req.Action != proxy.ActionCall {
 		return r, errors.New(r.Text)
@@ -103,7 +110,7 @@ func (l *Local) do(ctx context.Context, req *proxy.Request) (*switchboard.Result
 }
 
 // Connect connects a server and lists its tools.
-func (l *Local) Connect(ctx context.Context, server string) ([]switchboard.ToolInfo, error) {
+func (l *Local) Connect(ctx context.Context, server string) ([]proxy.ToolInfo, error) {
 	r, err := l.do(ctx, &proxy.Request{Action: proxy.ActionServer, Server: server})
 	if err != nil {
 		return nil, err
@@ -112,7 +119,7 @@ func (l *Local) Connect(ctx context.Context, server string) ([]switchboard.ToolI
 }
 
 // Search is the proxy tool's search, across every server.
-func (l *Local) Search(ctx context.Context, query string) ([]switchboard.ToolInfo, error) {
+func (l *Local) Search(ctx context.Context, query string) ([]proxy.ToolInfo, error) {
 	r, err := l.do(ctx, &proxy.Request{Action: proxy.ActionSearch, Query: query, Limit: proxy.MaxLimit})
 	if err != nil {
 		return nil, err
@@ -121,7 +128,7 @@ func (l *Local) Search(ctx context.Context, query string) ([]switchboard.ToolInf
 }
 
 // Describe describes one tool in full.
-func (l *Local) Describe(ctx context.Context, server, tool string) (*switchboard.ToolDetail, error) {
+func (l *Local) Describe(ctx context.Context, server, tool string) (*proxy.ToolDetail, error) {
 	r, err := l.do(ctx, &proxy.Request{Action: proxy.ActionDescribe, Server: server, Name: tool})
 	if err != nil {
 		return nil, err
@@ -134,7 +141,7 @@ func (l *Local) Describe(ctx context.Context, server, tool string) (*switchboard
 
 // Call calls a tool once and returns its result, bounded as the proxy
 // tool bounds it (spill files named in Details.Spills).
-func (l *Local) Call(ctx context.Context, server, tool string, args map[string]any) *switchboard.Result {
+func (l *Local) Call(ctx context.Context, server, tool string, args map[string]any) *proxy.Result {
 	r, _ := l.do(ctx, &proxy.Request{Action: proxy.ActionCall, Server: server, Name: tool, Args: args})
 	return r
 }
@@ -167,13 +174,13 @@ func (l *Local) SetDisabled(ctx context.Context, server string, disabled bool) (
 			server, s.Source.Path, path, map[bool]string{true: "disable", false: "enable"}[disabled], server)
 	}
 	if l.Reload != nil {
-		eng, err := l.Reload(ctx)
+		eng, cfg, err := l.Reload(ctx)
 		if err != nil {
 			return path, err
 		}
 		l.mu.Lock()
 		old := l.Engine
-		l.Engine = eng
+		l.Engine, l.Config = eng, cfg
 		l.mu.Unlock()
 		old.Close()
 	}
@@ -209,9 +216,9 @@ func (r *Remote) Status(ctx context.Context) (front.AdminStatus, error) {
 }
 
 // Calls implements Backend.
-func (r *Remote) Calls(ctx context.Context) ([]switchboard.Call, error) {
+func (r *Remote) Calls(ctx context.Context) ([]proxy.CallRecord, error) {
 	var body struct {
-		Calls []switchboard.Call `json:"calls"`
+		Calls []proxy.CallRecord `json:"calls"`
 	}
 	err := r.get(ctx, "GET", "/admin/calls", &body)
 	return body.Calls, err

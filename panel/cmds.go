@@ -7,8 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/front"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // Messages: what the panel's commands, which run off the UI goroutine,
@@ -20,20 +20,20 @@ type (
 		err    error
 	}
 	callsMsg struct {
-		calls []switchboard.Call
+		calls []proxy.CallRecord
 		err   error
 	}
 	toolsMsg struct {
 		seq   int
-		tools []switchboard.ToolInfo
+		tools []proxy.ToolInfo
 		err   error
 	}
 	describeMsg struct {
-		tool *switchboard.ToolDetail
+		tool *proxy.ToolDetail
 		err  error
 	}
 	resultMsg struct {
-		result *switchboard.Result
+		result *proxy.Result
 		title  string
 	}
 	doneMsg struct {
@@ -88,7 +88,7 @@ func (m *Model) loadTools() tea.Cmd {
 	ctx, cancel := context.WithTimeout(m.ctx, m.opts.Timeout)
 	return func() tea.Msg {
 		defer cancel()
-		var tools []switchboard.ToolInfo
+		var tools []proxy.ToolInfo
 		var err error
 		if query != "" {
 			tools, err = l.Search(ctx, query)

@@ -7,8 +7,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/internal/callargs"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // form is a tool's call form: one field per parameter of its input
@@ -29,7 +29,7 @@ type field struct {
 	in          textinput.Model
 }
 
-func newForm(m *Model, t *switchboard.ToolDetail) *form {
+func newForm(m *Model, t *proxy.ToolDetail) *form {
 	f := &form{schema: callargs.Parse(t.InputSchema), tool: fmt.Sprintf("%q on %q", t.Name, t.Server)}
 	var req, opt []string
 	for _, n := range f.schema.Names() {

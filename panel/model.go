@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/front"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // tab is one of the panel's screens.
@@ -52,7 +52,7 @@ type Model struct {
 	status    front.AdminStatus
 	statusErr error
 	loaded    bool // the first status has come
-	calls     []switchboard.Call
+	calls     []proxy.CallRecord
 	srvSel    int
 	callSel   int
 	probSel   int
@@ -61,13 +61,13 @@ type Model struct {
 	search      textinput.Model
 	searchSeq   int    // the latest search sent; older answers are dropped
 	toolServer  string // the server whose tools are listed when not searching
-	tools       []switchboard.ToolInfo
+	tools       []proxy.ToolInfo
 	toolsErr    error
 	toolsBusy   bool
 	toolSel     int
-	detail      *switchboard.ToolDetail
+	detail      *proxy.ToolDetail
 	form        *form
-	result      *switchboard.Result
+	result      *proxy.Result
 	resultTitle string
 	vp          viewport.Model
 
@@ -266,7 +266,11 @@ func (m *Model) serversKey(k tea.KeyMsg) tea.Cmd {
 				return nil
 			}
 			return m.run(fmt.Sprintf("logging in to %s (finish in the browser)…", s.Name), func(ctx context.Context) (string, error) {
-				return fmt.Sprintf("logged in to %s", s.Name), l.Login(ctx, s.Name)
+				if err := l.Login(ctx, s.Name); err != nil {
+					return "", err
+				}
+				// The new tokens are used from the next connection on.
+				return fmt.Sprintf("logged in to %s", s.Name), l.Reconnect(ctx, s.Name)
 			})
 		})
 	case "i":

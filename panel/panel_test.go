@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // The panel's tests drive the real model in a real bubbletea program
@@ -105,17 +106,19 @@ func newFixture(t *testing.T, extra map[string]any) *fixture {
 	d := config.FromEnv(getenv, home, runtime.GOOS)
 	log := switchboard.NewCallLog(0)
 	cache := t.TempDir()
-	open := func(ctx context.Context) (*switchboard.Engine, error) {
-		return switchboard.New(ctx, config.Load(d), &switchboard.Options{
+	open := func(ctx context.Context) (*switchboard.Engine, *config.Config, error) {
+		cfg := config.Load(d)
+		eng, err := switchboard.New(ctx, cfg, &switchboard.Options{
 			Lookup: func(string) (string, bool) { return "", false }, CatalogPath: filepath.Join(cache, "catalog.db"),
 			SpillDir: filepath.Join(cache, "spill"), OnCall: log.Add,
 		})
+		return eng, cfg, err
 	}
-	eng, err := open(t.Context())
+	eng, cfg, err := open(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &Local{Engine: eng, Log: log, Dirs: d, Reload: open}
+	l := &Local{Engine: eng, Config: cfg, Log: log, Dirs: d, Reload: open}
 	t.Cleanup(func() { l.Current().Close() })
 	return &fixture{home: home, local: l, log: log}
 }
@@ -256,7 +259,7 @@ func TestCallFlow(t *testing.T) {
 	t.Run("result", r.golden)
 
 	calls := f.log.Recent()
-	if len(calls) != 1 || calls[0].Tool != "get-sum" || calls[0].Server != "calc" || calls[0].Outcome != switchboard.CallOK {
+	if len(calls) != 1 || calls[0].Tool != "get-sum" || calls[0].Server != "calc" || calls[0].Outcome != proxy.CallOK {
 		t.Fatalf("calls recorded: %+v, want one ok call of get-sum on calc", calls)
 	}
 	r.keys("3")
@@ -300,11 +303,11 @@ func TestResultSpills(t *testing.T) {
 func TestCallsScreen(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	log := switchboard.NewCallLog(3)
-	for i, c := range []switchboard.Call{
-		{Server: "calc", Tool: "get-sum", Duration: 120 * time.Millisecond, Outcome: switchboard.CallOK, ArgsBytes: 15, ResultBytes: 80},
-		{Server: "calc", Tool: "echo", Duration: 3 * time.Second, Outcome: switchboard.CallError, ArgsBytes: 2048, ResultBytes: 300},
-		{Server: "broken", Tool: "go", Duration: 10 * time.Millisecond, Outcome: switchboard.CallFailed, ErrorClass: "start"},
-		{Server: "calc", Tool: "slow", Duration: 90 * time.Second, Outcome: switchboard.CallCanceled, ErrorClass: "canceled", ArgsBytes: 11},
+	for i, c := range []proxy.CallRecord{
+		{Server: "calc", Tool: "get-sum", Duration: 120 * time.Millisecond, Outcome: proxy.CallOK, ArgsBytes: 15, ResultBytes: 80},
+		{Server: "calc", Tool: "echo", Duration: 3 * time.Second, Outcome: proxy.CallError, ArgsBytes: 2048, ResultBytes: 300},
+		{Server: "broken", Tool: "go", Duration: 10 * time.Millisecond, Outcome: proxy.CallFailed, ErrorClass: "start"},
+		{Server: "calc", Tool: "slow", Duration: 90 * time.Second, Outcome: proxy.CallCanceled, ErrorClass: "canceled", ArgsBytes: 11},
 	} {
 		c.Start = now.Add(-time.Duration(10-i) * time.Minute)
 		log.Add(c)

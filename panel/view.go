@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // Screen layout: a title line with the tabs, a rule, the body, the
@@ -282,7 +281,7 @@ func (m *Model) describeText() string {
 	return b.String()
 }
 
-func annotations(t *switchboard.ToolDetail) string {
+func annotations(t *proxy.ToolDetail) string {
 	a := t.Annotations
 	if a == nil {
 		return ""
@@ -345,16 +344,16 @@ func (m *Model) callsView() []string {
 				return s
 			}
 			switch m.calls[row].Outcome {
-			case switchboard.CallOK:
+			case proxy.CallOK:
 				return m.pal.OK(s)
-			case switchboard.CallCanceled:
+			case proxy.CallCanceled:
 				return m.pal.Warn(s)
 			}
 			return m.pal.Bad(s)
 		})
 }
 
-func outcome(c switchboard.Call) string {
+func outcome(c proxy.CallRecord) string {
 	if c.ErrorClass != "" && c.ErrorClass != c.Outcome {
 		return c.Outcome + " (" + c.ErrorClass + ")"
 	}

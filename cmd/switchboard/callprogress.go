@@ -19,7 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 )
 
 // callProgress is the live line of one call's progress.
@@ -48,11 +48,11 @@ func (e *env) newCallProgress(what string) *callProgress {
 
 // options makes the engine ask for progress and show it; ctx carries the
 // token the call is made with.
-func (p *callProgress) options(ctx context.Context) (context.Context, func(*switchboard.Options)) {
+func (p *callProgress) options(ctx context.Context) (context.Context, func(*gateway.Options)) {
 	if p == nil {
 		return ctx, nil
 	}
-	return switchboard.WithProgressToken(ctx, callProgressToken), func(o *switchboard.Options) {
+	return gateway.WithProgressToken(ctx, callProgressToken), func(o *gateway.Options) {
 		o.Client = &mcp.ClientOptions{ProgressNotificationHandler: p.notified}
 	}
 }

@@ -111,26 +111,37 @@ func (e *env) runPanelUI(ctx context.Context, b panel.Backend, opts panel.Option
 	return err
 }
 
-// panelLocal makes the panel's engine: one that opens even when the
-// configuration failed closed (the panel shows why), logs nothing to the
-// screen it draws on, and keeps the recent calls.
+// panelLocal makes the panel's engine, through the library as a Go host
+// would: one that opens even when the configuration failed closed (the
+// panel shows why), logs nothing to the screen it draws on, and keeps the
+// recent calls.
 func (e *env) panelLocal(ctx context.Context, explicit string) (*panel.Local, error) {
 	calls := switchboard.NewCallLog(0)
 	d := e.dirs(explicit)
-	open := func(ctx context.Context) (*switchboard.Engine, error) {
-		return e.newEngine(ctx, config.Load(d), nil, func(o *switchboard.Options) {
-			o.Logger = nil
-			o.OnCall = calls.Add
-		})
+	open := func(ctx context.Context) (*switchboard.Engine, *config.Config, error) {
+		cfg := config.Load(d)
+		o := e.engineOptions(cfg, nil)
+		o.Logger = nil
+		o.OnCall = calls.Add
+		eng, err := switchboard.New(ctx, cfg, (*switchboard.Options)(o))
+		return eng, cfg, err
 	}
-	eng, err := open(ctx)
+	eng, cfg, err := open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l := &panel.Local{Engine: eng, Log: calls, Dirs: d, Reload: open}
+	l := &panel.Local{Engine: eng, Config: cfg, Log: calls, Dirs: d, Reload: open}
 	if e.canOpenBrowser() {
+		// As switchboard auth login does, in an engine of its own; the
+		// panel's engine reads the new tokens from the store when it
+		// connects again.
 		l.Login = func(ctx context.Context, server string) error {
-			return l.Current().Login(ctx, server, func(ctx context.Context, server, authURL string) (string, error) {
+			eng, err := e.openEngine(ctx, explicit, false)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			return eng.Login(ctx, server, func(ctx context.Context, server, authURL string) (string, error) {
 				if err := e.openBrowser(ctx, authURL); err != nil {
 					return "", fmt.Errorf("%v; hint: switchboard auth login %s --no-browser", err, server)
 				}

@@ -110,20 +110,14 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}
-	bridge := front.NewBridge()
+	metrics := front.NewMetrics()
 	calls := switchboard.NewCallLog(0)
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, OnCall: calls.Add,
-		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
-		Supervise: true, Prompt: bridge.Prompter(e.servePrompter())})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	metrics := front.NewMetrics(eng)
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
-	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics, ForwardRoots: o.http == ""})
+	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "",
+		Engine: switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
+			Supervise: true, Prompt: e.servePrompter(), OnCall: calls.Add}})
 	if err != nil {
 		return err
 	}
@@ -137,7 +131,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	}
 	hopts := front.HTTPOptions{Token: token, Stateless: o.stateless, Metrics: metrics}
 	if o.admin || front.AdminByDefault(o.http) {
-		hopts.Admin = &front.Admin{Engine: eng, Calls: calls, Version: versionString(), Started: time.Now()}
+		hopts.Admin = &front.Admin{Calls: calls, Version: versionString(), Started: time.Now()}
 	}
 	h, err := srv.Handler(hopts)
 	if err != nil {
@@ -153,7 +147,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log
-// in when the client cannot open the URL itself (see Bridge.Prompter):
+// in when the client cannot open the URL itself (front.Options.Engine):
 // through the browser $BROWSER names, when it is set. Otherwise the result
 // says needs-auth and names the command.
 func (e *env) servePrompter() oauth.Prompter {

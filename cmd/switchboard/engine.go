@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -36,13 +36,13 @@ func catalogPath(d config.Dirs) string { return filepath.Join(d.CacheDir(), "cat
 // a server. With login, a server that needs an OAuth login logs in there
 // and then when a browser can be opened (see canOpenBrowser); otherwise
 // its error names the command that logs in.
-func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*switchboard.Engine, error) {
+func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*gateway.Engine, error) {
 	return e.openEngineWith(ctx, explicit, login, nil)
 }
 
 // openEngineWith is openEngine with tweak, if set, changing the engine's
-// options last (a progress handler, a call log).
-func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, tweak func(*switchboard.Options)) (*switchboard.Engine, error) {
+// options last (a progress handler).
+func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, tweak func(*gateway.Options)) (*gateway.Engine, error) {
 	cfg := config.Load(e.dirs(explicit))
 	if err := cfg.Err(); err != nil {
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
@@ -51,12 +51,16 @@ func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, t
 	if login && e.canOpenBrowser() {
 		prompt = e.browserPrompter(false)
 	}
-	return e.newEngine(ctx, cfg, prompt, tweak)
+	opts := e.engineOptions(cfg, prompt)
+	if tweak != nil {
+		tweak(opts)
+	}
+	return gateway.New(ctx, cfg, opts)
 }
 
-// newEngine makes the CLI's engine over cfg.
-func (e *env) newEngine(ctx context.Context, cfg *config.Config, prompt oauth.Prompter, tweak func(*switchboard.Options)) (*switchboard.Engine, error) {
-	opts := &switchboard.Options{
+// engineOptions are the CLI's engine options over cfg.
+func (e *env) engineOptions(cfg *config.Config, prompt oauth.Prompter) *gateway.Options {
+	return &gateway.Options{
 		Prompt:      prompt,
 		Lookup:      e.lookupEnv,
 		Credentials: credentials(cfg),
@@ -69,10 +73,6 @@ func (e *env) newEngine(ctx context.Context, cfg *config.Config, prompt oauth.Pr
 		Roots:       e.cwdRoots(),
 		Supervise:   true,
 	}
-	if tweak != nil {
-		tweak(opts)
-	}
-	return switchboard.New(ctx, cfg, opts)
 }
 
 // cwdRoots offers servers the working directory as their one root: a
@@ -93,18 +93,18 @@ func (e *env) cwdRoots() []*mcp.Root {
 // result: the text on stdout, or the details with --json. An error result
 // goes to stderr and fails the command; so does a tool's own error.
 func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) error {
-	return e.runBuilt(ctx, f, func(context.Context, *switchboard.Engine) (*proxy.Request, error) { return req, nil })
+	return e.runBuilt(ctx, f, func(context.Context, *gateway.Engine) (*proxy.Request, error) { return req, nil })
 }
 
 // runBuilt is runRequest for a request that is built with the engine's
 // help, such as a call whose arguments are typed by the tool's schema.
-func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
+func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *gateway.Engine) (*proxy.Request, error)) (err error) {
 	return e.runBuiltWith(ctx, f, nil, build)
 }
 
 // runBuiltWith is runBuilt that shows a call's progress on prog's line
 // (nil: none).
-func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
+func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, build func(context.Context, *gateway.Engine) (*proxy.Request, error)) (err error) {
 	ctx, tweak := prog.options(ctx)
 	eng, err := e.openEngineWith(ctx, f.config, !f.noLogin, tweak)
 	if err != nil {
@@ -123,7 +123,7 @@ func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, bu
 	return e.printResult(r, f.json)
 }
 
-func (e *env) printResult(r *switchboard.Result, asJSON bool) error {
+func (e *env) printResult(r *proxy.Result, asJSON bool) error {
 	switch {
 	case asJSON:
 		e.stdout.Write(r.JSON())
