@@ -233,6 +233,9 @@ func TestServersScreenNarrow(t *testing.T) {
 	r := start(t, f.local, f.home, 50, 10)
 	r.waitFor("SERVER")
 	r.golden(t)
+	// Widened, it shows what did not fit.
+	r.tm.Send(tea.WindowSizeMsg{Width: 100, Height: 16})
+	r.waitFor("SOURCE")
 }
 
 // TestCallFlow is the key flow: search, describe, call with the form, the

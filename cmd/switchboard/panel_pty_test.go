@@ -255,6 +255,7 @@ func TestCallProgress(t *testing.T) {
 // notifications/cancelled for it, and the command exits 130.
 func TestCallInterruptCancelsUpstream(t *testing.T) {
 	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+	release := make(chan struct{}) // ends a call the server did not cancel, so that the server can close
 	s := mcp.NewServer(&mcp.Implementation{Name: "waiter", Version: "1"}, nil)
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -269,12 +270,20 @@ func TestCallInterruptCancelsUpstream(t *testing.T) {
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Waits until cancelled."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			return nil, nil, ctx.Err()
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-release:
+				return nil, nil, errors.New("released")
+			}
 		})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	defer ts.Close()
+	defer close(release)
 	home := homeWith(t, map[string]any{"w": map[string]any{"url": ts.URL}})
 	var stderr bytes.Buffer
 	cmd := exec.Command(binary(t), "call", "wait", "--server", "w")
