@@ -66,6 +66,11 @@ type index struct {
 	// tool's name alone, and server name + tool name.
 	names      map[string][]int32
 	namesOrder []nameRef // sorted by norm
+
+	// Duplicates (see buildDups): each document's group, or -1, and each
+	// group's documents.
+	dupOf     []int32
+	dupGroups [][]int32
 }
 
 type nameRef struct {
@@ -137,6 +142,7 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 		}
 	}
 	sort.Strings(ix.vocab)
+	ix.buildDups()
 	slices.SortFunc(ix.namesOrder, func(a, b nameRef) int { return strings.Compare(a.norm, b.norm) })
 	return ix
 }
