@@ -76,7 +76,11 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		return s.errorResult(proxy.ActionSearch, req.Server, err)
 	}
 	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
+	needs := req.Needs()
 	info := &SearchInfo{Query: req.Query, Mode: "lexical", Offset: req.Offset, Limit: req.Limit, Servers: servers}
+	if len(needs) > 1 {
+		info.Queries = needs
+	}
 	current := answered(servers, failed)
 	switch {
 	case req.Regex:
@@ -84,20 +88,24 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 	case len(current) == 0:
 		// Nothing to search: no query to embed.
 	default:
-		if vec, why := s.e.semantic(ctx, req.Query, current); vec != nil {
-			opts.Embedding, opts.Model = vec, s.e.emb.model()
-		} else {
-			info.Reason = why
+		// One vector per need; any need without one makes it all lexical.
+		for _, q := range needs {
+			vec, why := s.e.semantic(ctx, q, current)
+			if vec == nil {
+				opts.Embeddings, info.Reason = nil, why
+				break
+			}
+			opts.Embeddings, opts.Model = append(opts.Embeddings, vec), s.e.emb.model()
 		}
 	}
-	res, err := s.e.cat.Search(ctx, req.Query, opts)
+	res, err := s.e.cat.SearchAll(ctx, needs, opts)
 	if err != nil {
 		return s.errorResult(proxy.ActionSearch, req.Server, err)
 	}
 	switch {
 	case res.Hybrid:
 		info.Mode = "hybrid"
-	case opts.Embedding != nil:
+	case opts.Embeddings != nil:
 		info.Reason = "the stored embeddings do not fit the query's (another model answered?); lexical only (hint: switchboard index)"
 	}
 	for _, name := range res.Skipped {
@@ -122,6 +130,9 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", req.Query, where, strings.Join(answered(servers, failed), ", ")))
 	default:
 		head := fmt.Sprintf("%s %q on %s", plural(res.Total, "tool matches", "tools match"), req.Query, where)
+		if len(needs) > 1 {
+			head = fmt.Sprintf("%s %d needs on %s", plural(res.Total, "tool matches", "tools match"), len(needs), where)
+		}
 		if res.Hybrid {
 			head += " (hybrid: lexical + semantic)"
 		}
@@ -134,10 +145,14 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		lines = append(lines, "note: "+headline(info.Reason, 300))
 	}
 	for _, h := range res.Results {
-		ti := ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: headline(h.Description, 120), Score: h.Score}
+		ti := ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: headline(h.Description, 120), Score: h.Score,
+			Implied: h.Implied, Also: h.Also}
+		if len(needs) > 1 {
+			ti.Need = needs[h.Need]
+		}
 		r.Details.Tools = append(r.Details.Tools, ti)
-		lines = append(lines, toolLine(proxy.ToolRef{Server: h.Server, Name: h.Name}.Prefixed(), ti.Description))
 	}
+	lines = append(lines, hitLines(needs, res.Results, r.Details.Tools)...)
 	for _, name := range info.Failed {
 		lines = append(lines, fmt.Sprintf("not searched: %q: %s", name, brief(failed[name].Error(), 300)))
 	}
@@ -145,6 +160,55 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *Result {
 		lines = append(lines, "hint: try other words, or "+s.e.opts.Audience.ListTools()+" to list a server's tools")
 	}
 	return s.bounded(r, "search", lines)
+}
+
+// hitLines renders a search's tools, one line each. With several needs,
+// they are grouped under the need they answer, in ranked order within
+// each; a tool a need implies says which capability, and a tool several
+// servers offer alike names the others.
+func hitLines(needs []string, hits []catalog.Result, tools []ToolInfo) []string {
+	line := func(t ToolInfo) string {
+		l := toolLine(proxy.ToolRef{Server: t.Server, Name: t.Name}.Prefixed(), t.Description)
+		if t.Implied != "" {
+			l += " [implied: " + t.Implied + "]"
+		}
+		if len(t.Also) > 0 {
+			l += " (also on " + listSome(t.Also, maxAlso) + ")"
+		}
+		return l
+	}
+	var lines []string
+	if len(needs) == 1 {
+		for _, t := range tools {
+			lines = append(lines, line(t))
+		}
+		return lines
+	}
+	for i, q := range needs {
+		var group []string
+		for j, t := range tools {
+			if hits[j].Need == i {
+				group = append(group, line(t))
+			}
+		}
+		if len(group) == 0 {
+			group = []string{"(no tools on this page)"}
+		}
+		lines = append(lines, fmt.Sprintf("need %d: %q", i+1, q))
+		lines = append(lines, group...)
+	}
+	return lines
+}
+
+// maxAlso bounds the servers a duplicated tool's line names.
+const maxAlso = 5
+
+// listSome joins up to n names, counting the rest.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // hashes returns the hash of each server's current definition.
