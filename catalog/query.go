@@ -302,10 +302,12 @@ func countWords(s string) int {
 
 // firstWords returns the start of s up to n words (as countWords counts).
 func firstWords(s string, n int) string {
+	prev := 0
 	for i := range s {
-		if countWords(s[:i]) > n {
-			return strings.TrimSpace(s[:i])
+		if i > prev && countWords(s[:i]) > n {
+			return strings.TrimSpace(s[:prev])
 		}
+		prev = i
 	}
 	return s
 }
