@@ -47,8 +47,8 @@ func TestSearchAllGivesEveryNeedItsShare(t *testing.T) {
 		want    map[int]int // places per need
 	}{
 		{[]string{"issue", "write file", "current time"}, 6, map[int]int{0: 2, 1: 2, 2: 2}},
-		{[]string{"issue", "browser"}, 10, map[int]int{0: 9, 1: 1}}, // a need with one match leaves its places to the others
-		{[]string{"issue", "issue tracker"}, 4, map[int]int{0: 2, 1: 2}},  // the same tools: each listed once
+		{[]string{"issue", "browser"}, 10, map[int]int{0: 9, 1: 1}},      // a need with one match leaves its places to the others
+		{[]string{"issue", "issue tracker"}, 4, map[int]int{0: 2, 1: 2}}, // the same tools: each listed once
 		{[]string{"issue"}, 5, map[int]int{0: 5}},
 	} {
 		res, err := c.SearchAll(ctx, tt.queries, SearchOptions{Limit: tt.limit})

@@ -135,9 +135,9 @@ var scaleQueries = [][]string{
 }
 
 type scaleLoaded struct {
-	c          *Catalog
-	dir, path  string
-	put        time.Duration
+	c           *Catalog
+	dir, path   string
+	put         time.Duration
 	firstSearch time.Duration
 }
 
