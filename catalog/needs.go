@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Several needs per search. A task needs several tools; searching it as one
@@ -260,14 +261,14 @@ func (ix *index) dupKey(doc int32) int32 {
 }
 
 // buildDups groups the documents that share a name (folded) and a
-// non-empty description (case and spacing folded).
+// non-empty description (copies copy it as it is).
 func (ix *index) buildDups() {
 	ix.dupOf = make([]int32, len(ix.docs))
 	byKey := map[string][]int32{}
 	for i := range ix.docs {
 		ix.dupOf[i] = -1
 		h := &ix.docs[i]
-		desc := strings.Join(strings.Fields(strings.ToLower(h.description)), " ")
+		desc := strings.TrimSpace(h.description)
 		if desc == "" {
 			continue
 		}
@@ -291,7 +292,11 @@ func (ix *index) collapse(cands []cand) []cand {
 	if len(ix.dupGroups) == 0 {
 		return cands
 	}
-	best := map[int32]int{} // group → index in out
+	at := groupPool.Get().(*[]int32) // group → 1 + its index in out; 0: none yet
+	if len(*at) < len(ix.dupGroups) {
+		*at = make([]int32, len(ix.dupGroups))
+	}
+	best := *at
 	out := cands[:0]
 	for _, c := range cands {
 		g := ix.dupOf[c.doc]
@@ -299,17 +304,26 @@ func (ix *index) collapse(cands []cand) []cand {
 			out = append(out, c)
 			continue
 		}
-		if j, ok := best[g]; ok {
-			if c.before(out[j]) {
-				out[j] = c
+		if j := best[g]; j > 0 {
+			if c.before(out[j-1]) {
+				out[j-1] = c
 			}
 			continue
 		}
-		best[g] = len(out)
 		out = append(out, c)
+		best[g] = int32(len(out))
 	}
+	for _, c := range out {
+		if g := ix.dupOf[c.doc]; g >= 0 {
+			best[g] = 0
+		}
+	}
+	groupPool.Put(at)
 	return out
 }
+
+// groupPool holds collapse's per-group memory, all zero between uses.
+var groupPool = sync.Pool{New: func() any { return new([]int32) }}
 
 // also returns the servers of a tool's duplicates other than its own,
 // among the allowed ones, sorted.
