@@ -193,3 +193,35 @@ func TestSearchCollapsesDuplicates(t *testing.T) {
 		t.Errorf("regex: %d results %v, want 4", res.Total, refs(res.Results))
 	}
 }
+
+// TestGenericSearchNotBuried checks that a terse, generic web search tool
+// is found for a request to find information on a topic that many
+// specific tools' words match better.
+func TestGenericSearchNotBuried(t *testing.T) {
+	c, _ := openTemp(t)
+	ctx := context.Background()
+	var rover []*mcp.Tool
+	for i, what := range []string{"photos", "telemetry", "landing site", "mission timeline", "latest images", "instrument status",
+		"landing video", "news feed", "route", "weather", "camera list", "landing ellipse"} {
+		rover = append(rover, &mcp.Tool{Name: fmt.Sprintf("mars_rover_%d", i), Description: "Get the Mars rover " + what + " from the latest landing mission."})
+	}
+	for _, e := range []*Entry{
+		{Server: "nasa", Hash: "1", Tools: rover},
+		{Server: "ddg", Hash: "1", Tools: []*mcp.Tool{{Name: "search", Description: "Perform a web search query."}}},
+	} {
+		if err := c.Put(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := c.Search(ctx, "what is the latest news on the Mars rover landing", SearchOptions{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range res.Results {
+		found = found || r.Server == "ddg"
+	}
+	if !found {
+		t.Errorf("top 3 = %v, want ddg's search among them", refs(res.Results))
+	}
+}
