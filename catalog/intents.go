@@ -24,7 +24,9 @@ type intent struct {
 var intentTable = []intent{
 	{
 		// Saving, writing or exporting together with a path or file name
-		// (or the word file): the result has to be written somewhere.
+		// (or the word file): the result has to be written somewhere. Verbs
+		// that are as often nouns of tools (log, record, dump) are left out:
+		// "show the log of /var/log/app" writes nothing.
 		need: impliedNeed{label: "write a file", text: "write file save content to a file"},
 		fires: func(m *matcher) bool {
 			return m.any(saveWords) && (m.things.has[thingPath] || m.things.has[thingFile] || m.any(fileWords))
@@ -77,7 +79,7 @@ var intentTable = []intent{
 
 // Word groups of the intents: ordinary language, each justified above.
 var (
-	saveWords    = phrases(`save, write, store, export, log, jot, record, append, dump, put it, keep it, download`)
+	saveWords    = phrases(`save, write, store, export, jot, append, put it, keep it, download`)
 	fileWords    = phrases(`file, disk, folder, directory`)
 	convertWords = phrases(`convert, conversion, into, how many, how much, in terms of`)
 

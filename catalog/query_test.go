@@ -82,6 +82,7 @@ func TestUnderstand(t *testing.T) {
 			implied: []string{"write a file"}},
 		{in: "write the list into a file", implied: []string{"write a file"}},
 		{in: "read /etc/hosts", notImpled: []string{"write a file"}},
+		{in: "show the log of /var/log/app.log", notImpled: []string{"write a file"}},
 		{in: "what is on tomorrow", implied: []string{"today's date"}},
 		{in: "flights next Friday", implied: []string{"today's date"}},
 		{in: "下周五的天气", implied: []string{"today's date"}},
