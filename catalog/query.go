@@ -64,7 +64,7 @@ func understand(raw string) query {
 			kept = append(kept, tok)
 			continue
 		}
-		things.add(kind, core)
+		things.has[kind] = true
 		for w, x := range kindHints(kind, core) {
 			q.hints[w] = max(q.hints[w], x)
 		}
@@ -106,8 +106,6 @@ const (
 type thingSet struct {
 	has [thingOpaque + 1]bool
 }
-
-func (s *thingSet) add(k thingKind, _ string) { s.has[k] = true }
 
 var (
 	reNumber = regexp.MustCompile(`^[-+±~≈$€£¥₹#]?v?\d[\d.,:/_-]*(%|[kmbKMB]|st|nd|rd|th|am|pm|h|s|x)?$`)

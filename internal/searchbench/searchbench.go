@@ -8,7 +8,11 @@
 //
 //	catalog: {"server","name","description","inputSchema"} per line
 //	queries: {"id","query","relevant":[{"server","name","group"}],"kind"} per line
-//	run:     {"id","results":[{"server","name"},…]} per line, best first
+//	run:     {"id","results":[{"server","name"},…],"latency_ms"} per line, best first
+//
+// latency_ms is the time of the query's search in milliseconds, with the
+// index already built (the first search, which builds it, is not timed);
+// the scorer ignores it.
 package searchbench
 
 import (
