@@ -113,6 +113,14 @@ type Options struct {
 	// upstream.SupervisorMain first thing in main. See
 	// upstream.Options.Supervise.
 	Supervise bool
+
+	// Servers are MCP servers the host ships in its own binary, which
+	// Switchboard connects in memory (see Packaged).
+	Servers []Packaged
+
+	// Facades are narrow, fixed tools the host declares over servers'
+	// tools (see Facade).
+	Facades []Facade
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -150,7 +158,11 @@ type Engine struct {
 // configuration that failed closed still makes an engine: status works, and
 // every operation on a server reports the configuration's error.
 func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error) {
-	e := &Engine{cfg: cfg, subs: map[int]func(ServerStatus){}, refresh: map[string]bool{}}
+	h, err := host(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: h.cfg, subs: map[int]func(ServerStatus){}, refresh: map[string]bool{}}
 	if opts != nil {
 		e.opts = *opts
 	}
@@ -172,7 +184,13 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	if !e.opts.Passive {
 		e.emb = newEmbedder(cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
 	}
+	var rw upstream.Rewriter
+	if f := h.facades; f != nil {
+		f.log, rw = e.log, f
+		f.list = func(ctx context.Context, server string) error { _, err := e.pool.Tools(ctx, server); return err }
+	}
 	e.pool = upstream.New(e.usable(), &upstream.Options{
+		InProcess: h.servers, Rewriter: rw,
 		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
@@ -208,14 +226,15 @@ func (e *Engine) fillDefaults() {
 	}
 }
 
-// usable returns the definitions the pool may connect: none when the
-// configuration failed closed, and no disabled or invalid one.
+// usable returns the definitions the pool may connect: none but the
+// packaged ones when the configuration failed closed, and no disabled or
+// invalid one.
 func (e *Engine) usable() []*config.Server {
-	if e.cfg.Err() != nil {
-		return nil
-	}
 	var out []*config.Server
 	for _, s := range e.cfg.Servers {
+		if e.cfg.Err() != nil && !s.Packaged() {
+			continue // failed closed: only what no file can disable
+		}
 		if !s.Disabled && s.Err == nil {
 			out = append(out, s)
 		}
