@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -148,6 +149,7 @@ func newFacade(d Facade) (*facade, error) {
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
+	d.Fixed, d.Rename = maps.Clone(d.Fixed), maps.Clone(d.Rename) // the host's maps stay the host's
 	fc := &facade{Facade: d}
 	if err := json.Unmarshal(raw, &fc.schema); err != nil || fc.schema == nil {
 		return nil, fmt.Errorf("facade %q: its input schema is not a JSON Schema object: %v: fix Facade.InputSchema", d.Name, err)
