@@ -61,8 +61,8 @@ func (c *Config) WithPackaged(servers []*Server) (*Config, error) {
 func (c *Config) definedAt(name string) string {
 	if s, ok := c.Server(name); ok {
 		where := s.Source.String()
-		if s.Line > 0 {
-			where += fmt.Sprintf(":%d:%d", s.Line, s.Col)
+		if line, col := s.Position(); line > 0 {
+			where += fmt.Sprintf(":%d:%d", line, col)
 		}
 		if s.Path != "" {
 			where += " (" + s.Path + ")"

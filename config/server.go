@@ -67,8 +67,6 @@ type Server struct {
 	Name   string
 	Source Source // the file (or host import) that defined it
 	Path   string // JSON path of the definition in Source, e.g. mcpServers.github
-	Line   int    // where the definition starts in Source, 1-based; 0 when unknown
-	Col    int
 
 	Type    Transport
 	Command string
@@ -109,7 +107,13 @@ type Server struct {
 	stub      bool
 	directSet bool // directTools was written, so settings.directTools does not apply
 	idleSet   bool // idleTimeout was written, so settings.idleTimeout does not apply
+	line, col int  // where the definition starts in Source (see Position)
 }
+
+// Position returns where the definition starts in its file, 1-based, or
+// zeros when that is not known (a host import that is not JSON, a server
+// no file defines).
+func (s *Server) Position() (line, col int) { return s.line, s.col }
 
 // String returns a one-line description with references as written.
 func (s *Server) String() string {
