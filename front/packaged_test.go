@@ -17,9 +17,9 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 )
 
-// A host's facade marked Direct is a tool of the gateway of its own; made
-// exclusive, the tool behind it is reachable neither directly nor through
-// the mcp tool.
+// A packaged server's DirectTools and a facade marked Direct are tools of
+// the gateway of their own; made exclusive, the facade's tool is reachable
+// neither directly nor through the mcp tool.
 func TestFacadeDirectTool(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	var mu sync.Mutex
@@ -33,10 +33,14 @@ func TestFacadeDirectTool(t *testing.T) {
 			mu.Unlock()
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found " + args["query"].(string)}}}, nil, nil
 		})
+	mcp.AddTool(notes, &mcp.Tool{Name: "count", Description: "Counts notes."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "12 notes"}}}, nil, nil
+		})
 	home := t.TempDir()
 	eng, err := switchboard.New(t.Context(), config.Load(config.Dirs{Home: home}), &switchboard.Options{
 		SpillDir: filepath.Join(home, "spill"),
-		Servers:  []switchboard.Packaged{{Name: "notes", Server: notes}},
+		Servers:  []switchboard.Packaged{{Name: "notes", Server: notes, DirectTools: []string{"count"}}},
 		Facades: []switchboard.Facade{{
 			Name: "recent_notes", Description: "Finds the three latest notes about a subject.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"]}`),
@@ -56,8 +60,11 @@ func TestFacadeDirectTool(t *testing.T) {
 	g := &gateway{eng: eng, srv: srv}
 	cs := g.connect(t, nil)
 
-	if got := toolNames(t, cs); !slices.Equal(got, []string{"mcp", "notes_recent_notes"}) {
-		t.Fatalf("tools = %v, want mcp and notes_recent_notes", got)
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"mcp", "notes_count", "notes_recent_notes"}) {
+		t.Fatalf("tools = %v, want mcp, notes_count (the host's direct tool) and notes_recent_notes (its direct facade)", got)
+	}
+	if r := call(t, cs, "notes_count", map[string]any{}); text(r) != "12 notes" {
+		t.Errorf("notes_count = %q, want 12 notes", text(r))
 	}
 	if r := call(t, cs, "notes_recent_notes", map[string]any{"subject": "tides"}); text(r) != "found tides" || r.IsError {
 		t.Errorf("notes_recent_notes = %q (error %v), want found tides", text(r), r.IsError)
