@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 type greetArgs struct {
@@ -19,10 +20,10 @@ type greetArgs struct {
 	Greeting string `json:"greeting"`
 }
 
-// ExampleFacade ships a server in the host's binary and gives the model one
+// Example_facade ships a server in the host's binary and gives the model one
 // narrow tool over it: the facade fixes the greeting and passes the name on
 // as the caller gives it, under another name.
-func ExampleFacade() {
+func Example_facade() {
 	ctx := context.Background()
 	greeter := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1"}, nil)
 	mcp.AddTool(greeter, &mcp.Tool{Name: "greet", Description: "Greets someone."},
@@ -37,8 +38,8 @@ func ExampleFacade() {
 	defer os.RemoveAll(home)
 	eng, err := switchboard.New(ctx, config.Load(config.Dirs{Home: home}), &switchboard.Options{
 		SpillDir: filepath.Join(home, "spill"),
-		Servers:  []switchboard.Packaged{{Name: "greeter", Server: greeter}},
-		Facades: []switchboard.Facade{{
+		Servers:  []host.Server{{Name: "greeter", Server: greeter}},
+		Facades: []host.Facade{{
 			Name: "welcome", Description: "Welcomes a new user by name.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"user":{"type":"string"}},"required":["user"]}`),
 			Server:      "greeter", Tool: "greet",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 )
 
@@ -38,26 +39,21 @@ func TestFacadeDirectTool(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "12 notes"}}}, nil, nil
 		})
 	home := t.TempDir()
-	eng, err := switchboard.New(t.Context(), config.Load(config.Dirs{Home: home}), &switchboard.Options{
+	srv, err := New(t.Context(), config.Load(config.Dirs{Home: home}), &Options{Engine: switchboard.Options{
 		SpillDir: filepath.Join(home, "spill"),
-		Servers:  []switchboard.Packaged{{Name: "notes", Server: notes, DirectTools: []string{"count"}}},
-		Facades: []switchboard.Facade{{
+		Servers:  []host.Server{{Name: "notes", Server: notes, DirectTools: []string{"count"}}},
+		Facades: []host.Facade{{
 			Name: "recent_notes", Description: "Finds the three latest notes about a subject.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"]}`),
 			Server:      "notes", Tool: "find", Fixed: map[string]any{"limit": 3}, Rename: map[string]string{"subject": "query"},
 			Direct: true, Exclusive: true,
 		}},
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
-	srv, err := New(t.Context(), eng, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	g := &gateway{eng: eng, srv: srv}
+	t.Cleanup(func() { srv.Close() })
+	g := &testGateway{srv: srv}
 	cs := g.connect(t, nil)
 
 	if got := toolNames(t, cs); !slices.Equal(got, []string{"mcp", "notes_count", "notes_recent_notes"}) {

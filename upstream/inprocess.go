@@ -56,8 +56,19 @@ type Rewriter interface {
 
 	// Call carries out a call of one of a server's tools, as callers named
 	// it: it may answer itself (an error result for bad arguments), refuse
-	// (an error), or send the server a call, once, with send.
-	Call(ctx context.Context, server string, params *mcp.CallToolParams, send func(context.Context, *mcp.CallToolParams) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error)
+	// (an error), or send the server a call, once, with c.Send.
+	Call(ctx context.Context, c *ToolCall) (*mcp.CallToolResult, error)
+}
+
+// A ToolCall is a call of a server's tool, as a Rewriter gets it.
+type ToolCall struct {
+	Server string
+	Params *mcp.CallToolParams
+	// Tools returns the server's tools as callers see them (Rewriter.Tools
+	// applied), listing them first if this connection has not yet.
+	Tools func(context.Context) ([]*mcp.Tool, error)
+	// Send sends the server a call.
+	Send func(context.Context, *mcp.CallToolParams) (*mcp.CallToolResult, error)
 }
 
 // rewriteTools applies the pool's Rewriter to a server's listed tools.
@@ -82,7 +93,8 @@ func (p *Pool) rewriteCall(ctx context.Context, name, op string, params *mcp.Cal
 	if rw == nil {
 		return send(ctx, params)
 	}
-	res, err := rw.Call(ctx, name, params, send)
+	res, err := rw.Call(ctx, &ToolCall{Server: name, Params: params, Send: send,
+		Tools: func(ctx context.Context) ([]*mcp.Tool, error) { return p.Tools(ctx, name) }})
 	var e *Error
 	if err != nil && !errors.As(err, &e) {
 		err = &Error{Server: name, Op: op, Class: ClassConfig, Err: err}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 func main() {
@@ -64,8 +65,8 @@ func run(ctx context.Context, w io.Writer) error {
 	cwd, _ := os.Getwd()
 	cfg := config.Load(config.FromEnv(os.Getenv, cwd, runtime.GOOS)) // the user's own servers too
 	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{
-		Servers: []switchboard.Packaged{{Name: "weather", Server: weather, Revision: "1.0.0"}},
-		Facades: []switchboard.Facade{{
+		Servers: []host.Server{{Name: "weather", Server: weather, Revision: "1.0.0"}},
+		Facades: []host.Facade{{
 			Name:        "lisbon_forecast",
 			Description: "Weather forecast for Lisbon, in °C.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"days":{"type":"integer","minimum":1,"maximum":7}},"required":["days"]}`),
