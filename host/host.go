@@ -26,7 +26,8 @@ import (
 // indexed in the catalog, searched, described and called through the mcp
 // tool, with every result bounded. No configuration file can define,
 // replace or disable it: a configured server of the same name is an error
-// of switchboard.New, and it stays usable when the configuration fails closed.
+// of switchboard.New, and it stays usable when the configuration fails
+// closed.
 type Server struct {
 	// Name is the server's name, like a configured server's: 1 to 64
 	// letters, digits, '-' or '_'.
@@ -71,12 +72,14 @@ type Server struct {
 // search, describe and the server's tool list, is called through the mcp
 // tool, and is a direct tool where Direct or the server's directTools say.
 //
-// switchboard.New checks a facade against its own schema, and against the tool it
-// calls: at once for a packaged server (listed in memory), and each time a
-// configured server's tools are listed, since New connects no configured
-// server. A facade that does not fit is an error of New in the first case;
-// in the second it is left out of the list, with a warning in the log, and
-// a call of it says why.
+// switchboard.New checks a facade against its own schema, and against the
+// tool it calls: at once for a packaged server (listed in memory), and
+// each time a configured server's tools are listed, since New connects no
+// configured server. A facade that does not fit is an error of New in the
+// first case, naming the facade, the field and what to do; in the second
+// it is left out of the list, with a warning in the log, and a call of it
+// says why. The arguments of each call are checked against the facade's
+// schema before anything is sent: bad ones get an error result.
 type Facade struct {
 	// Name is the facade's tool name, unique on its server: 1 to 128
 	// letters, digits, '_', '-' or '.'.
