@@ -352,3 +352,33 @@ func TestFacadeOverConfiguredServer(t *testing.T) {
 		t.Errorf("direct tools of f: shout %v, broken %v; want shout only", s.Direct("shout"), s.Direct("broken"))
 	}
 }
+
+// A packaged server's session that ends (the host closed it) is noticed,
+// and the next use connects a new one, as for a server whose process
+// exited.
+func TestPackagedServerSessionEnds(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	sh := newShop()
+	e := engineIn(t, t.TempDir(), map[string]def{}, nil, &Options{Servers: []host.Server{{Name: "shop", Server: sh.Server}}})
+	must(t, e, `{"tool":"query","server":"shop","args":{"sql":"select 1"}}`)
+	lost := make(chan string, 16)
+	cancel := e.Subscribe(func(_ context.Context, ev Event) {
+		if ev.Server == "shop" && ev.Status.State != "connected" {
+			lost <- ev.Status.State
+		}
+	})
+	defer cancel()
+	for ss := range sh.Server.Sessions() {
+		ss.Close()
+	}
+	select {
+	case <-lost:
+	case <-t.Context().Done():
+		t.Fatal("the end of the packaged server's session was not noticed")
+	}
+	r := must(t, e, `{"tool":"query","server":"shop","args":{"sql":"select 2"}}`)
+	wantText(t, r, "rows of select 2")
+	if n := sh.initialized(); n != 2 {
+		t.Errorf("the packaged server had %d sessions, want 2: one replaced", n)
+	}
+}
