@@ -138,7 +138,6 @@ func commands() []*command {
 		completionCommand(),
 		completeCommand(),
 		versionCommand(),
-		debugCommand(),
 	}
 }
 
