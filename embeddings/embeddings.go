@@ -52,8 +52,8 @@ type Client struct {
 	client *http.Client
 
 	mu       sync.Mutex
-	failure  error     // the endpoint's last failure
-	failedAt time.Time // when; no request is sent for RetryAfter after it
+	failure  error                // the endpoint's last failure
+	failedAt time.Time            // when; no request is sent for RetryAfter after it
 	queries  map[string][]float32 // recent query vectors, by query text
 }
 
