@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/switchboard-mcp/switchboard/internal/jsonc"
 	"github.com/tailscale/hujson"
 )
 
@@ -85,8 +86,7 @@ func (imp *Import) readJSON(path string) (root map[string]any, read bool) {
 	}
 	std, err := hujson.Standardize(bytes.Clone(data))
 	if err != nil {
-		line, col := syntaxPosition(err)
-		msg := hujsonPrefixRE.ReplaceAllString(err.Error(), "")
+		line, col, msg := jsonc.Position(err)
 		imp.fileProblem(path, line, col, "invalid JSON: %s", msg)
 		return nil, true
 	}

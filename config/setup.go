@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/switchboard-mcp/switchboard/internal/jsonc"
 	"github.com/tailscale/hujson"
 )
 
@@ -332,7 +333,7 @@ func (s *Setup) decode(data []byte) (map[string]any, error) {
 		}
 		return root, nil
 	}
-	v, err := parseJSONC(bytes.Clone(data)) // the tree shares the buffer, and Standardize writes to it
+	v, err := jsonc.Parse(bytes.Clone(data)) // the tree shares the buffer, and Standardize writes to it
 	if err != nil {
 		_, probs, _ := decodeFile(Source{Kind: KindImport, Path: s.File}, data)
 		return nil, errors.New(firstError(probs)) // the message never quotes the text
@@ -606,7 +607,7 @@ func (s *Setup) edit() ([]byte, error) {
 // editJSON sets the entry on the file's syntax tree, creating the objects
 // on the way that are missing.
 func (s *Setup) editJSON() ([]byte, error) {
-	root, err := parseJSONC(bytes.Clone(s.data))
+	root, err := jsonc.Parse(bytes.Clone(s.data))
 	if err != nil {
 		return nil, err
 	}
@@ -616,23 +617,23 @@ func (s *Setup) editJSON() ([]byte, error) {
 	}
 	indent := ""
 	for i, k := range s.keys {
-		j := memberIndex(obj, k)
+		j := jsonc.MemberIndex(obj, k)
 		if j < 0 {
 			var v any = snippetObject{{s.Name, s.entry}}
 			for n := len(s.keys) - 1; n > i; n-- {
 				v = snippetObject{{s.keys[n], v}}
 			}
-			if err := setMember(obj, k, v, indent); err != nil {
+			if err := jsonc.SetMember(obj, k, v, indent); err != nil {
 				return nil, err
 			}
 			return root.Pack(), nil
 		}
-		indent = indentOf(&obj.Members[j])
+		indent = jsonc.IndentOf(&obj.Members[j])
 		if obj, ok = obj.Members[j].Value.Value.(*hujson.Object); !ok {
 			return nil, fmt.Errorf("%s must be an object", strings.Join(s.keys[:i+1], "."))
 		}
 	}
-	if err := setMember(obj, s.Name, s.entry, indent); err != nil {
+	if err := jsonc.SetMember(obj, s.Name, s.entry, indent); err != nil {
 		return nil, err
 	}
 	return root.Pack(), nil
