@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 	"github.com/switchboard-mcp/switchboard/internal/jsonc"
 	"github.com/tailscale/hujson"
 )
@@ -136,11 +137,6 @@ func (d *decoder) file() *document {
 	if err != nil {
 		d.fatal = true
 		line, col, msg := jsonc.Position(err)
-		if lit, ok := strings.CutPrefix(msg, "invalid literal: "); ok && strings.HasPrefix(lit, `"`) {
-			// The parser quotes the whole string, which may be a pasted
-			// token with a stray line break: never echo it.
-			msg = "invalid string: it holds a raw control character (such as a tab or a line break) or a bad escape (the text is not shown)"
-		}
 		d.problems = append(d.problems, Problem{Severity: SeverityError, File: d.src.Path, Line: line, Col: col,
 			Message: "invalid JSON: " + msg})
 		return nil
@@ -442,7 +438,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 		return nil
 	}
 	for i, h := range list {
-		if !knownHost(h) {
+		if !hosts.Known(h) {
 			d.errorf(v, fmt.Sprintf("%s[%d]", path, i), "unknown host %q (known hosts: %s)", h, strings.Join(HostNames(), ", "))
 			return nil
 		}

@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
 
 // setupCommandEnv overrides the command written into a host's file.
 const setupCommandEnv = "SWITCHBOARD_SETUP_COMMAND"
 
 // setupCommand mounts Switchboard in an agent host. With --write it is the
-// only command that changes a file of another program (config.Setup.Write).
+// only command that changes a file of another program (hosts.Setup.Write).
 func setupCommand() *command {
 	return &command{
 		name:    "setup",
@@ -93,13 +94,13 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := config.SetupOptions{Name: o.name, URL: o.url}
+	opts := hosts.SetupOptions{Name: o.name, URL: o.url}
 	if o.url == "" {
 		if opts.Command, err = setupExecutable(e, o); err != nil {
 			return err
 		}
 	}
-	s, err := config.PlanSetup(e.dirs(""), host, opts)
+	s, err := hosts.PlanSetup(e.dirs("").Hosts(), host, opts)
 	if err != nil {
 		return err
 	}
@@ -146,18 +147,18 @@ func parseSetup(args []string) (host string, o setupOptions, err error) {
 
 // printSetup prints the file, whether it mounts Switchboard already, and
 // the snippet.
-func printSetup(e *env, s *config.Setup) {
+func printSetup(e *env, s *hosts.Setup) {
 	var status string
 	switch s.State {
-	case config.SetupNoFile:
+	case hosts.SetupNoFile:
 		status = "not set up (the file does not exist yet)"
-	case config.SetupAbsent:
+	case hosts.SetupAbsent:
 		status = fmt.Sprintf("not set up (%q is not in the file)", s.Name)
-	case config.SetupSame:
+	case hosts.SetupSame:
 		status = "already set up"
-	case config.SetupDifferent:
+	case hosts.SetupDifferent:
 		status = fmt.Sprintf("%q is in the file with another definition", s.Name)
-	case config.SetupInvalid:
+	case hosts.SetupInvalid:
 		status = fmt.Sprintf("the file cannot be changed: %v", s.Err)
 	}
 	fmt.Fprintf(e.stdout, "file:   %s\nstatus: %s\n\n%s", e.pretty(s.File), status, s.Snippet)
@@ -167,33 +168,33 @@ func printSetup(e *env, s *config.Setup) {
 }
 
 // setupHints says, on stderr, what to run next.
-func setupHints(e *env, s *config.Setup, args []string) {
+func setupHints(e *env, s *hosts.Setup, args []string) {
 	switch s.State {
-	case config.SetupSame:
+	case hosts.SetupSame:
 		return
-	case config.SetupDifferent:
+	case hosts.SetupDifferent:
 		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write --force replaces it (after a backup of the file)\n", shellJoin(e.goos, args))
-	case config.SetupInvalid:
+	case hosts.SetupInvalid:
 		fmt.Fprintln(e.stderr, "hint: fix the file, or add the snippet by hand")
-	case config.SetupNoFile:
+	case hosts.SetupNoFile:
 		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write creates the file with it\n", shellJoin(e.goos, args))
 	default:
 		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write adds it (after a backup of the file)\n", shellJoin(e.goos, args))
 	}
-	if s.HostCommand != nil && s.State != config.SetupInvalid {
+	if s.HostCommand != nil && s.State != hosts.SetupInvalid {
 		fmt.Fprintf(e.stderr, "hint: or let %s add it: %s\n", s.Title, shellJoin(e.goos, s.HostCommand))
 	}
 }
 
 // reportSetup says, on stderr, what a write did.
-func reportSetup(e *env, s *config.Setup, written bool, backup string) {
+func reportSetup(e *env, s *hosts.Setup, written bool, backup string) {
 	if backup != "" {
 		fmt.Fprintf(e.stderr, "backed up %s to %s\n", e.pretty(s.File), e.pretty(backup))
 	}
 	switch {
 	case written:
 		fmt.Fprintf(e.stderr, "wrote %s: restart %s (or reload its MCP servers) to use %q\n", e.pretty(s.File), s.Title, s.Name)
-	case s.State == config.SetupSame:
+	case s.State == hosts.SetupSame:
 		fmt.Fprintf(e.stderr, "already set up: %s mounts %q as shown; nothing written\n", e.pretty(s.File), s.Name)
 	}
 }

@@ -83,8 +83,14 @@ func tooDeep(data []byte) int {
 // Position returns where a parse error is, and its message without the
 // position (and without the parser's name): the text to show after
 // "FILE:LINE:COL: ". Line and col are 0 when the error names no position.
+// The message never quotes a string of the text, which may be a secret.
 func Position(err error) (line, col int, msg string) {
 	msg = hujsonPrefixRE.ReplaceAllString(err.Error(), "")
+	if lit, ok := strings.CutPrefix(msg, "invalid literal: "); ok && strings.HasPrefix(lit, `"`) {
+		// The parser quotes the whole string, which may be a pasted
+		// token with a stray line break: never echo it.
+		msg = "invalid string: it holds a raw control character (such as a tab or a line break) or a bad escape (the text is not shown)"
+	}
 	m := hujsonPosRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0, 0, msg
