@@ -44,6 +44,9 @@ type SetupOptions struct {
 	// --http). When set, the host connects there instead of starting
 	// Command.
 	URL string
+	// Journal is the file where writes are recorded for Undo; "" records
+	// nothing.
+	Journal string
 }
 
 // SetupState says what the host's file holds under the name.
@@ -77,10 +80,11 @@ type Setup struct {
 	State       SetupState
 	Err         error // why the file cannot be changed, when State is SetupInvalid
 
-	toml  bool
-	keys  []string      // the path of the servers object or table
-	entry snippetObject // the entry
-	data  []byte        // the file as read
+	toml    bool
+	journal string
+	keys    []string      // the path of the servers object or table
+	entry   snippetObject // the entry
+	data    []byte        // the file as read
 }
 
 // Exists reports whether the file already defines the name.
@@ -240,7 +244,7 @@ func PlanSetup(d Dirs, host string, opts SetupOptions) (*Setup, error) {
 	var plans []*Setup
 	for _, path := range h.files(d) {
 		s := h.plan(path, name, entry)
-		s.Host = host
+		s.Host, s.journal = host, opts.Journal
 		if h.cli != nil {
 			s.HostCommand = h.cli(name, opts.Command, opts.URL)
 		}

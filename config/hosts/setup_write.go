@@ -2,26 +2,22 @@ package hosts
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/jsonc"
-	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/tailscale/hujson"
 )
 
-// Write adds the entry to the host's file. It is the one place Switchboard
-// writes a file that is not its own: call it only when a person asked for
-// it, as switchboard setup HOST --write does.
+// Write adds the entry to the host's file. It is one of the two places
+// Switchboard writes a file that is not its own (Migration.Write is the
+// other): call it only when a person asked for it, as switchboard setup
+// HOST --write does.
 //
 // A missing file is created, and its directory, private. An existing file
 // is first copied to FILE.switchboard-backup-<UTC time>, with its mode;
@@ -31,6 +27,7 @@ import (
 // changing nothing, when the file cannot be read or parsed, when it changed
 // since it was planned, or when it defines the name otherwise, unless force
 // is set. A file that is already set up is not written: written is false.
+// With SetupOptions.Journal, the write is recorded there for Undo.
 func (s *Setup) Write(force bool, now time.Time) (written bool, backup string, err error) {
 	switch {
 	case s.State == SetupInvalid:
@@ -47,108 +44,8 @@ func (s *Setup) Write(force bool, now time.Time) (written bool, backup string, e
 	if err := s.check(out); err != nil {
 		return false, "", fmt.Errorf("not changing %s: the result would be wrong: %w (hint: add the snippet by hand)", s.File, err)
 	}
-	target, err := s.target()
-	if err != nil {
-		return false, "", err
-	}
-	if s.State == SetupNoFile {
-		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-			return false, "", fmt.Errorf("creating %s: %w", filepath.Dir(target), err)
-		}
-	} else if backup, err = s.backup(target, now); err != nil {
-		return false, "", err
-	}
-	if err := privfile.WriteAtomic(target, out, 0o600); err != nil {
-		return false, backup, err
-	}
-	if err := s.readBack(target, out); err != nil {
-		return true, backup, fmt.Errorf("wrote %s, but %v (the file as it was is in %s)", s.File, err, cmp.Or(backup, "no backup: it was new"))
-	}
-	return true, backup, nil
-}
-
-// target returns the file to replace: a symbolic link (dotfile managers use
-// them) is followed, so that the link stays. It refuses a file that
-// changed, or appeared, since it was planned: the host may be running.
-func (s *Setup) target() (string, error) {
-	target := s.File
-	if s.State != SetupNoFile {
-		if t, err := filepath.EvalSymlinks(s.File); err == nil {
-			target = t
-		}
-	}
-	data, err := readFile(target)
-	switch {
-	case s.State == SetupNoFile && errors.Is(err, fs.ErrNotExist):
-		return target, nil
-	case err == nil && s.State != SetupNoFile && bytes.Equal(data, s.data):
-		return target, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("not changing %s: %w", s.File, unwrapPath(err))
-	}
-	return "", fmt.Errorf("not changing %s: it changed while setup ran (hint: run setup again; if %s is running, its own command may be safer)", s.File, s.Title)
-}
-
-// backup copies the file as read to FILE.switchboard-backup-<UTC time>,
-// with the mode of target, never replacing an earlier backup.
-func (s *Setup) backup(target string, now time.Time) (string, error) {
-	st, err := os.Stat(target)
-	if err != nil {
-		return "", fmt.Errorf("backing up %s: %w", s.File, unwrapPath(err))
-	}
-	base := s.File + ".switchboard-backup-" + now.UTC().Format("20060102T150405Z")
-	for i := 1; ; i++ {
-		path := base
-		if i > 1 {
-			path = fmt.Sprintf("%s-%d", base, i)
-		}
-		err := writeNew(path, s.data, st.Mode().Perm())
-		if errors.Is(err, fs.ErrExist) && i < 100 {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("backing up %s: %w", s.File, err)
-		}
-		return path, nil
-	}
-}
-
-// writeNew writes data to path, which must not exist, with mode perm.
-func writeNew(path string, data []byte, perm os.FileMode) (err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	if err = f.Chmod(perm); err != nil { // whatever the umask
-		f.Close()
-		return err
-	}
-	if _, err = f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// readBack reads the written file again and checks it.
-func (s *Setup) readBack(target string, want []byte) error {
-	got, err := readFile(target)
-	if err != nil {
-		return fmt.Errorf("it cannot be read back: %v", unwrapPath(err))
-	}
-	if !bytes.Equal(got, want) {
-		return errors.New("it reads back otherwise (another program may have written it)")
-	}
-	return s.check(got)
+	w := hostWrite{host: s.Host, title: s.Title, file: s.File, what: "setup", data: s.data, exists: s.State != SetupNoFile, journal: s.journal}
+	return w.commit(out, now, s.check)
 }
 
 // check verifies out: it parses, defines the name as the entry, and differs
