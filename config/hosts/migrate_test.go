@@ -272,3 +272,47 @@ func TestMigrateUnknown(t *testing.T) {
 		t.Errorf("a bad name: got no error")
 	}
 }
+
+// FuzzMigrate feeds host files, untrusted input, to a migration of the
+// servers a, b and c, as Codex (TOML) and as Cursor (JSON with comments): a
+// plan never panics, and a write either changes nothing or leaves a file
+// that parses, differs only in those servers, and that a second plan finds
+// nothing more to change in.
+func FuzzMigrate(f *testing.F) {
+	for _, s := range []string{
+		"", "[mcp_servers.a]\ncommand = \"x\"\n", "[mcp_servers.a]\nenabled = true # c\n[mcp_servers.a.env]\nX = \"1\"\n",
+		"[mcp_servers]\nb = { command = \"y\" }\n[mcp_servers.a]", "[mcp_servers.c]\nenabled = false\n",
+		`{"mcpServers": {"a": {"command": "x"}, "b": {"url": "u"}}}`, "{\n  // c\n  \"mcpServers\": {\n    \"a\": {},\n  },\n}\n",
+		`{"mcpServers": {"c": 1, "a": {"command": "x"}}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		for _, host := range []string{"codex", "cursor"} {
+			home := t.TempDir()
+			d := Dirs{Home: home}
+			path := filepath.Join(home, filepath.FromSlash(setupFiles[host]))
+			writeFile(t, path, data)
+			opts := MigrateOptions{Servers: []string{"a", "b", "c"}}
+			m, err := PlanMigrate(d, host, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			written, _, err := m.Write(setupNow)
+			got := readString(t, path)
+			if !written {
+				if got != data {
+					t.Fatalf("%s: not written (%v), yet the file changed", host, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: written, but %v", host, err)
+			}
+			m2, err := PlanMigrate(d, host, opts)
+			if err != nil || m2.Err != nil || m2.Changes() {
+				t.Fatalf("%s: after a migration of %q to %q, a second plan: %v, %v, %s", host, data, got, err, m2.Err, report(m2))
+			}
+		}
+	})
+}
