@@ -3,16 +3,16 @@ package hosts
 // Setup mounts Switchboard in another MCP host by adding one server entry to
 // the host's own user-scope configuration file.
 //
-// This is the only code in Switchboard that writes a file that is not
-// Switchboard's own, and it does so only when a person runs
-// `switchboard setup HOST --write`. Importers, and everything else, read
-// host files and never change them.
+// With the migration (migrate.go) and Undo (undo.go), this is the only
+// code in Switchboard that writes a file that is not Switchboard's own, and
+// it does so only when a person runs `switchboard setup HOST --write`.
+// Importers, and everything else, read host files and never change them.
 //
 // A write changes exactly one entry (mcpServers.NAME, servers.NAME,
 // mcp.NAME, mcp.servers.NAME or [mcp_servers.NAME]) and keeps every other
 // byte: JSON and JSONC files are edited on their syntax tree, as our own
-// files are (jsonedit.go), and Codex's TOML is appended to, or has that one
-// table replaced, as text. The file is backed up first, written atomically,
+// files are (internal/jsonc), and Codex's TOML is appended to, or has that
+// one table replaced, as text (toml.go). The file is backed up first, written atomically,
 // then read back and checked. Where each host keeps its servers, and what
 // an entry looks like, is in the host configuration reference, HOSTS.md.
 
