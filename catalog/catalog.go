@@ -108,13 +108,29 @@ func Open(path string) (*Catalog, error) {
 // mode fails at once with SQLITE_BUSY when two processes create it
 // together, busy timeout or not.
 func (c *Catalog) migrateRetrying(ctx context.Context) error {
-	deadline := time.Now().Add(busyTimeout)
+	ctx, cancel := context.WithTimeout(ctx, busyTimeout)
+	defer cancel()
+	return retryBusy(ctx, c.migrate)
+}
+
+// retryBusy calls f until it returns nil or an error other than busy,
+// backing off from 5ms to 200ms between calls. It gives up when ctx is
+// done, returning the last busy error with ctx's error.
+func retryBusy(ctx context.Context, f func(context.Context) error) error {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
 	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
-		err := c.migrate(ctx)
-		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+		err := f(ctx)
+		if err == nil || !isBusy(err) {
 			return err
 		}
-		time.Sleep(delay)
+		timer.Reset(delay)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (still busy: %w)", context.Cause(ctx), err)
+		case <-timer.C:
+		}
 	}
 }
 
