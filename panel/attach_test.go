@@ -106,14 +106,19 @@ func TestRemote(t *testing.T) {
 func TestAttachScreen(t *testing.T) {
 	f := newFixture(t, nil)
 	const token = "attach-test-token-0123456789"
-	remote, err := NewRemote(attached(t, f, token).url, token)
+	g := attached(t, f, token)
+	// An agent's call: calc is connected and in the catalog, whose tool
+	// count status shows once the panel has reconnected it.
+	g.call(t, `{"tool":"get-sum","server":"calc","args":{"a":1,"b":2}}`)
+	remote, err := NewRemote(g.url, token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := start(t, remote, f.home, 100, 12)
 	r.waitFor("SOURCE")
 	r.keys("down", "r")
-	r.waitForRe(`calc\s+http\s+connected`)
+	r.waitFor("reconnected calc")
+	r.waitForRe(`calc\s+http\s+connected\s+3`)
 	r.keys("c")
 	r.waitFor("read-only")
 	r.keys("2") // no tools screen attached

@@ -193,7 +193,9 @@ func (r *run) keys(ks ...string) {
 	}
 }
 
-var ages = regexp.MustCompile(`\b(now|\d+[smhd] ago)\b`)
+// ages matches an age with the padding after it, which depends on the
+// age's own width.
+var ages = regexp.MustCompile(`\b(now|\d+[smhd] ago)\b( +)?`)
 
 // screen returns the screen as it is now, normalised.
 func (r *run) screen() string {
@@ -201,7 +203,12 @@ func (r *run) screen() string {
 	r.tm.Send(ch)
 	s := <-ch
 	s = strings.ReplaceAll(s, r.home, "$HOME")
-	return ages.ReplaceAllString(s, "AGE")
+	return ages.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasSuffix(m, " ") {
+			return "AGE "
+		}
+		return "AGE"
+	})
 }
 
 func (r *run) golden(t *testing.T) {
