@@ -34,6 +34,7 @@ type options struct {
 	load    int // calls per subject at `clients` clients
 	cold    int // cold calls per upstream and side
 	peer    bool
+	sbEnv   []string // added to the environment of switchboard serve
 }
 
 func main() {
@@ -45,6 +46,13 @@ func main() {
 	flag.IntVar(&o.load, "load", 6000, "calls per subject at -clients clients")
 	flag.IntVar(&o.cold, "cold", 10, "cold CLI calls per upstream, each side")
 	flag.BoolVar(&o.peer, "peer", true, "build and measure TBXark/mcp-proxy")
+	flag.Func("sb-env", "`KEY=VALUE` added to switchboard serve's environment (repeatable), to try a tunable such as GOMEMLIMIT", func(kv string) error {
+		if !strings.Contains(kv, "=") {
+			return fmt.Errorf("want KEY=VALUE, got %q", kv)
+		}
+		o.sbEnv = append(o.sbEnv, kv)
+		return nil
+	})
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
@@ -80,9 +88,9 @@ func run(ctx context.Context, o options) error {
 	u := goUpstream()
 	subjects := []*subject{
 		{name: "direct", tool: u.tool, args: argsFor(u, false)},
-		{name: "sb-transparent", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "transparent", u, "none")},
-		{name: "sb-stateless", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "stateless", u, "none", "--stateless")},
-		{name: "sb-mcp", tool: "mcp", args: argsFor(u, true), start: startSwitchboard(sb, dir, "mcp", u, "server")},
+		{name: "sb-transparent", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "transparent", u, "none", o.sbEnv)},
+		{name: "sb-stateless", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "stateless", u, "none", o.sbEnv, "--stateless")},
+		{name: "sb-mcp", tool: "mcp", args: argsFor(u, true), start: startSwitchboard(sb, dir, "mcp", u, "server", o.sbEnv)},
 		{name: "relay", tool: u.tool, args: argsFor(u, false), start: startRelay(u)},
 	}
 	if peer != "" {

@@ -157,14 +157,17 @@ func switchboardCmd(bin, config string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// startSwitchboard starts `switchboard serve --http` with toolPrefix prefix.
-func startSwitchboard(bin, dir, label string, u upstream, prefix string, extra ...string) func() (*running, error) {
+// startSwitchboard starts `switchboard serve --http` with toolPrefix prefix
+// and env added to its environment.
+func startSwitchboard(bin, dir, label string, u upstream, prefix string, env []string, extra ...string) func() (*running, error) {
 	return func() (*running, error) {
 		config, err := switchboardConfig(dir, label, u, prefix)
 		if err != nil {
 			return nil, err
 		}
-		return startServing(switchboardCmd(bin, config, append([]string{"serve", "--http", "127.0.0.1:0"}, extra...)...), sdkServing, "")
+		cmd := switchboardCmd(bin, config, append([]string{"serve", "--http", "127.0.0.1:0"}, extra...)...)
+		cmd.Env = append(cmd.Env, env...)
+		return startServing(cmd, sdkServing, "")
 	}
 }
 
