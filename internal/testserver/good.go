@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -105,13 +106,11 @@ func addTools(s *mcp.Server) {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "spawn", Description: "Starts a grandchild and returns its pid."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			exe, _ := os.Executable()
-			cmd := exec.Command(exe, "-test.run=^$")
-			cmd.Env = append(os.Environ(), Env+"="+Sleeper)
-			if err := cmd.Start(); err != nil {
-				return nil, nil, err
-			}
-			return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
+			return spawnSleeper(nil)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "spawn-away", Description: "Starts a grandchild in a process group of its own (on Unix) and returns its pid."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return spawnSleeper(awayAttr())
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add-tool", Description: "Adds a tool named after text; the server sends tools/list_changed."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
@@ -143,4 +142,17 @@ func addTools(s *mcp.Server) {
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprint(os.Getpid())), nil, nil
 		})
+}
+
+// spawnSleeper starts a grandchild that sleeps until killed, with attr,
+// and answers with its pid.
+func spawnSleeper(attr *syscall.SysProcAttr) (*mcp.CallToolResult, any, error) {
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), Env+"="+Sleeper)
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
 }
