@@ -16,7 +16,7 @@ import (
 // its input ends, and its supervisor, the subreaper that adopted the
 // grandchild, must end it though killing the group does not reach it.
 func TestSupervisorEndsWhatLeftTheGroup(t *testing.T) {
-	h := newPool(t, []*config.Server{fixture("f", testserver.Good)}, nil) // supervised
+	h := newPool(t, []*config.Server{fixture("f", testserver.Away)}, nil) // supervised
 	out, err := h.call(t.Context(), "f", "spawn-away", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ const (
 	SlowModern     = "slow-modern"     // speaks only 2026-07-28 (initialize after server/discover ends it), after the delay
 	Linger         = "linger"          // Good, but stays after its input ends (as most Node servers do), until signalled
 	Stubborn       = "stubborn"        // Linger, and ignores SIGTERM: only SIGKILL ends it
+	Away           = "away"            // Good, and tool "spawn-away" starts a grandchild in a process group of its own
 )
 
 // Main runs the mode named by $SWITCHBOARD_TESTSERVER, if any, and exits.
@@ -101,6 +102,8 @@ func run(mode string) error {
 		os.Exit(1)
 	case Sleeper:
 		select {}
+	case Away:
+		return serveGood(addSpawnAway)
 	case Linger, Stubborn:
 		if mode == Stubborn {
 			signal.Ignore(syscall.SIGTERM)
