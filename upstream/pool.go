@@ -47,7 +47,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultProbeTimeout     = 3 * time.Second
-	DefaultTerminateTimeout = time.Second
+	DefaultTerminateTimeout = 100 * time.Millisecond
 	DefaultCloseTimeout     = 5 * time.Second
 	DefaultPingInterval     = 30 * time.Second
 )
@@ -100,7 +100,11 @@ type Options struct {
 	ProbeTimeout time.Duration
 
 	// TerminateTimeout is how long closing a stdio server waits after
-	// closing its stdin before it signals the process group. Default 1s.
+	// closing its stdin before it signals the process group (SIGTERM, then
+	// SIGKILL a second later). Default 100ms: a server that exits when its
+	// input ends (as the MCP stdio transport asks) does so well within it,
+	// and one that does not (most Node servers keep running) would make
+	// every one-shot command wait for nothing.
 	TerminateTimeout time.Duration
 
 	// CloseTimeout bounds Close: after it, children still running are

@@ -12,6 +12,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,6 +45,9 @@ const (
 	Sleeper        = "sleeper"         // sleeps until killed (a grandchild for group tests)
 	SlowGood       = "slow-good"       // Good, after sleeping $SWITCHBOARD_TESTSERVER_DELAY (a Go duration)
 	SlowModern     = "slow-modern"     // speaks only 2026-07-28 (initialize after server/discover ends it), after the delay
+	Linger         = "linger"          // Good, but stays after its input ends (as most Node servers do), until signalled
+	Stubborn       = "stubborn"        // Linger, and ignores SIGTERM: only SIGKILL ends it
+	Away           = "away"            // Good, and tool "spawn-away" starts a grandchild in a process group of its own
 )
 
 // Main runs the mode named by $SWITCHBOARD_TESTSERVER, if any, and exits.
@@ -96,6 +101,14 @@ func run(mode string) error {
 		fmt.Fprintln(os.Stderr, "node:internal/modules/cjs/loader:1228\n  throw err;\n\nError: Cannot find module '/nowhere/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)")
 		os.Exit(1)
 	case Sleeper:
+		select {}
+	case Away:
+		return serveGood(addSpawnAway)
+	case Linger, Stubborn:
+		if mode == Stubborn {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		_ = serveGood() // returns when its input ends
 		select {}
 	}
 	b, ok := behaviours[mode]
