@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
@@ -113,6 +114,12 @@ type Options struct {
 	// upstream.SupervisorMain first thing in main. See
 	// upstream.Options.Supervise.
 	Supervise bool
+
+	// Telemetry, if set, traces every request to a server and every
+	// connection attempt, as children of the span in the operation's
+	// context, and passes the trace context on to servers
+	// (telemetry.New makes one from a host's TracerProvider). Default: none.
+	Telemetry *telemetry.Tracer
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -176,7 +183,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
-		Prompt: e.opts.Prompt,
+		Prompt: e.opts.Prompt, Telemetry: e.opts.Telemetry,
 	})
 	e.def = e.NewSession()
 	return e, nil

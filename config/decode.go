@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,6 +35,7 @@ type fileSettings struct {
 	imports        []string
 	embeddings     *Embeddings
 	credStore      *string
+	telemetry      *Telemetry
 }
 
 // decoder walks the syntax tree of one JSONC file. Our own files are strict:
@@ -525,7 +527,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -564,6 +566,8 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.imports = d.imports(m.value, p)
 		case "embeddings":
 			s.embeddings = d.embeddings(m.value, p)
+		case "telemetry":
+			s.telemetry = d.telemetry(m.value, p)
 		case "credentialStore":
 			if str, ok := d.str(m.value, p); ok {
 				if str != "keychain" && str != "file" {
@@ -632,6 +636,30 @@ func (d *decoder) embeddings(v *hujson.Value, path string) *Embeddings {
 		return nil
 	}
 	return e
+}
+
+func (d *decoder) telemetry(v *hujson.Value, path string) *Telemetry {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return nil
+	}
+	t := &Telemetry{}
+	for _, m := range d.members(obj, path) {
+		p := joinPath(path, m.key)
+		switch m.key {
+		case "endpoint":
+			if str, ok := d.str(m.value, p); ok {
+				if u, err := url.Parse(str); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					d.errorf(m.value, p, "must be the http(s) URL of an OTLP/HTTP receiver, such as http://127.0.0.1:4318")
+				} else {
+					t.Endpoint = str
+				}
+			}
+		default:
+			d.unknown(m.value, path, m.key, []string{"endpoint"})
+		}
+	}
+	return t
 }
 
 // references checks the reference syntax of a value that may hold them and

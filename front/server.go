@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // Options configures a Server. The zero value works.
@@ -46,6 +47,10 @@ type Options struct {
 	// off: one client's roots would widen or narrow what a server lets the
 	// others reach.
 	ForwardRoots bool
+	// Telemetry, if set, traces each tool call a client makes (see
+	// package telemetry); give the engine the same tracer, so that the
+	// spans of upstream requests are its children.
+	Telemetry *telemetry.Tracer
 }
 
 // Server is the MCP server in front of an engine.
@@ -212,12 +217,14 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
 			done := s.opts.Metrics.start("mcp")
+			ctx, span := s.startSpan(ctx, req)
 			ctx, _, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 			defer release()
 			es, ctx, cancel := s.session(ctx, req.Session)
 			defer cancel()
 			r := es.Handle(ctx, args)
 			done(r.Details.Server, r.IsError)
+			endProxySpan(span, args, r)
 			return r.MCP()
 		}), nil, nil
 	})
@@ -332,6 +339,7 @@ func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transpare
 // fits is passed on as it came (Engine.Fits).
 func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, transparent bool) *mcp.CallToolResult {
 	done := s.opts.Metrics.start("call")
+	ctx, span := s.startSpan(ctx, req)
 	_, ctx, cancel := s.session(ctx, req.Session)
 	defer cancel()
 	ctx, up, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
@@ -346,17 +354,16 @@ func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt di
 		params.SetProgressToken(up)
 	}
 	res, err := s.eng.CallTool(ctx, dt.server, params)
+	if err == nil && (!transparent || !s.eng.Fits(res)) {
+		res, err = s.eng.Bound("call-"+dt.name, res)
+	}
 	if err != nil {
 		done(dt.server, true)
+		endDirectSpan(span, dt, nil, err)
 		return errorResult(err)
 	}
-	if !transparent || !s.eng.Fits(res) {
-		if res, err = s.eng.Bound("call-"+dt.name, res); err != nil {
-			done(dt.server, true)
-			return errorResult(err)
-		}
-	}
 	done(dt.server, res.IsError)
+	endDirectSpan(span, dt, res, nil)
 	return res
 }
 

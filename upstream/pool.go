@@ -41,6 +41,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // Defaults of Options.
@@ -145,6 +146,11 @@ type Options struct {
 	// ignored. Without it, the kernel kills only the server's own process,
 	// on Linux, and the groups left are ended by the next pool (GroupDir).
 	Supervise bool
+
+	// Telemetry, if set, traces every request to a server and every
+	// connection attempt, and passes the trace context on (see package
+	// telemetry). Nil traces nothing.
+	Telemetry *telemetry.Tracer
 
 	// GroupDir is where the pool records the process groups of its stdio
 	// servers while they run. A pool made after another died without

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/front"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 func serveCommand() *command {
@@ -104,10 +105,15 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}
+	tracer, stopTraces, err := telemetry.Open(ctx, telemetry.Config{Endpoint: cfg.Settings.Telemetry.Endpoint, Getenv: e.getenv, Version: versionString()})
+	if err != nil {
+		logger.Warn("traces are off", "err", err)
+	}
+	defer stopTraces() // after the engine has closed: its last spans are sent
 	bridge := front.NewBridge()
 	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger,
 		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
-		Supervise: true, Prompt: bridge.Prompter(e.servePrompter())})
+		Supervise: true, Prompt: bridge.Prompter(e.servePrompter()), Telemetry: tracer})
 	if err != nil {
 		return err
 	}
@@ -116,7 +122,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
-	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics, ForwardRoots: o.http == ""})
+	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics, ForwardRoots: o.http == "", Telemetry: tracer})
 	if err != nil {
 		return err
 	}
