@@ -66,34 +66,14 @@ func TestTraces(t *testing.T) {
 		"web":   {"url": webURL, "headers": map[string]string{"Authorization": "Bearer ${TRACE_TOKEN}"}},
 		"local": {"command": path, "args": args, "env": env},
 	}
-	home := t.TempDir()
-	d := config.Dirs{Home: home}
-	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
-	os.MkdirAll(filepath.Dir(d.UserFile()), 0o755)
-	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Load(d)
-	if cfg.Err() != nil || len(cfg.Errors()) > 0 {
-		t.Fatalf("config: %v %v", cfg.Err(), cfg.Errors())
-	}
 	lookup := func(k string) (string, bool) {
 		if k == "TRACE_TOKEN" {
 			return traceSecret, true
 		}
 		return "", false
 	}
-	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{SpillDir: filepath.Join(home, "spill"), Lookup: lookup, Telemetry: tracer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	srv, err := New(t.Context(), eng, &Options{Telemetry: tracer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	g := &gateway{eng: eng, srv: srv}
+	g := tracedGateway(t, servers, lookup, tracer)
+	eng := g.eng
 	cs := g.connect(t, nil)
 
 	// The client's own trace: the gateway's span must join it.
@@ -206,6 +186,61 @@ func TestTraces(t *testing.T) {
 		if recv.Contains(s) {
 			t.Errorf("an exported span holds %q", s)
 		}
+	}
+}
+
+// tracedGateway is a front over an engine over servers, both with tracer
+// (nil: none).
+func tracedGateway(t testing.TB, servers map[string]def, lookup func(string) (string, bool), tracer *telemetry.Tracer) *gateway {
+	t.Helper()
+	home := t.TempDir()
+	d := config.Dirs{Home: home}
+	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	os.MkdirAll(filepath.Dir(d.UserFile()), 0o755)
+	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Load(d)
+	if cfg.Err() != nil || len(cfg.Errors()) > 0 {
+		t.Fatalf("config: %v %v", cfg.Err(), cfg.Errors())
+	}
+	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{SpillDir: filepath.Join(home, "spill"), Lookup: lookup, Telemetry: tracer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	srv, err := New(t.Context(), eng, &Options{Telemetry: tracer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return &gateway{eng: eng, srv: srv}
+}
+
+// BenchmarkTracing is a call of the mcp tool through the gateway, in
+// process, to the fixture over stdio, with tracing off (no exporter: the
+// default) and on (exporting to a receiver in the test). Compare the two
+// ns/op: "off" is the cost every user pays.
+func BenchmarkTracing(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			var tracer *telemetry.Tracer
+			if on {
+				recv := otlptest.New(b)
+				t, stop, err := telemetry.Open(b.Context(), telemetry.Config{Endpoint: recv.URL})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(stop)
+				tracer = t
+			}
+			g := tracedGateway(b, map[string]def{"f": fixture()}, nil, tracer)
+			inProcess(b, g.srv.MCP(), subject{name: name, tool: "mcp", args: mcpArgs("f")})
+		})
 	}
 }
 
