@@ -115,6 +115,11 @@ type Options struct {
 	// upstream.Options.Supervise.
 	Supervise bool
 
+	// Stderr, if set, is called with each line a stdio server writes to
+	// stderr (see upstream.Options.Stderr). Default: only the tail of a
+	// server's stderr is kept, to explain a failure.
+	Stderr func(server, line string)
+
 	// Telemetry, if set, traces every request to a server and every
 	// connection attempt, as children of the span in the operation's
 	// context, and passes the trace context on to servers
@@ -183,7 +188,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
-		Prompt: e.opts.Prompt, Telemetry: e.opts.Telemetry,
+		Prompt: e.opts.Prompt, Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
 	})
 	e.def = e.NewSession()
 	return e, nil

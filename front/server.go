@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -217,6 +218,7 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
 			done := s.opts.Metrics.start("mcp")
+			began := time.Now()
 			ctx, span := s.startSpan(ctx, req)
 			ctx, _, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 			defer release()
@@ -224,7 +226,7 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 			defer cancel()
 			r := es.Handle(ctx, args)
 			done(r.Details.Server, r.IsError)
-			endProxySpan(span, args, r)
+			s.observeProxy(ctx, req, span, args, r, began)
 			return r.MCP()
 		}), nil, nil
 	})
@@ -339,6 +341,7 @@ func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transpare
 // fits is passed on as it came (Engine.Fits).
 func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, transparent bool) *mcp.CallToolResult {
 	done := s.opts.Metrics.start("call")
+	began := time.Now()
 	ctx, span := s.startSpan(ctx, req)
 	_, ctx, cancel := s.session(ctx, req.Session)
 	defer cancel()
@@ -359,11 +362,11 @@ func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt di
 	}
 	if err != nil {
 		done(dt.server, true)
-		endDirectSpan(span, dt, nil, err)
+		s.observeDirect(ctx, req, span, dt, nil, err, began)
 		return errorResult(err)
 	}
 	done(dt.server, res.IsError)
-	endDirectSpan(span, dt, res, nil)
+	s.observeDirect(ctx, req, span, dt, res, nil, began)
 	return res
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +142,20 @@ func FuzzLineReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestLineWriter(t *testing.T) {
+	var got []string
+	w := newLineWriter(func(l string) { got = append(got, l) })
+	long := strings.Repeat("x", maxStderrLine+10)
+	for _, chunk := range []string{"one\ntw", "o\r\n", long, "\nthree\n", "no newline yet"} {
+		w.Write([]byte(chunk))
+	}
+	want := []string{"one", "two", long[:maxStderrLine], "three"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	if newLineWriter(nil) != nil {
+		t.Errorf("a nil func makes a writer")
+	}
 }

@@ -147,6 +147,13 @@ type Options struct {
 	// on Linux, and the groups left are ended by the next pool (GroupDir).
 	Supervise bool
 
+	// Stderr, if set, is called with each line a stdio server writes to
+	// stderr (at most 4 KiB of it; the rest of a longer line is dropped),
+	// besides the tail every server keeps (Pool.Stderr). It runs on the
+	// goroutine that reads the server's stderr: it must not block for long.
+	// A line may hold anything the server printed.
+	Stderr func(server, line string)
+
 	// Telemetry, if set, traces every request to a server and every
 	// connection attempt, and passes the trace context on (see package
 	// telemetry). Nil traces nothing.

@@ -105,7 +105,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		env[k] = v.Reveal()
 	}
 	o := &s.pool.opts
-	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise})
+	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine()})
 	if err != nil {
 		return nil, "", err
 	}
@@ -226,6 +226,15 @@ func (s *server) newClient() *mcp.Client {
 	}
 	s.pool.roots.register(c)
 	return c
+}
+
+// stderrLine returns what receives the server's stderr lines, or nil.
+func (s *server) stderrLine() func(string) {
+	f := s.pool.opts.Stderr
+	if f == nil {
+		return nil
+	}
+	return func(line string) { f(s.cfg.Name, line) }
 }
 
 // chain returns a handler calling ours, then theirs if set.

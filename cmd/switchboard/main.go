@@ -126,6 +126,7 @@ func commands() []*command {
 		reconnectCommand(),
 		authCommand(),
 		serveCommand(),
+		logsCommand(),
 		configCommand(),
 		addCommand(),
 		removeCommand(),
