@@ -127,6 +127,7 @@ func commands() []*command {
 		authCommand(),
 		serveCommand(),
 		logsCommand(),
+		doctorCommand(),
 		configCommand(),
 		addCommand(),
 		removeCommand(),
