@@ -32,8 +32,9 @@ type Writer struct {
 	path string
 	max  int64
 
-	mu sync.Mutex
-	f  *os.File
+	mu     sync.Mutex
+	f      *os.File // nil after a failed reopen: the next Write tries again
+	closed bool
 }
 
 // Open opens the log file at path for appending, creating it (mode 0600)
@@ -71,11 +72,19 @@ func (w *Writer) open() error {
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.f == nil {
+	if w.closed {
 		return 0, os.ErrClosed
+	}
+	if w.f == nil {
+		if err := w.open(); err != nil {
+			return 0, err
+		}
 	}
 	if fi, err := w.f.Stat(); err == nil && fi.Size()+int64(len(p)) > w.max && fi.Size() > 0 {
 		w.rotate(fi)
+		if w.f == nil {
+			return 0, fmt.Errorf("reopening the log file %s after rotating it", w.path)
+		}
 	}
 	return w.f.Write(p)
 }
@@ -92,26 +101,25 @@ func (w *Writer) rotate(ours os.FileInfo) {
 		return // another writer is rotating: write to ours this time
 	}
 	defer privfile.Unlock(lock)
+	// Ours is closed first: Windows renames no file that is open, ours
+	// included (where another process has it open, the rename fails and
+	// the file grows until it can be renamed).
+	w.f.Close()
+	w.f = nil
 	if cur, err := os.Stat(w.path); err == nil && os.SameFile(cur, ours) {
 		for i := Keep; i > 1; i-- {
 			_ = os.Rename(fmt.Sprintf("%s.%d", w.path, i-1), fmt.Sprintf("%s.%d", w.path, i))
 		}
-		if err := os.Rename(w.path, w.path+".1"); err != nil {
-			return // e.g. Windows, where another process holds it open
-		}
+		_ = os.Rename(w.path, w.path+".1")
 	}
-	old := w.f
-	if err := w.open(); err != nil {
-		w.f = old
-		return
-	}
-	old.Close()
+	_ = w.open() // on failure, Write tries again
 }
 
 // Close closes the file. It is idempotent.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.closed = true
 	if w.f == nil {
 		return nil
 	}
