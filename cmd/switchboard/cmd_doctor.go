@@ -55,9 +55,12 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	}
 	d := e.dirs(f.config)
 	cfg := config.Load(d)
+	quiet := *e
+	quiet.stderr = io.Discard                          // setup's warning about a go run build is not doctor's to give
+	self, _ := setupExecutable(&quiet, setupOptions{}) // "" (then "switchboard") when it cannot be found
 	findings := doctor.Run(ctx, doctor.Options{
 		Config: cfg, LookupEnv: e.lookupEnv, Secrets: credentials(cfg),
-		SpillDir: spillDir(d), CatalogPath: catalogPath(d), Connect: connect, Pretty: e.pretty,
+		SpillDir: spillDir(d), CatalogPath: catalogPath(d), Connect: connect, Pretty: e.pretty, SetupCommand: self,
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()

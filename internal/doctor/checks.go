@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -170,7 +171,7 @@ func checkHosts(o Options) []Finding {
 		served[s.Name] = true
 	}
 	for _, host := range config.HostNames() {
-		plan, err := config.PlanSetup(o.Config.Dirs, host, config.SetupOptions{Command: "switchboard"})
+		plan, err := config.PlanSetup(o.Config.Dirs, host, config.SetupOptions{Command: cmp.Or(o.SetupCommand, "switchboard")})
 		if err != nil || plan.State == config.SetupNoFile {
 			continue
 		}

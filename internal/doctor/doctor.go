@@ -69,6 +69,10 @@ type Options struct {
 	// and returns its first line; nil for the default, which runs it with a
 	// short timeout.
 	Version func(ctx context.Context, path string) string
+	// SetupCommand is the command switchboard setup would write into a
+	// host's file, to tell a host's entry as setup writes it from one of
+	// its own. Default "switchboard".
+	SetupCommand string
 	// Pretty shortens a path for display (~/…). Default: as it is.
 	Pretty func(string) string
 }

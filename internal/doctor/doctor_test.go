@@ -139,13 +139,15 @@ func TestHostCheck(t *testing.T) {
 	d, cfg := home(t, servers(t, map[string]any{"github": map[string]any{"command": "x"}, "fetch": map[string]any{"command": "y"}}))
 	// Cursor mounts Switchboard and still loads github itself.
 	write(t, filepath.Join(d.Home, ".cursor", "mcp.json"), `{"mcpServers": {
-		"switchboard": {"command": "switchboard", "args": ["serve"]},
+		"switchboard": {"type": "stdio", "command": "switchboard", "args": ["serve"]},
 		"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
 		"other": {"command": "z"}}}`)
 	// Windsurf has a file without Switchboard.
 	write(t, filepath.Join(d.Home, ".codeium", "windsurf", "mcp_config.json"), `{"mcpServers": {"github": {"command": "npx"}}}`)
 	fs := Run(t.Context(), Options{Config: cfg})
-	want(t, only(fs, CheckHost), OK, `Cursor mounts Switchboard as "switchboard"`)
+	want(t, only(fs, CheckHost), OK, `Cursor mounts Switchboard as "switchboard", as setup writes it`)
+	other := only(Run(t.Context(), Options{Config: cfg, SetupCommand: "/opt/bin/switchboard"}), CheckHost)
+	want(t, other, OK, `Cursor mounts Switchboard as "switchboard", with an entry of its own`)
 	want(t, only(fs, CheckHost), Info, "Windsurf does not mount Switchboard", "switchboard setup windsurf --write")
 	dups := only(fs, CheckDuplicate)
 	want(t, dups, Warning, `Cursor loads "github" itself and through Switchboard`, "switchboard setup cursor --migrate --write")
