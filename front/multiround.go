@@ -75,8 +75,8 @@ func (sp *suspended) askClient(ctx context.Context, id string, req mcp.InputRequ
 // requestState resumes the suspended call with the client's answer.
 // Other clients get run(ctx) as it is.
 func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
-	b := s.opts.Bridge
-	if b == nil || !multiRound(req.Session) {
+	b := s.bridge
+	if !multiRound(req.Session) {
 		return run(ctx)
 	}
 	if state := req.Params.RequestState; state != "" {
@@ -96,23 +96,31 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 		}
 		return b.await(ctx, sp)
 	}
-	sp := b.suspend()
+	// The call outlives the request, not the server: Close cancels it and
+	// waits for it.
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	sp.cancel = cancel
+	stop := context.AfterFunc(s.ctx, cancel)
+	sp := b.suspend(cancel)
 	cctx = context.WithValue(cctx, suspendedKey{}, sp)
-	go func() {
+	if !s.bg.Go(func() {
+		defer stop()
 		defer cancel()
 		sp.result <- run(cctx)
-	}()
+	}) {
+		stop()
+		cancel()
+		b.forget(sp)
+		return errorResult(errors.New("switchboard: the gateway is shutting down"))
+	}
 	return b.await(ctx, sp)
 }
 
-// suspend registers a new suspended call.
-func (b *Bridge) suspend() *suspended {
+// suspend registers a new suspended call, which cancel cancels.
+func (b *bridge) suspend(cancel context.CancelFunc) *suspended {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.next++
-	sp := &suspended{token: "sb-call-" + strconv.Itoa(b.next), result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask)}
+	sp := &suspended{token: "sb-call-" + strconv.Itoa(b.next), result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask), cancel: cancel}
 	if b.suspended == nil {
 		b.suspended = map[string]*suspended{}
 	}
@@ -121,7 +129,7 @@ func (b *Bridge) suspend() *suspended {
 }
 
 // resume finds a suspended call by its requestState.
-func (b *Bridge) resume(state string) *suspended {
+func (b *bridge) resume(state string) *suspended {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sp := b.suspended[state]
@@ -131,14 +139,27 @@ func (b *Bridge) resume(state string) *suspended {
 	return sp
 }
 
-func (b *Bridge) forget(sp *suspended) {
+// stop forgets every suspended call and stops the timers that would
+// abandon them; the server's Close cancels the calls themselves.
+func (b *bridge) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for token, sp := range b.suspended {
+		if sp.abandon != nil {
+			sp.abandon.Stop()
+		}
+		delete(b.suspended, token)
+	}
+}
+
+func (b *bridge) forget(sp *suspended) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.suspended, sp.token)
 }
 
 // await waits for the call's result or for input it needs.
-func (b *Bridge) await(ctx context.Context, sp *suspended) *mcp.CallToolResult {
+func (b *bridge) await(ctx context.Context, sp *suspended) *mcp.CallToolResult {
 	select {
 	case res := <-sp.result:
 		b.forget(sp)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -19,10 +18,11 @@ import (
 // session, server, operation, tool, outcome, duration) and, when tracing
 // is on, a span. Neither holds the call's arguments or result.
 
-// startSpan starts the span of a client's tool call, when tracing is on.
-// The client may have sent its own trace context in _meta.
+// startSpan starts the span of a client's tool call, when tracing is on
+// (Options.Engine.Telemetry, whose upstream spans are its children). The
+// client may have sent its own trace context in _meta.
 func (s *Server) startSpan(ctx context.Context, req *mcp.CallToolRequest) (context.Context, *telemetry.Span) {
-	t := s.opts.Telemetry
+	t := s.opts.Engine.Telemetry
 	if t == nil {
 		return ctx, nil
 	}
@@ -39,7 +39,7 @@ func clientID(req *mcp.CallToolRequest) string {
 // observeProxy records a finished call of the mcp tool: what it did (the
 // operation, server and tool it named, never its arguments), sizes and
 // spill files.
-func (s *Server) observeProxy(ctx context.Context, req *mcp.CallToolRequest, span *telemetry.Span, args json.RawMessage, r *switchboard.Result, began time.Time) {
+func (s *Server) observeProxy(ctx context.Context, req *mcp.CallToolRequest, span *telemetry.Span, args json.RawMessage, r *proxy.Result, began time.Time) {
 	logging := s.log.Enabled(ctx, slog.LevelInfo)
 	if span == nil && !logging {
 		return

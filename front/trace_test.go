@@ -73,7 +73,6 @@ func TestTraces(t *testing.T) {
 		return "", false
 	}
 	g := tracedGateway(t, servers, lookup, tracer)
-	eng := g.eng
 	cs := g.connect(t, nil)
 
 	// The client's own trace: the gateway's span must join it.
@@ -94,7 +93,7 @@ func TestTraces(t *testing.T) {
 	call(map[string]any{"tool": "echo", "server": "web", "args": map[string]any{"text": traceCanary}})
 	localText := call(map[string]any{"tool": "meta", "server": "local", "args": map[string]any{"canary": traceCanary}})
 
-	eng.Close()
+	g.srv.Close()
 	stop() // sends what is buffered
 
 	spans := recv.Spans()
@@ -189,9 +188,9 @@ func TestTraces(t *testing.T) {
 	}
 }
 
-// tracedGateway is a front over an engine over servers, both with tracer
+// tracedGateway is a front over an engine over servers, with tracer
 // (nil: none).
-func tracedGateway(t testing.TB, servers map[string]def, lookup func(string) (string, bool), tracer *telemetry.Tracer) *gateway {
+func tracedGateway(t testing.TB, servers map[string]def, lookup func(string) (string, bool), tracer *telemetry.Tracer) *testGateway {
 	t.Helper()
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
@@ -204,17 +203,12 @@ func tracedGateway(t testing.TB, servers map[string]def, lookup func(string) (st
 	if cfg.Err() != nil || len(cfg.Errors()) > 0 {
 		t.Fatalf("config: %v %v", cfg.Err(), cfg.Errors())
 	}
-	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{SpillDir: filepath.Join(home, "spill"), Lookup: lookup, Telemetry: tracer})
+	srv, err := New(t.Context(), cfg, &Options{Engine: switchboard.Options{SpillDir: filepath.Join(home, "spill"), Lookup: lookup, Telemetry: tracer}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
-	srv, err := New(t.Context(), eng, &Options{Telemetry: tracer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return &gateway{eng: eng, srv: srv}
+	t.Cleanup(func() { srv.Close() })
+	return &testGateway{srv: srv}
 }
 
 // BenchmarkTracing is a call of the mcp tool through the gateway, in

@@ -116,20 +116,14 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		logger.Warn("traces are off", "err", err)
 	}
-	defer stopTraces() // after the engine has closed: its last spans are sent
-	bridge := front.NewBridge()
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger,
-		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
-		Supervise: true, Prompt: bridge.Prompter(e.servePrompter()), Telemetry: tracer, Stderr: log.stderr})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	metrics := front.NewMetrics(eng)
+	defer stopTraces() // after the server (and its engine) has closed: its last spans are sent
+	metrics := front.NewMetrics()
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
-	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics, ForwardRoots: o.http == "", Telemetry: tracer})
+	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "",
+		Engine: switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
+			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr}})
 	if err != nil {
 		return err
 	}
@@ -155,7 +149,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log
-// in when the client cannot open the URL itself (see Bridge.Prompter):
+// in when the client cannot open the URL itself (front.Options.Engine):
 // through the browser $BROWSER names, when it is set. Otherwise the result
 // says needs-auth and names the command.
 func (e *env) servePrompter() oauth.Prompter {
