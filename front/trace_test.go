@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/otlptest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/telemetry"
@@ -72,7 +73,15 @@ func TestTraces(t *testing.T) {
 		}
 		return "", false
 	}
-	g := tracedGateway(t, servers, lookup, tracer)
+	// An in-memory (packaged) server whose tool "meta" answers with the
+	// request's _meta.
+	mem := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
+	mcp.AddTool(mem, &mcp.Tool{Name: "meta", Description: "Answers with the request's _meta."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+			b, _ := json.Marshal(req.Params.Meta)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+		})
+	g := tracedGateway(t, servers, lookup, tracer, host.Server{Name: "mem", Server: mem})
 	cs := g.connect(t, nil)
 
 	// The client's own trace: the gateway's span must join it.
@@ -92,6 +101,7 @@ func TestTraces(t *testing.T) {
 	}
 	call(map[string]any{"tool": "echo", "server": "web", "args": map[string]any{"text": traceCanary}})
 	localText := call(map[string]any{"tool": "meta", "server": "local", "args": map[string]any{"canary": traceCanary}})
+	memText := call(map[string]any{"tool": "meta", "server": "mem", "args": map[string]any{"canary": traceCanary}})
 
 	g.srv.Close()
 	stop() // sends what is buffered
@@ -115,8 +125,8 @@ func TestTraces(t *testing.T) {
 		return byName[name][0]
 	}
 	gateways := byName["tools/call mcp"]
-	if len(gateways) != 2 {
-		t.Fatalf("gateway spans: %d, want 2", len(gateways))
+	if len(gateways) != 3 {
+		t.Fatalf("gateway spans: %d, want 3", len(gateways))
 	}
 	for _, s := range gateways {
 		if s.TraceID != clientTrace || s.Parent != clientSpan {
@@ -126,8 +136,18 @@ func TestTraces(t *testing.T) {
 			t.Errorf("gateway span attributes %v", s.Attrs)
 		}
 	}
-	for _, c := range []struct{ name, server, tool string }{{"tools/call echo", "web", "echo"}, {"tools/call meta", "local", "meta"}} {
-		up := one(c.name)
+	metaSpans := map[string]otlptest.Span{}
+	for _, s := range byName["tools/call meta"] {
+		metaSpans[s.Attrs["switchboard.server"]] = s
+	}
+	for _, c := range []struct{ name, server, tool string }{{"tools/call echo", "web", "echo"}, {"tools/call meta", "local", "meta"}, {"tools/call meta", "mem", "meta"}} {
+		up, ok := metaSpans[c.server]
+		if c.server == "web" {
+			up, ok = one(c.name), true
+		}
+		if !ok {
+			t.Fatalf("no span %s for %s", c.name, c.server)
+		}
 		parent, ok := byID[up.Parent]
 		if !ok || parent.Name != "tools/call mcp" || parent.Attrs["switchboard.server"] != c.server {
 			t.Errorf("%s: parent %+v, want the gateway span of the call to %s", c.name, parent, c.server)
@@ -161,8 +181,8 @@ func TestTraces(t *testing.T) {
 		}
 		handshakes[s.Attrs["switchboard.server"]] = true
 	}
-	if !handshakes["web"] || !handshakes["local"] {
-		t.Errorf("handshake spans for %v, want web and local", handshakes)
+	if !handshakes["web"] || !handshakes["local"] || !handshakes["mem"] {
+		t.Errorf("handshake spans for %v, want web, local and mem", handshakes)
 	}
 
 	// The trace context reached both servers, naming the upstream span.
@@ -176,9 +196,11 @@ func TestTraces(t *testing.T) {
 		t.Errorf("HTTP upstream saw Authorization %q: the secret header was not sent", web.authHdr)
 	}
 	web.mu.Unlock()
-	wantTP = "00-" + clientTrace + "-" + one("tools/call meta").SpanID + "-01"
-	if !strings.Contains(localText, `"traceparent":"`+wantTP+`"`) {
-		t.Errorf("stdio upstream's _meta: %s, want traceparent %s", localText, wantTP)
+	for server, text := range map[string]string{"local": localText, "mem": memText} {
+		wantTP = "00-" + clientTrace + "-" + metaSpans[server].SpanID + "-01"
+		if !strings.Contains(text, `"traceparent":"`+wantTP+`"`) {
+			t.Errorf("%s upstream's _meta: %s, want traceparent %s", server, text, wantTP)
+		}
 	}
 
 	for _, s := range []string{traceCanary, traceSecret} {
@@ -190,7 +212,7 @@ func TestTraces(t *testing.T) {
 
 // tracedGateway is a front over an engine over servers, with tracer
 // (nil: none).
-func tracedGateway(t testing.TB, servers map[string]def, lookup func(string) (string, bool), tracer *telemetry.Tracer) *testGateway {
+func tracedGateway(t testing.TB, servers map[string]def, lookup func(string) (string, bool), tracer *telemetry.Tracer, packaged ...host.Server) *testGateway {
 	t.Helper()
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
@@ -203,7 +225,7 @@ func tracedGateway(t testing.TB, servers map[string]def, lookup func(string) (st
 	if cfg.Err() != nil || len(cfg.Errors()) > 0 {
 		t.Fatalf("config: %v %v", cfg.Err(), cfg.Errors())
 	}
-	srv, err := New(t.Context(), cfg, &Options{Engine: switchboard.Options{SpillDir: filepath.Join(home, "spill"), Lookup: lookup, Telemetry: tracer}})
+	srv, err := New(t.Context(), cfg, &Options{Engine: switchboard.Options{SpillDir: filepath.Join(home, "spill"), Lookup: lookup, Telemetry: tracer, Servers: packaged}})
 	if err != nil {
 		t.Fatal(err)
 	}
