@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,4 +166,20 @@ func FuzzInspect(f *testing.F) {
 			t.Errorf("inspect(%q) = %q, sanitizeMessage = %q", msg, out, want)
 		}
 	})
+}
+
+func TestLineWriter(t *testing.T) {
+	var got []string
+	w := newLineWriter(func(l string) { got = append(got, l) })
+	long := strings.Repeat("x", maxStderrLine+10)
+	for _, chunk := range []string{"one\ntw", "o\r\n", long, "\nthree\n", "no newline yet"} {
+		w.Write([]byte(chunk))
+	}
+	want := []string{"one", "two", long[:maxStderrLine], "three"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	if newLineWriter(nil) != nil {
+		t.Errorf("a nil func makes a writer")
+	}
 }

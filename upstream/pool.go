@@ -42,6 +42,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // Defaults of Options.
@@ -150,6 +151,18 @@ type Options struct {
 	// ignored. Without it, the kernel kills only the server's own process,
 	// on Linux, and the groups left are ended by the next pool (GroupDir).
 	Supervise bool
+
+	// Stderr, if set, is called with each line a stdio server writes to
+	// stderr (at most 4 KiB of it; the rest of a longer line is dropped),
+	// besides the tail every server keeps (Pool.Stderr). It runs on the
+	// goroutine that reads the server's stderr: it must not block for long.
+	// A line may hold anything the server printed.
+	Stderr func(server, line string)
+
+	// Telemetry, if set, traces every request to a server and every
+	// connection attempt, and passes the trace context on (see package
+	// telemetry). Nil traces nothing.
+	Telemetry *telemetry.Tracer
 
 	// InProcess holds the go-sdk servers of the in-process servers
 	// (config.TransportInProcess), by name: a Go host's packaged servers.

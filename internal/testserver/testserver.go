@@ -31,6 +31,7 @@ const (
 	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, a prompt, a resource
 	Roots          = "roots"           // go-sdk server whose tool "roots" lists the client's roots
 	EnvReport      = "env-report"      // go-sdk server whose tool "env" tells whether a variable is set, and its SHA-256
+	Meta           = "meta"            // go-sdk server whose tool "meta" answers with the request's _meta as JSON; it writes "meta: called" to stderr
 	ExitAtStart    = "exit-at-start"   // prints "Error: Cannot find module …" to stderr and exits 1
 	NoInit         = "no-init"         // reads requests, never answers
 	ExitOnProbe    = "exit-on-probe"   // exits when it receives server/discover
@@ -97,6 +98,8 @@ func run(mode string) error {
 		return serveRoots()
 	case EnvReport:
 		return serveEnvReport()
+	case Meta:
+		return serveMeta()
 	case ExitAtStart:
 		fmt.Fprintln(os.Stderr, "node:internal/modules/cjs/loader:1228\n  throw err;\n\nError: Cannot find module '/nowhere/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)")
 		os.Exit(1)
