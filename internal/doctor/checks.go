@@ -19,6 +19,7 @@ import (
 	_ "modernc.org/sqlite" // the catalog's driver
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
 
 // installHints say how to get the commands MCP servers are usually started
@@ -171,23 +172,23 @@ func checkHosts(o Options) []Finding {
 		served[s.Name] = true
 	}
 	for _, host := range config.HostNames() {
-		plan, err := config.PlanSetup(o.Config.Dirs, host, config.SetupOptions{Command: cmp.Or(o.SetupCommand, "switchboard")})
-		if err != nil || plan.State == config.SetupNoFile {
+		plan, err := hosts.PlanSetup(o.Config.Dirs.Hosts(), host, hosts.SetupOptions{Command: cmp.Or(o.SetupCommand, "switchboard")})
+		if err != nil || plan.State == hosts.SetupNoFile {
 			continue
 		}
 		file := o.Pretty(plan.File)
 		switch plan.State {
-		case config.SetupInvalid:
+		case hosts.SetupInvalid:
 			out = append(out, Finding{Check: CheckHost, Severity: Warning, What: fmt.Sprintf("%s's file cannot be read: %v", plan.Title, plan.Err), Where: file,
 				Fix: "fix the file, then: switchboard setup " + host})
 			continue
-		case config.SetupAbsent:
+		case hosts.SetupAbsent:
 			out = append(out, Finding{Check: CheckHost, Severity: Info, What: plan.Title + " does not mount Switchboard", Where: file,
 				Fix: "switchboard setup " + host + " --write"})
 			continue
 		}
 		how := "as setup writes it"
-		if plan.State == config.SetupDifferent {
+		if plan.State == hosts.SetupDifferent {
 			how = "with an entry of its own (not what switchboard setup " + host + " writes)"
 		}
 		out = append(out, Finding{Check: CheckHost, Severity: OK, What: fmt.Sprintf("%s mounts Switchboard as %q, %s", plan.Title, plan.Name, how), Where: file + " " + plan.Key})
@@ -196,7 +197,7 @@ func checkHosts(o Options) []Finding {
 	return out
 }
 
-func duplicates(o Options, host string, plan *config.Setup, served map[string]bool) []Finding {
+func duplicates(o Options, host string, plan *hosts.Setup, served map[string]bool) []Finding {
 	var out []Finding
 	for _, s := range config.ImportHost(o.Config.Dirs, host).Servers {
 		if s.Name == plan.Name || !served[s.Name] || s.Disabled {
