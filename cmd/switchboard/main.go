@@ -127,6 +127,8 @@ func commands() []*command {
 		authCommand(),
 		panelCommand(),
 		serveCommand(),
+		logsCommand(),
+		doctorCommand(),
 		configCommand(),
 		addCommand(),
 		removeCommand(),
