@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -113,6 +114,17 @@ type Options struct {
 	// upstream.SupervisorMain first thing in main. See
 	// upstream.Options.Supervise.
 	Supervise bool
+
+	// Approver asks the host's user whether a call that an approval rule
+	// (settings.approve, a server's approve) covers may go ahead. Without
+	// one, such calls are denied: the engine fails closed. A context made
+	// with policy.WithApprover takes precedence (switchboard serve asks
+	// each client that way).
+	Approver policy.Approver
+
+	// AuditPath is the audit trail's file. Default: audit.jsonl in the
+	// configuration's state directory.
+	AuditPath string
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -129,6 +141,7 @@ type Engine struct {
 	memo  memo      // catalog entries read or written, and definition hashes
 
 	fails failureMarks // what recordFailures wrote to the catalog
+	pol   enginePolicy // the audit trail (approve.go)
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -178,6 +191,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 		Prompt: e.opts.Prompt,
 	})
+	e.openPolicy()
 	e.def = e.NewSession()
 	return e, nil
 }
@@ -252,7 +266,7 @@ func (e *Engine) Close() error {
 		cancel()
 		errs := []error{e.pool.Close()}
 		e.wg.Wait()
-		errs = append(errs, e.closeSpill(), e.cat.Close())
+		errs = append(errs, e.closeSpill(), e.cat.Close(), e.pol.audit.Close())
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr

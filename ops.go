@@ -305,7 +305,7 @@ func compactJSON(v any) string {
 
 // call calls a tool exactly once.
 func (s *Session) call(ctx context.Context, req *proxy.Request) *Result {
-	ref, _, err := s.e.resolve(ctx, req.Name, req.Server)
+	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
 	if err != nil {
 		return s.errorResult(proxy.ActionCall, req.Server, err)
 	}
@@ -313,7 +313,7 @@ func (s *Session) call(ctx context.Context, req *proxy.Request) *Result {
 	if tok := progressToken(ctx); tok != nil {
 		params.SetProgressToken(tok)
 	}
-	res, err := s.e.pool.Call(ctx, ref.Server, params)
+	res, err := s.send(ctx, ref, t, params)
 	if err != nil {
 		return s.errorResult(proxy.ActionCall, ref.Server, err)
 	}

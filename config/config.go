@@ -291,6 +291,12 @@ type Settings struct {
 	// tokens are kept: "keychain", "file", or "" for the default (see
 	// credstore.Open).
 	CredentialStore string
+
+	// Policy (config/policy.go, docs/policy.md).
+	Approve Approval
+	Pin     PinMode // "" is PinOn
+	Audit   Audit
+	Offline bool
 }
 
 // Output bounds every model-visible result.

@@ -34,6 +34,7 @@ type fileSettings struct {
 	imports        []string
 	embeddings     *Embeddings
 	credStore      *string
+	policy         policySettings
 }
 
 // decoder walks the syntax tree of one JSONC file. Our own files are strict:
@@ -525,7 +526,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "approve", "pin", "audit", "offline"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -573,6 +574,9 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 				}
 			}
 		default:
+			if d.policySetting(s, m.key, m.value, p) {
+				continue
+			}
 			d.unknown(m.value, path, m.key, settingsFields)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
-	"searchKeywords", "protocolVersion", "oauth",
+	"searchKeywords", "protocolVersion", "oauth", "approve", "pin",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -181,6 +181,9 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 			r.ProtocolVersion = pv
 		}
 	default:
+		if d.policyServer(r, m.key, v, p) {
+			return
+		}
 		r.fields--
 		if !d.strict && hostFields[m.key] {
 			return

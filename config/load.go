@@ -413,6 +413,7 @@ func (st *Settings) merge(doc *document) {
 	if fs.credStore != nil {
 		st.CredentialStore = *fs.credStore
 	}
+	st.mergePolicy(fs.policy)
 }
 
 func appendNew(list []string, items ...string) []string {

@@ -85,8 +85,10 @@ type Server struct {
 	ExcludeTools    []string
 	DirectTools     DirectTools
 	SearchKeywords  map[string][]string
-	ProtocolVersion string // "auto", "legacy" or an exact revision
-	OAuth           *OAuth // nil: the defaults (see config/oauth.go)
+	ProtocolVersion string    // "auto", "legacy" or an exact revision
+	OAuth           *OAuth    // nil: the defaults (see config/oauth.go)
+	Approve         *Approval // nil: settings.approve (see Config.ApprovalRule)
+	Pin             PinMode   // "": settings.pin (see Config.PinModeOf)
 
 	// DisabledBy names the file whose {"disabled": true} disabled a lower
 	// definition; "" when the definition itself says disabled or is enabled.

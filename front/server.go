@@ -216,7 +216,7 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 			defer release()
 			es, ctx, cancel := s.session(ctx, req.Session)
 			defer cancel()
-			r := es.Handle(ctx, args)
+			r := es.Handle(s.approving(ctx, req.Session), args)
 			done(r.Details.Server, r.IsError)
 			return r.MCP()
 		}), nil, nil
@@ -332,7 +332,7 @@ func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transpare
 // fits is passed on as it came (Engine.Fits).
 func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, transparent bool) *mcp.CallToolResult {
 	done := s.opts.Metrics.start("call")
-	_, ctx, cancel := s.session(ctx, req.Session)
+	es, ctx, cancel := s.session(ctx, req.Session)
 	defer cancel()
 	ctx, up, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 	defer release()
@@ -345,7 +345,7 @@ func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt di
 		params.Meta = copyMeta(req.Params.Meta)
 		params.SetProgressToken(up)
 	}
-	res, err := s.eng.CallTool(ctx, dt.server, params)
+	res, err := es.CallTool(s.approving(ctx, req.Session), dt.server, params)
 	if err != nil {
 		done(dt.server, true)
 		return errorResult(err)
