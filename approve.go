@@ -3,6 +3,7 @@ package switchboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -89,6 +92,9 @@ func (e *Engine) tool(ctx context.Context, ref proxy.ToolRef) *mcp.Tool {
 type enginePolicy struct {
 	audit    *policy.Auditor
 	sessions atomic.Int64
+
+	mu   sync.Mutex
+	pins map[string]*pinState // by server (pins.go)
 }
 
 func (e *Engine) openPolicy() {
@@ -140,6 +146,12 @@ func (s *Session) send(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, para
 			rec.Args = args
 		}
 	}
+	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
+		err := &QuarantinedError{Q: q}
+		rec.Decision, rec.Outcome, rec.Why = "quarantined", "not-sent", err.Error()
+		s.e.record(rec)
+		return nil, err
+	}
 	if err := s.gate(ctx, ref, t, params.Arguments); err != nil {
 		rec.Decision, rec.Outcome, rec.Why = "denied", "not-sent", err.Error()
 		s.e.record(rec)
@@ -150,7 +162,11 @@ func (s *Session) send(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, para
 	rec.DurationMs = ms(time.Since(start))
 	switch {
 	case err != nil:
-		rec.Outcome, rec.Why = "error", err.Error()
+		// The error may quote the arguments (a validation error does).
+		rec.Outcome, rec.Why = "error", errorKind(err)
+		if s.e.pol.audit.Payloads() {
+			rec.Why = err.Error()
+		}
 	case res.IsError:
 		rec.Outcome = "tool-error"
 	default:
@@ -167,4 +183,36 @@ func (s *Session) send(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, para
 	return res, err
 }
 
+// errorKind names what became of a call that failed, without the error's
+// text.
+func errorKind(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	return "failed (the error is recorded with settings.audit.payloads)"
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// approveWarnings says which globs of a server's approval rule match none
+// of its tools (as the catalog has them): such a glob asks for nothing,
+// which is most likely a mistake.
+func (e *Engine) approveWarnings(server string, ent *catalog.Entry) []string {
+	def, _ := e.cfg.Server(server)
+	rule := e.cfg.ApprovalRule(def)
+	if rule.Mode != config.ApproveTools || ent == nil {
+		return nil
+	}
+	names := make([]string, len(ent.Tools))
+	for i, t := range ent.Tools {
+		names[i] = t.Name
+	}
+	var out []string
+	for _, g := range policy.Unmatched(rule, names, func(t string) string { return proxy.ToolRef{Server: server, Name: t}.Prefixed() }) {
+		out = append(out, fmt.Sprintf("%s: the glob %q matches none of the tools of %q, so it asks for nothing", rule.Where(), g, server))
+	}
+	return out
+}

@@ -88,3 +88,62 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestAuditTrail: calls and approval decisions are in the audit trail,
+// with sizes and without the arguments or results, unless
+// settings.audit.payloads asks for them.
+func TestAuditTrail(t *testing.T) {
+	const canary = "canary-7f3a9c"
+	for _, payloads := range []bool{false, true} {
+		home := t.TempDir()
+		fx := fixture("good")
+		fx["approve"] = []string{"record"}
+		e := engineIn(t, home, map[string]def{"fx": fx}, map[string]any{"audit": map[string]any{"payloads": payloads}}, nil)
+		must(t, e, `{"tool": "echo", "server": "fx", "args": {"text": "`+canary+`"}}`)
+		handle(t, e, `{"tool": "record", "server": "fx", "args": {"file": "`+canary+`", "then": ""}}`)
+		e.Close()
+
+		path := filepath.Join(home, ".local", "state", "switchboard", policy.AuditFile)
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("audit file: %v, mode %v; want 0600", err, st.Mode().Perm())
+		}
+		data, _ := os.ReadFile(path)
+		if got := strings.Contains(string(data), canary); got != payloads {
+			t.Errorf("payloads %v: the canary argument is in the audit trail: %v\n%s", payloads, got, data)
+		}
+		recs, _, _ := policy.ReadAudit(path, policy.Filter{Server: "fx"})
+		if len(recs) != 3 {
+			t.Fatalf("%d records, want the echo call, the approval and the record call:\n%s", len(recs), data)
+		}
+		echo, ask, rec := recs[0], recs[1], recs[2]
+		if echo.Event != policy.EventCall || echo.Tool != "echo" || echo.Decision != "allowed" || echo.Outcome != "ok" ||
+			echo.ArgsBytes == 0 || echo.ResultBytes == 0 || echo.Session == "" || echo.Time.IsZero() {
+			t.Errorf("echo record %+v", echo)
+		}
+		if ask.Event != policy.EventApproval || ask.Decision != "deny" || !strings.Contains(ask.Rule, "mcpServers.fx.approve") || !strings.Contains(ask.Why, "no one to ask") {
+			t.Errorf("approval record %+v", ask)
+		}
+		if rec.Event != policy.EventCall || rec.Decision != "denied" || rec.Outcome != "not-sent" || rec.Session != echo.Session {
+			t.Errorf("denied call record %+v", rec)
+		}
+	}
+}
+
+// TestApproveGlobMatchingNothing: a glob of an approval rule that matches
+// none of the server's tools is a warning naming the file and line, in
+// the server's listing and in status.
+func TestApproveGlobMatchingNothing(t *testing.T) {
+	fx := fixture("good")
+	fx["approve"] = []string{"ech?", "wirte_*"}
+	e := engineIn(t, t.TempDir(), map[string]def{"fx": fx}, nil, nil)
+	want := `config.json:4: mcpServers.fx.approve: the glob "wirte_*" matches none of the tools of "fx", so it asks for nothing`
+	r := must(t, e, `{"server": "fx"}`)
+	wantText(t, r, "warning: ")
+	wantText(t, r, want)
+	if strings.Contains(r.Text, `"ech?"`) {
+		t.Errorf("a glob that matches is reported:\n%s", r.Text)
+	}
+	st := must(t, e, `{}`)
+	wantText(t, st, want)
+}

@@ -23,13 +23,21 @@ func (s *Session) serverTools(ctx context.Context, server string) *Result {
 	}
 	r := &Result{Details: Details{Operation: string(proxy.ActionServer), Server: server, Count: len(ent.Tools)}}
 	lines := []string{fmt.Sprintf("%s on %q", plural(len(ent.Tools), "tool", "tools"), server)}
+	q := s.e.quarantined(ctx, server)
 	for _, t := range sortedTools(ent.Tools) {
-		info := ToolInfo{Server: server, Name: t.Name, Title: t.Title, Description: headline(t.Description, 120)}
+		info := ToolInfo{Server: server, Name: t.Name, Title: t.Title, Description: headline(t.Description, 120), Changed: q[t.Name] != nil}
 		r.Details.Tools = append(r.Details.Tools, info)
-		lines = append(lines, toolLine(t.Name, info.Description))
+		line := toolLine(t.Name, info.Description)
+		if info.Changed {
+			line = changedMark + " " + line
+		}
+		lines = append(lines, line)
 	}
 	if h := headline(ent.Instructions, 200); h != "" {
 		lines = append(lines, "instructions: "+h)
+	}
+	for _, w := range s.e.approveWarnings(server, ent) {
+		lines = append(lines, "warning: "+w)
 	}
 	return s.bounded(r, "tools-"+server, lines)
 }
@@ -268,6 +276,10 @@ func (s *Session) describe(ctx context.Context, req *proxy.Request) *Result {
 	lines = append(lines, "input schema: "+compactJSON(t.InputSchema))
 	if t.OutputSchema != nil {
 		lines = append(lines, "output schema: "+compactJSON(t.OutputSchema))
+	}
+	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
+		d.Changed = true
+		lines = append(lines, quarantineLines(q)...)
 	}
 	return s.bounded(r, "describe-"+ref.Name, lines)
 }

@@ -59,6 +59,7 @@ type ToolInfo struct {
 	Title       string  `json:"title,omitempty"`
 	Description string  `json:"description,omitempty"` // first line
 	Score       float64 `json:"score,omitempty"`
+	Changed     bool    `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
 }
 
 // ToolDetail is one tool described in full.
@@ -70,6 +71,7 @@ type ToolDetail struct {
 	InputSchema  any                  `json:"inputSchema,omitempty"`
 	OutputSchema any                  `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	Changed      bool                 `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
 }
 
 // ResourceInfo is one resource, named by an opaque reference.

@@ -24,6 +24,12 @@ type ServerStatus struct {
 	ErrorAt    time.Time `json:"errorAt,omitzero"`
 	IndexedAt  time.Time `json:"indexedAt,omitzero"`
 	Headline   string    `json:"headline,omitempty"` // first line of the server's instructions
+	// Quarantined counts the tools whose definition changed since it was
+	// approved (docs/policy.md).
+	Quarantined int `json:"quarantined,omitempty"`
+	// Warnings are problems of the server's policy found against its
+	// tools, such as an approve glob that matches none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Status returns every configured server's status, and every server whose
@@ -65,6 +71,8 @@ func (e *Engine) Status(ctx context.Context) []ServerStatus {
 			}
 			st.IndexedAt = ent.FetchedAt
 			st.Headline = headline(ent.Instructions, 80)
+			st.Quarantined = len(e.quarantined(ctx, s.Name))
+			st.Warnings = e.approveWarnings(s.Name, ent)
 		}
 		out = append(out, st)
 	}
@@ -280,8 +288,14 @@ func serverLine(st ServerStatus, now time.Time) string {
 	case st.Error != "":
 		line += fmt.Sprintf("  last error (%s, %s ago): %s", orDash(st.ErrorClass), age(now, st.ErrorAt), brief(st.Error, 300))
 	}
+	if st.Quarantined > 0 {
+		line += fmt.Sprintf("  %d quarantined (changed; see describe, then switchboard approve)", st.Quarantined)
+	}
 	if st.Headline != "" {
 		line += "  — " + st.Headline
+	}
+	for _, w := range st.Warnings {
+		line += "\n  warning: " + w
 	}
 	return line
 }
