@@ -646,5 +646,9 @@ func (d *decoder) references(v *hujson.Value, path, value string) int {
 		d.errorf(v, path, "%v", err)
 		return 0
 	}
+	if hasCommand(refs) {
+		d.errorf(v, path, "a ${cmd:…} reference is allowed only in a server's env and headers values")
+		return 0
+	}
 	return len(refs)
 }

@@ -128,7 +128,7 @@ func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) er
 	if why := s.noOAuth(); why != "" {
 		return &Error{Server: name, Op: op, Class: ClassConfig, Err: errors.New(why)}
 	}
-	res, err := s.cfg.Resolve(config.Lookup{Env: p.opts.Lookup, Secrets: p.opts.Credentials})
+	res, err := s.cfg.Resolve(config.Lookup{Env: p.opts.Lookup, Secrets: p.opts.Credentials, Commands: commands(ctx)})
 	if err != nil {
 		return &Error{Server: name, Op: op, Class: ClassConfig, Err: err}
 	}
