@@ -56,10 +56,11 @@ func toolLine(name, desc string) string {
 }
 
 // entry returns a server's catalog entry, connecting and indexing it first
-// when the catalog does not know its current definition.
+// when the catalog does not know its current definition, or when it is
+// not connected (unless it may not be started offline).
 func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, error) {
 	s, _ := e.cfg.Server(server)
-	if ent, ok := e.cached(ctx, s); ok && e.connected(server) {
+	if ent, ok := e.cached(ctx, s); ok && (e.connected(server) || s.Offline != "") {
 		return ent, nil
 	}
 	ent, err := e.fetch(ctx, server, true)

@@ -94,6 +94,11 @@ type Server struct {
 	// definition; "" when the definition itself says disabled or is enabled.
 	DisabledBy string
 
+	// Offline says why the server is not started while Switchboard is
+	// offline (settings.offline, --offline); "" when it may be, or when
+	// Switchboard is online. What the catalog knows of it still answers.
+	Offline string
+
 	// Err is set when this definition cannot be used (for example a
 	// credential written as a literal). It never holds a secret value.
 	Err error

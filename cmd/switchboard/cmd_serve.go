@@ -47,7 +47,7 @@ Examples:
 
 type serveOptions struct {
 	http, tokenFile, logFile, logLevel, config string
-	stateless                                  bool
+	stateless, offline                         bool
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -58,6 +58,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	f.BoolVar(&o.stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
 	f.StringVar(&o.logFile, "log-file", "", "write logs to `FILE` instead of stderr")
 	f.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default warn on stdio, info on HTTP)")
+	f.BoolVar(&o.offline, "offline", false, "start no server that needs the network or may download what it runs (docs/policy.md)")
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return err
@@ -101,6 +102,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	d := e.dirs(o.config)
 	d.Self.Addr = o.http // an imported entry for this address is this gateway
 	cfg := config.Load(d)
+	if o.offline {
+		cfg.GoOffline()
+	}
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}

@@ -41,6 +41,9 @@ func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*swi
 	if err := cfg.Err(); err != nil {
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
 	}
+	if e.offline {
+		cfg.GoOffline()
+	}
 	var prompt oauth.Prompter
 	if login && e.canOpenBrowser() {
 		prompt = e.browserPrompter(false)
@@ -84,6 +87,7 @@ func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) erro
 // runBuilt is runRequest for a request that is built with the engine's
 // help, such as a call whose arguments are typed by the tool's schema.
 func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
+	e.offline = e.offline || f.offline
 	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
 	if err != nil {
 		return err
