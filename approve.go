@@ -2,13 +2,7 @@ package switchboard
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,116 +80,6 @@ func (e *Engine) tool(ctx context.Context, ref proxy.ToolRef) *mcp.Tool {
 	}
 	return nil
 }
-
-// enginePolicy is what the engine keeps for policy: the audit trail and
-// the numbering of sessions in it.
-type enginePolicy struct {
-	audit    *policy.Auditor
-	sessions atomic.Int64
-
-	mu   sync.Mutex
-	pins map[string]*pinState // by server (pins.go)
-}
-
-func (e *Engine) openPolicy() {
-	if e.opts.Passive {
-		return // status only: it calls nothing
-	}
-	path := e.opts.AuditPath
-	if path == "" {
-		path = filepath.Join(e.cfg.Dirs.StateDir(), policy.AuditFile)
-	}
-	a := e.cfg.Settings.Audit
-	e.pol.audit = policy.OpenAudit(path, a.MaxBytes, a.Payloads)
-}
-
-// sessionPolicy is what a session keeps for policy: the approvals given for
-// it, and its name in the audit trail.
-type sessionPolicy struct {
-	grants policy.Grants
-	once   sync.Once
-	id     string
-}
-
-func (s *Session) auditID() string {
-	s.pol.once.Do(func() {
-		s.pol.id = fmt.Sprintf("%d-%d", os.Getpid(), s.e.pol.sessions.Add(1))
-	})
-	return s.pol.id
-}
-
-func (e *Engine) record(r policy.Record) {
-	if err := e.pol.audit.Write(r); err != nil {
-		e.log.Warn("audit trail", "err", err)
-	}
-}
-
-func (e *Engine) auditDecision(s *Session, req *policy.Request, ans policy.Answer, took time.Duration) {
-	e.record(policy.Record{Session: s.auditID(), Event: policy.EventApproval, Server: req.Server, Tool: req.Tool,
-		Decision: string(ans.Decision), Rule: req.Rule.Where(), Why: ans.Why, DurationMs: ms(took)})
-}
-
-// send sends a call the session resolved, once, if the approval rules let
-// it, and records it in the audit trail.
-func (s *Session) send(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	rec := policy.Record{Session: s.auditID(), Event: policy.EventCall, Server: ref.Server, Tool: ref.Name, Decision: "allowed"}
-	if s.e.pol.audit != nil {
-		args, _ := json.Marshal(params.Arguments)
-		rec.ArgsBytes = len(args)
-		if s.e.pol.audit.Payloads() {
-			rec.Args = args
-		}
-	}
-	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
-		err := &QuarantinedError{Q: q}
-		rec.Decision, rec.Outcome, rec.Why = "quarantined", "not-sent", err.Error()
-		s.e.record(rec)
-		return nil, err
-	}
-	if err := s.gate(ctx, ref, t, params.Arguments); err != nil {
-		rec.Decision, rec.Outcome, rec.Why = "denied", "not-sent", err.Error()
-		s.e.record(rec)
-		return nil, err
-	}
-	start := time.Now()
-	res, err := s.e.pool.Call(ctx, ref.Server, params)
-	rec.DurationMs = ms(time.Since(start))
-	switch {
-	case err != nil:
-		// The error may quote the arguments (a validation error does).
-		rec.Outcome, rec.Why = "error", errorKind(err)
-		if s.e.pol.audit.Payloads() {
-			rec.Why = err.Error()
-		}
-	case res.IsError:
-		rec.Outcome = "tool-error"
-	default:
-		rec.Outcome = "ok"
-	}
-	if res != nil && s.e.pol.audit != nil {
-		out, _ := json.Marshal(res)
-		rec.ResultBytes = len(out)
-		if s.e.pol.audit.Payloads() {
-			rec.Result = out
-		}
-	}
-	s.e.record(rec)
-	return res, err
-}
-
-// errorKind names what became of a call that failed, without the error's
-// text.
-func errorKind(err error) string {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timed out"
-	case errors.Is(err, context.Canceled):
-		return "cancelled"
-	}
-	return "failed (the error is recorded with settings.audit.payloads)"
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // approveWarnings says which globs of a server's approval rule match none
 // of its tools (as the catalog has them): such a glob asks for nothing,

@@ -52,18 +52,21 @@ const AuditFile = "audit.jsonl"
 
 // Auditor appends records to the audit trail: JSON lines in a file of mode
 // 0600, rotated when it would grow past its bound (the file before is kept
-// as AuditFile.1, so the trail takes at most twice the bound). Several
+// as AuditFile.1, so the trail takes about twice the bound). Several
 // processes may write the same file: each line is one append, and a writer
-// that finds the file rotated by another opens the new one. Its methods
+// checks every second whether another rotated the file (then it opens the
+// new one) or grew it (which counts toward the bound from then on). Its methods
 // are safe for concurrent use; a nil *Auditor records nothing.
 type Auditor struct {
 	path     string
 	max      int64
 	payloads bool
 
-	mu     sync.Mutex
-	f      *os.File
-	failed bool // the last write failed: say so once, not per record
+	mu      sync.Mutex
+	f       *os.File
+	checked time.Time // when the file was last checked to be the one named path
+	size    int64     // its size then, plus what this writer wrote since
+	failed  bool      // the last write failed: say so once, not per record
 }
 
 // OpenAudit returns an auditor that writes to path, rotated at maxBytes.
@@ -114,25 +117,32 @@ func (a *Auditor) write(line []byte) error {
 	if err := a.open(); err != nil {
 		return err
 	}
-	st, err := a.f.Stat()
-	if err != nil {
-		return err
-	}
-	if st.Size() > 0 && st.Size()+int64(len(line)) > a.max {
+	if a.size > 0 && a.size+int64(len(line)) > a.max {
 		if err := a.rotate(); err != nil {
 			return err
 		}
 	}
-	_, err = a.f.Write(line)
+	n, err := a.f.Write(line)
+	a.size += int64(n)
 	return err
 }
+
+// reopenAfter is how often a writer checks that another process has not
+// rotated the file under it; records written meanwhile go to the rotated
+// file, which is read too.
+const reopenAfter = time.Second
 
 // open opens the file, again when another process rotated it.
 func (a *Auditor) open() error {
 	if a.f != nil {
+		if time.Since(a.checked) < reopenAfter {
+			return nil
+		}
 		cur, err1 := a.f.Stat()
 		named, err2 := os.Stat(a.path)
 		if err1 == nil && err2 == nil && os.SameFile(cur, named) {
+			// Other processes' records count from here on.
+			a.checked, a.size = time.Now(), cur.Size()
 			return nil
 		}
 		a.f.Close()
@@ -149,7 +159,12 @@ func (a *Auditor) open() error {
 		f.Close()
 		return err
 	}
-	a.f = f
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	a.f, a.checked, a.size = f, time.Now(), st.Size()
 	return nil
 }
 
