@@ -18,8 +18,8 @@ import (
 func (s *Server) approving(ctx context.Context, ss *mcp.ServerSession) context.Context {
 	return policy.WithApprover(ctx, func(ctx context.Context, req *policy.Request) (policy.Decision, error) {
 		params := policy.ElicitParams(req)
-		if sp, ok := ctx.Value(suspendedKey{}).(*suspended); ok && s.opts.Bridge != nil {
-			resp, err := sp.askClient(ctx, s.opts.Bridge.inputID(), params)
+		if sp, ok := ctx.Value(suspendedKey{}).(*suspended); ok {
+			resp, err := sp.askClient(ctx, s.bridge.inputID(), params)
 			if err != nil {
 				return policy.Deny, err
 			}

@@ -10,19 +10,19 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 )
 
-// Bridge carries what upstream servers send toward a client back to the
+// bridge carries what upstream servers send toward a client back to the
 // client session whose call caused it: progress notifications (matched by
 // progress token, rewritten so two sessions cannot collide), sampling and
 // elicitation requests and logging messages (sent to the session with the
 // most recent call in flight). A request the client did not declare the
 // capability for is refused with an error saying so.
 //
-// Make the engine with ClientOptions, then the Server with the same Bridge.
-// The zero value is not usable; a nil *Bridge passes nothing through.
-type Bridge struct {
+// New makes the bridge, and the engine with the bridge's client options,
+// so the two cannot be mis-wired. The zero value is not usable.
+type bridge struct {
 	mu       sync.Mutex
 	next     int
 	inflight []*route           // calls in flight, oldest first
@@ -40,12 +40,12 @@ type route struct {
 	susp  *suspended // set for a multi round-trip client's call
 }
 
-// NewBridge returns an empty bridge.
-func NewBridge() *Bridge { return &Bridge{tokens: map[string]*route{}} }
+// newBridge returns an empty bridge.
+func newBridge() *bridge { return &bridge{tokens: map[string]*route{}} }
 
-// ClientOptions returns the go-sdk client options that route upstream
-// traffic through the bridge; pass them as switchboard.Options.Client.
-func (b *Bridge) ClientOptions() *mcp.ClientOptions {
+// clientOptions returns the go-sdk client options that route upstream
+// traffic through the bridge: the engine's Options.Client.
+func (b *bridge) clientOptions() *mcp.ClientOptions {
 	return &mcp.ClientOptions{
 		CreateMessageHandler:        b.createMessage,
 		ElicitationHandler:          b.elicit,
@@ -55,14 +55,14 @@ func (b *Bridge) ClientOptions() *mcp.ClientOptions {
 	}
 }
 
-// ClientMiddleware returns receiving middleware for the go-sdk client of
-// every upstream connection; pass it in switchboard.Options.ClientMiddleware.
+// clientMiddleware returns receiving middleware for the go-sdk client of
+// every upstream connection, in the engine's Options.ClientMiddleware.
 // It passes elicitation requests on as they came: the go-sdk client would
 // first check the requested schema, more strictly than some servers and
 // clients do, and refuse what the client would have shown. The client
 // that answers checks the schema (and go-sdk's server session checks the
 // answer against it).
-func (b *Bridge) ClientMiddleware() mcp.Middleware {
+func (b *bridge) clientMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if r, ok := req.(*mcp.ElicitRequest); ok && method == "elicitation/create" && b != nil {
@@ -78,7 +78,7 @@ func (b *Bridge) ClientMiddleware() mcp.Middleware {
 }
 
 // attach makes srv hear of updates to resources its clients subscribed to.
-func (b *Bridge) attach(srv *mcp.Server) {
+func (b *bridge) attach(srv *mcp.Server) {
 	if b == nil {
 		return
 	}
@@ -89,7 +89,7 @@ func (b *Bridge) attach(srv *mcp.Server) {
 
 // updated passes a resource update on; each server sends it to the client
 // sessions that subscribed to the resource.
-func (b *Bridge) updated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+func (b *bridge) updated(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 	b.mu.Lock()
 	servers := slices.Clone(b.servers)
 	b.mu.Unlock()
@@ -101,7 +101,7 @@ func (b *Bridge) updated(ctx context.Context, req *mcp.ResourceUpdatedNotificati
 // enter records a call from a client session. It returns the context to
 // make the upstream call with (carrying a progress token of the bridge's
 // own when the client gave one) and a function to call when the call ends.
-func (b *Bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (context.Context, string, func()) {
+func (b *bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (context.Context, string, func()) {
 	if b == nil || ss == nil {
 		return ctx, "", func() {}
 	}
@@ -118,7 +118,7 @@ func (b *Bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 	}
 	b.mu.Unlock()
 	if up != "" {
-		ctx = switchboard.WithProgressToken(ctx, up)
+		ctx = gateway.WithProgressToken(ctx, up)
 	}
 	return ctx, up, func() {
 		b.mu.Lock()
@@ -138,7 +138,7 @@ func (b *Bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 // current returns the most recent call in flight whose client passes ok,
 // or nil, and whether any call was in flight. A multi round-trip client's
 // call always passes: its client declares what it can per request.
-func (b *Bridge) current(ok func(*mcp.ClientCapabilities) bool) (*route, bool) {
+func (b *bridge) current(ok func(*mcp.ClientCapabilities) bool) (*route, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	any := false
@@ -157,7 +157,7 @@ func (b *Bridge) current(ok func(*mcp.ClientCapabilities) bool) (*route, bool) {
 
 var errNoClient = errors.New("no client call is in flight to pass this request to")
 
-func (b *Bridge) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (b *bridge) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	r, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
 	if r == nil {
 		return nil, refusal("sampling", any)
@@ -182,7 +182,7 @@ func (b *Bridge) createMessage(ctx context.Context, req *mcp.CreateMessageReques
 	return r.ss.CreateMessage(ctx, req.Params)
 }
 
-func (b *Bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+func (b *bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	r, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
 	if r == nil {
 		return nil, refusal("elicitation", any)
@@ -200,7 +200,7 @@ func (b *Bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	return r.ss.Elicit(ctx, req.Params)
 }
 
-func (b *Bridge) inputID() string {
+func (b *bridge) inputID() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.next++
@@ -215,7 +215,7 @@ func refusal(what string, anyCall bool) error {
 }
 
 // progress passes a progress notification on under the client's own token.
-func (b *Bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+func (b *bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 	tok, ok := req.Params.ProgressToken.(string)
 	if !ok {
 		return
@@ -234,7 +234,7 @@ func (b *Bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 // logging passes a log message on to the session with a call in flight,
 // else to the session whose call began last: go-sdk may hand a client the
 // result of a call before the log messages sent during it.
-func (b *Bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
+func (b *bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	var ss *mcp.ServerSession
 	if r, _ := b.current(func(*mcp.ClientCapabilities) bool { return true }); r != nil {
 		ss = r.ss

@@ -47,20 +47,19 @@ func everything(t *testing.T) def {
 	return def{"command": c.Path, "args": c.Args, "env": env}
 }
 
-// gateway is a front over an engine over servers, with its bridge.
-type gateway struct {
-	eng *switchboard.Engine
+// testGateway is a front over an engine over servers.
+type testGateway struct {
 	srv *Server
 }
 
-func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *gateway {
+func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *testGateway {
 	t.Helper()
 	return newGatewayWith(t, servers, settings, Options{})
 }
 
-// newGatewayWith is newGateway with front options (the bridge and metrics
-// are the gateway's own).
-func newGatewayWith(t testing.TB, servers map[string]def, settings map[string]any, opts Options) *gateway {
+// newGatewayWith is newGateway with front options (the engine's options
+// and the metrics are the gateway's own).
+func newGatewayWith(t testing.TB, servers map[string]def, settings map[string]any, opts Options) *testGateway {
 	t.Helper()
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
@@ -77,30 +76,25 @@ func newGatewayWith(t testing.TB, servers map[string]def, settings map[string]an
 	if cfg.Err() != nil || len(cfg.Errors()) > 0 {
 		t.Fatalf("config: %v %v", cfg.Err(), cfg.Errors())
 	}
-	bridge := NewBridge()
-	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{SpillDir: filepath.Join(home, "spill"), Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}})
+	opts.Engine = switchboard.Options{SpillDir: filepath.Join(home, "spill")}
+	opts.Metrics = NewMetrics()
+	srv, err := New(t.Context(), cfg, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
-	opts.Bridge, opts.Metrics = bridge, NewMetrics(eng)
-	srv, err := New(t.Context(), eng, &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return &gateway{eng: eng, srv: srv}
+	t.Cleanup(func() { srv.Close() })
+	return &testGateway{srv: srv}
 }
 
 // connect connects a go-sdk client to the gateway in memory.
-func (g *gateway) connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
+func (g *testGateway) connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	return g.connectAt(t, opts, "")
 }
 
 // connectAt connects a client that asks for a protocol revision ("" for the
 // newest).
-func (g *gateway) connectAt(t *testing.T, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+func (g *testGateway) connectAt(t *testing.T, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := g.srv.MCP().Connect(t.Context(), st, nil)
@@ -276,7 +270,7 @@ func TestPassThroughWithEverything(t *testing.T) {
 func TestHTTPHardening(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	g := newGateway(t, map[string]def{"f": fixture()}, nil)
-	h, err := g.srv.Handler(HTTPOptions{Token: "s3cret", MaxBodyBytes: 1 << 10, Metrics: NewMetrics(g.eng)})
+	h, err := g.srv.Handler(HTTPOptions{Token: "s3cret", MaxBodyBytes: 1 << 10, Metrics: NewMetrics()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +447,7 @@ func TestClientDisconnectMidCall(t *testing.T) {
 func TestStatelessAndMetrics(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	g := newGateway(t, map[string]def{"f": fixture()}, nil)
-	metrics := NewMetrics(g.eng)
+	metrics := NewMetrics()
 	g.srv.opts.Metrics = metrics
 	h, err := g.srv.Handler(HTTPOptions{Stateless: true, Metrics: metrics})
 	if err != nil {

@@ -107,6 +107,7 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	if opts.Metrics != nil {
+		opts.Metrics.attach(s.eng)
 		mux.Handle("/metrics", bearer(opts.Token, opts.Metrics))
 	}
 	return mux, nil

@@ -9,7 +9,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
-// Prompter returns how the gateway lets its user log in to a server that
+// prompter returns how the gateway lets its user log in to a server that
 // needs an OAuth login: it sends the authorization URL as a URL-mode
 // elicitation (MCP 2025-11-25) to the client whose call needs the login,
 // the most recent call in flight from a client that declared URL
@@ -18,8 +18,9 @@ import (
 // machine, as it does for a gateway over stdio). The client is told when
 // the login is over (notifications/elicitation/complete). Without such a
 // client, fallback is used; without a fallback, the call fails with
-// needs-auth and the command to run. Pass it as switchboard.Options.Prompt.
-func (b *Bridge) Prompter(fallback oauth.Prompter) oauth.Prompter {
+// needs-auth and the command to run. New makes it the engine's
+// Options.Prompt, with the host's own Prompt as the fallback.
+func (b *bridge) prompter(fallback oauth.Prompter) oauth.Prompter {
 	return func(ctx context.Context, server, authURL string) (string, error) {
 		r := b.urlCapable()
 		if r == nil {
@@ -53,7 +54,7 @@ func (b *Bridge) Prompter(fallback oauth.Prompter) oauth.Prompter {
 
 // askURL sends a URL-mode elicitation to the client of the call r: as a
 // request, or in an input-required result to a multi round-trip client.
-func (b *Bridge) askURL(ctx context.Context, r *route, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func (b *bridge) askURL(ctx context.Context, r *route, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	if r.susp == nil {
 		return r.ss.Elicit(ctx, params)
 	}
@@ -70,7 +71,7 @@ func (b *Bridge) askURL(ctx context.Context, r *route, params *mcp.ElicitParams)
 
 // urlCapable returns the most recent call in flight from a client that
 // declared URL elicitation when it connected, or nil.
-func (b *Bridge) urlCapable() *route {
+func (b *bridge) urlCapable() *route {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i := len(b.inflight) - 1; i >= 0; i-- {

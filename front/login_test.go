@@ -17,8 +17,8 @@ import (
 )
 
 // loginGateway is a gateway whose one server, "api", needs an OAuth login,
-// with the bridge's Prompter.
-func loginGateway(t *testing.T, as *oauthtest.Server) *gateway {
+// with the gateway's own prompter.
+func loginGateway(t *testing.T, as *oauthtest.Server) *testGateway {
 	t.Helper()
 	d := config.Dirs{Home: t.TempDir()}
 	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}})
@@ -26,20 +26,13 @@ func loginGateway(t *testing.T, as *oauthtest.Server) *gateway {
 	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bridge := NewBridge()
-	eng, err := switchboard.New(t.Context(), config.Load(d), &switchboard.Options{SpillDir: filepath.Join(d.Home, "spill"),
-		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Prompt: bridge.Prompter(nil),
-		Credentials: credstore.NewFile(filepath.Join(d.Home, "credentials"))})
+	srv, err := New(t.Context(), config.Load(d), &Options{Engine: switchboard.Options{SpillDir: filepath.Join(d.Home, "spill"),
+		Credentials: credstore.NewFile(filepath.Join(d.Home, "credentials"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
-	srv, err := New(t.Context(), eng, &Options{Bridge: bridge})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return &gateway{eng: eng, srv: srv}
+	t.Cleanup(func() { srv.Close() })
+	return &testGateway{srv: srv}
 }
 
 func callText(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {

@@ -9,16 +9,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 )
 
 // Metrics counts calls, errors and latency per server, and reports
 // connection states, in the Prometheus text format. A nil *Metrics counts
 // nothing.
 type Metrics struct {
-	eng *switchboard.Engine
-
 	mu    sync.Mutex
+	eng   *gateway.Engine // whose servers' states are reported; nil until attached
 	calls map[callKey]*series
 }
 
@@ -33,9 +32,21 @@ type series struct {
 // latencyBuckets are the histogram's upper bounds in seconds.
 var latencyBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120}
 
-// NewMetrics returns metrics that report eng's connection states.
-func NewMetrics(eng *switchboard.Engine) *Metrics {
-	return &Metrics{eng: eng, calls: map[callKey]*series{}}
+// NewMetrics returns metrics to give a Server (Options.Metrics) and its
+// HTTP handler (HTTPOptions.Metrics). They report the connection states of
+// the servers of the engine of the Server they are given to.
+func NewMetrics() *Metrics {
+	return &Metrics{calls: map[callKey]*series{}}
+}
+
+// attach makes the metrics report eng's connection states.
+func (m *Metrics) attach(eng *gateway.Engine) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.eng = eng
 }
 
 // start begins timing a call of the given kind ("mcp" for the proxy tool,
@@ -112,7 +123,13 @@ func (m *Metrics) writeCalls(b *strings.Builder) {
 
 func (m *Metrics) writeStates(ctx context.Context, b *strings.Builder) {
 	b.WriteString("# HELP switchboard_server_state Connection state of each configured server (1 for its current state).\n# TYPE switchboard_server_state gauge\n")
-	for _, st := range m.eng.Status(ctx) {
+	m.mu.Lock()
+	eng := m.eng
+	m.mu.Unlock()
+	if eng == nil {
+		return
+	}
+	for _, st := range eng.Status(ctx) {
 		fmt.Fprintf(b, "switchboard_server_state{server=%q,state=%q} 1\n", st.Name, st.State)
 	}
 }

@@ -13,11 +13,18 @@ type mirrored struct {
 }
 
 // mirror registers the single server's tools, resources, templates and
-// prompts under their own names, and removes those it no longer has.
-func (s *Server) mirror(ctx context.Context) error {
-	ent, err := s.eng.Entry(ctx, s.single)
-	if err != nil {
-		return err
+// prompts under their own names, and removes those it no longer has. With
+// connect it connects the server when needed; without, it mirrors what the
+// catalog has, if anything.
+func (s *Server) mirror(ctx context.Context, connect bool) error {
+	ent, ok := s.eng.Cached(ctx, s.single)
+	if connect {
+		var err error
+		if ent, err = s.eng.Entry(ctx, s.single); err != nil {
+			return err
+		}
+	} else if !ok {
+		return nil
 	}
 	s.mu.Lock()
 	old := s.mirrored

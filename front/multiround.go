@@ -76,8 +76,8 @@ func (sp *suspended) askClient(ctx context.Context, id string, req mcp.InputRequ
 // requestState resumes the suspended call with the client's answer.
 // Other clients get run(ctx) as it is.
 func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
-	b := s.opts.Bridge
-	if b == nil || !multiRound(req.Session) {
+	b := s.bridge
+	if !multiRound(req.Session) {
 		return run(ctx)
 	}
 	if state := req.Params.RequestState; state != "" {
@@ -102,24 +102,32 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 		}
 		return b.await(ctx, sp)
 	}
-	sp := b.suspend()
-	sp.ss = req.Session
+	// The call outlives the request, not the server: Close cancels it and
+	// waits for it.
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	sp.cancel = cancel
+	stop := context.AfterFunc(s.ctx, cancel)
+	sp := b.suspend(cancel, req.Session)
 	cctx = context.WithValue(cctx, suspendedKey{}, sp)
-	go func() {
+	if !s.bg.Go(func() {
+		defer stop()
 		defer cancel()
 		sp.result <- run(cctx)
-	}()
+	}) {
+		stop()
+		cancel()
+		b.forget(sp)
+		return errorResult(errors.New("switchboard: the gateway is shutting down"))
+	}
 	return b.await(ctx, sp)
 }
 
-// suspend registers a new suspended call.
-func (b *Bridge) suspend() *suspended {
+// suspend registers a new suspended call of client session ss, which
+// cancel cancels.
+func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession) *suspended {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.next++
-	sp := &suspended{token: "sb-call-" + strconv.Itoa(b.next), result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask)}
+	sp := &suspended{token: "sb-call-" + strconv.Itoa(b.next), result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask), cancel: cancel, ss: ss}
 	if b.suspended == nil {
 		b.suspended = map[string]*suspended{}
 	}
@@ -130,7 +138,7 @@ func (b *Bridge) suspend() *suspended {
 // resume finds a suspended call by its requestState, for the client
 // session ss. other reports a call of another session, which is left as it
 // is.
-func (b *Bridge) resume(state string, ss *mcp.ServerSession) (sp *suspended, other bool) {
+func (b *bridge) resume(state string, ss *mcp.ServerSession) (sp *suspended, other bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sp = b.suspended[state]
@@ -143,14 +151,27 @@ func (b *Bridge) resume(state string, ss *mcp.ServerSession) (sp *suspended, oth
 	return sp, false
 }
 
-func (b *Bridge) forget(sp *suspended) {
+// stop forgets every suspended call and stops the timers that would
+// abandon them; the server's Close cancels the calls themselves.
+func (b *bridge) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for token, sp := range b.suspended {
+		if sp.abandon != nil {
+			sp.abandon.Stop()
+		}
+		delete(b.suspended, token)
+	}
+}
+
+func (b *bridge) forget(sp *suspended) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.suspended, sp.token)
 }
 
 // await waits for the call's result or for input it needs.
-func (b *Bridge) await(ctx context.Context, sp *suspended) *mcp.CallToolResult {
+func (b *bridge) await(ctx context.Context, sp *suspended) *mcp.CallToolResult {
 	select {
 	case res := <-sp.result:
 		b.forget(sp)

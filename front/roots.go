@@ -50,7 +50,7 @@ func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedReques
 // engine and closes ready, if not nil. Listings are made one at a time, so
 // that the last one started is the last one applied.
 func (s *Server) listRoots(ss *mcp.ServerSession, ready chan struct{}) {
-	s.wg.Go(func() {
+	started := s.bg.Go(func() {
 		if ready != nil {
 			defer close(ready)
 		}
@@ -67,6 +67,9 @@ func (s *Server) listRoots(ss *mcp.ServerSession, ready chan struct{}) {
 		}
 		s.eng.SetRoots(res.Roots)
 	})
+	if !started && ready != nil {
+		close(ready) // closed: nothing will list them
+	}
 }
 
 // awaitRoots is receiving middleware that holds a call until the first

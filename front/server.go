@@ -15,6 +15,7 @@ package front
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -25,32 +26,41 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // Options configures a Server. The zero value works.
 type Options struct {
+	// Engine configures the engine the server runs. Its Client must be
+	// nil: the server passes what upstream servers send toward a client
+	// (progress, sampling, elicitation, log messages, resource updates) to
+	// the client session whose call caused it. Its ClientMiddleware runs
+	// after the server's own. Its Prompt, if set, is how a user logs in
+	// when no client can open the authorization URL (see docs/serve.md).
+	Engine switchboard.Options
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 	// Version is reported to clients. Default "dev".
 	Version string
-	// Bridge routes server-to-client traffic of upstream servers to the
-	// client sessions that caused it. It must be the bridge whose
-	// ClientOptions the engine was made with; nil disables pass-through.
-	Bridge *Bridge
-	// Metrics, if set, counts calls and their latency.
+	// Metrics, if set, counts calls and their latency, and reports the
+	// states of the engine's servers.
 	Metrics *Metrics
-	// ForwardRoots passes the client's roots on to the engine's servers
-	// (Engine.SetRoots). Set it where the engine's connections serve one
-	// client, as serve over stdio does; with several, the last to list its
-	// roots wins. Over HTTP, where clients share the connections, leave it
-	// off: one client's roots would widen or narrow what a server lets the
-	// others reach.
+	// ForwardRoots passes the client's roots on to the engine's servers.
+	// Set it where the engine's connections serve one client, as serve
+	// over stdio does; with several, the last to list its roots wins. Over
+	// HTTP, where clients share the connections, leave it off: one
+	// client's roots would widen or narrow what a server lets the others
+	// reach.
 	ForwardRoots bool
 }
 
-// Server is the MCP server in front of an engine.
+// Server is the MCP server in front of an engine of its own.
 type Server struct {
-	eng    *switchboard.Engine
+	eng    *gateway.Engine
+	bridge *bridge
 	opts   Options
 	log    *slog.Logger
 	mcp    *mcp.Server
@@ -64,25 +74,34 @@ type Server struct {
 	level    mcp.LoggingLevel      // asked of the server in transparent mode
 	unsub    func()
 
-	ctx     context.Context // cancelled by Close; bounds background work
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup // listings of client roots
-	rootsMu sync.Mutex     // one listing of client roots at a time
+	bg      *lifecycle.Group // session watchers, suspended calls, listings of client roots
+	ctx     context.Context  // bg's: cancelled by Close; bounds background work
+	rootsMu sync.Mutex       // one listing of client roots at a time
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 type directTool struct {
 	server, name string
 }
 
-// New makes the MCP server for eng. In transparent mode, and when direct
-// tools are configured, it lists the servers concerned first, which
-// connects them.
-func New(ctx context.Context, eng *switchboard.Engine, opts *Options) (*Server, error) {
-	s := &Server{eng: eng, sessions: map[*mcp.ServerSession]*clientSession{}, direct: map[string]directTool{}}
+// New makes the engine over cfg and the MCP server in front of it. In
+// transparent mode, and when direct tools are configured, it lists the
+// servers concerned first, which connects them. Close the server when
+// done: that closes the engine too.
+func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error) {
+	s := &Server{sessions: map[*mcp.ServerSession]*clientSession{}, direct: map[string]directTool{}, bridge: newBridge()}
 	if opts != nil {
 		s.opts = *opts
 	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	eng, err := s.newEngine(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.eng = eng
+	s.bg = lifecycle.New()
+	s.ctx = s.bg.Context()
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -90,29 +109,49 @@ func New(ctx context.Context, eng *switchboard.Engine, opts *Options) (*Server, 
 	if s.opts.Version == "" {
 		s.opts.Version = "dev"
 	}
-	cfg := eng.Config()
+	s.opts.Metrics.attach(eng)
 	s.prefix = cfg.Settings.ToolPrefix
 	if usable := eng.Usable(); len(usable) == 1 && s.prefix == "none" {
 		s.single = usable[0]
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
-	s.opts.Bridge.attach(s.mcp)
+	s.bridge.attach(s.mcp)
 	if s.opts.ForwardRoots {
 		s.mcp.AddReceivingMiddleware(s.awaitRoots)
 	}
+	if err := s.expose(ctx); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	s.unsub = eng.Subscribe(s.changed)
+	return s, nil
+}
+
+// newEngine makes the engine, its upstream traffic routed through the
+// server's bridge.
+func (s *Server) newEngine(ctx context.Context, cfg *config.Config) (*gateway.Engine, error) {
+	o := s.opts.Engine
+	if o.Client != nil {
+		return nil, errors.New("front.Options.Engine.Client must be nil: the server sets the client options of upstream connections itself")
+	}
+	o.Client = s.bridge.clientOptions()
+	o.ClientMiddleware = append([]mcp.Middleware{s.bridge.clientMiddleware()}, o.ClientMiddleware...)
+	o.Prompt = s.bridge.prompter(o.Prompt)
+	return gateway.New(ctx, cfg, (*gateway.Options)(&o))
+}
+
+// expose registers what clients see: the single server's own tools,
+// resources and prompts in transparent mode, else the proxy tool and the
+// direct tools.
+func (s *Server) expose(ctx context.Context) error {
 	if s.single != "" {
 		s.mcp.AddReceivingMiddleware(s.logLevels)
-		if err := s.mirror(ctx); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := s.addProxyTool(ctx); err != nil {
-			return nil, err
-		}
-		s.syncDirect(ctx)
+		return s.mirror(ctx, true)
 	}
-	s.unsub = eng.Subscribe(func(st switchboard.ServerStatus) { s.changed(st.Name) })
-	return s, nil
+	if err := s.addProxyTool(ctx); err != nil {
+		return err
+	}
+	s.syncDirect(ctx, true)
+	return nil
 }
 
 func (s *Server) serverOptions() *mcp.ServerOptions {
@@ -139,19 +178,35 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 // MCP returns the go-sdk server, to serve over any transport.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Close stops following the engine's changes and waits for listings of
-// client roots under way. It does not close the engine.
-func (s *Server) Close() {
-	if s.unsub != nil {
-		s.unsub()
-	}
-	s.cancel()
-	s.wg.Wait()
+// Close ends the client sessions, cancels the calls still running for
+// them (suspended multi round-trip calls among them) and waits for every
+// goroutine the server started, then closes the engine. It is idempotent
+// and safe to call concurrently.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		if s.unsub != nil {
+			s.unsub()
+		}
+		s.bg.Stop()
+		s.mu.Lock()
+		sessions := make([]*mcp.ServerSession, 0, len(s.sessions))
+		for ss := range s.sessions {
+			sessions = append(sessions, ss)
+		}
+		s.mu.Unlock()
+		for _, ss := range sessions {
+			ss.Close()
+		}
+		s.bridge.stop()
+		s.bg.Wait()
+		s.closeErr = s.eng.Close()
+	})
+	return s.closeErr
 }
 
 // clientSession is what the gateway keeps per client session.
 type clientSession struct {
-	es  *switchboard.Session
+	es  *gateway.Session
 	ctx context.Context // cancelled when the client session ends
 
 	// Guarded by Server.mu.
@@ -162,30 +217,35 @@ type clientSession struct {
 
 // track returns what the gateway keeps for a client session, making it on
 // first use and forgetting it, and what the session asked of upstream
-// servers, when the client session ends. s.mu must be held.
+// servers, when the client session ends (or the server closes, which
+// ends it). s.mu must be held.
 func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 	cs, ok := s.sessions[ss]
 	if ok {
 		return cs
 	}
-	sctx, end := context.WithCancel(context.Background())
+	sctx, end := context.WithCancel(s.ctx)
 	cs = &clientSession{es: s.eng.NewSession(), ctx: sctx}
-	s.sessions[ss] = cs
-	go func() {
+	watching := s.bg.Go(func() {
 		ss.Wait()
 		end()
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		s.mu.Unlock()
 		s.forget(cs)
-	}()
+	})
+	if !watching {
+		end() // closed: the session's calls end at once
+		return cs
+	}
+	s.sessions[ss] = cs
 	return cs
 }
 
 // session returns the engine session of a client session and a context
 // for one request that also ends with the client session: the SDK does not
 // cancel requests in flight when their session is closed.
-func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*switchboard.Session, context.Context, context.CancelFunc) {
+func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*gateway.Session, context.Context, context.CancelFunc) {
 	if ss == nil {
 		ctx, cancel := context.WithCancel(ctx)
 		return s.eng.NewSession(), ctx, cancel
@@ -212,7 +272,7 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
 			done := s.opts.Metrics.start("mcp")
-			ctx, _, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
+			ctx, _, release := s.bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 			defer release()
 			es, ctx, cancel := s.session(ctx, req.Session)
 			defer cancel()
@@ -224,18 +284,18 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 	return nil
 }
 
-// changed reacts to a server whose lists or state changed.
-func (s *Server) changed(server string) {
-	ctx := context.Background()
+// changed reacts to a change of a server's state or lists, from the
+// catalog: it connects nothing.
+func (s *Server) changed(ctx context.Context, ev gateway.Event) {
 	if s.single != "" {
-		if server == s.single {
-			if err := s.mirror(ctx); err != nil {
-				s.log.Warn("refreshing the mirrored server", "server", server, "err", err)
+		if ev.Server == s.single {
+			if err := s.mirror(ctx, false); err != nil {
+				s.log.Warn("refreshing the mirrored server", "server", ev.Server, "err", err)
 			}
 		}
 		return
 	}
-	s.syncDirect(ctx)
+	s.syncDirect(ctx, false)
 }
 
 // exposedName names a server's tool as a direct tool.
@@ -250,8 +310,9 @@ func (s *Server) exposedName(server, tool string) string {
 }
 
 // syncDirect makes the direct tools match the configuration and what the
-// catalog knows; the SDK sends tools/list_changed when they change.
-func (s *Server) syncDirect(ctx context.Context) {
+// catalog knows; the SDK sends tools/list_changed when they change. With
+// connect, a server the catalog does not know is connected and listed.
+func (s *Server) syncDirect(ctx context.Context, connect bool) {
 	want := map[string]directTool{}
 	tools := map[string]*mcp.Tool{}
 	cfg := s.eng.Config()
@@ -261,6 +322,9 @@ func (s *Server) syncDirect(ctx context.Context) {
 			continue
 		}
 		ent, ok := s.eng.Cached(ctx, name)
+		if !ok && !connect {
+			continue
+		}
 		if !ok {
 			var err error
 			if ent, err = s.eng.Entry(ctx, name); err != nil {
@@ -271,7 +335,7 @@ func (s *Server) syncDirect(ctx context.Context) {
 		for _, t := range ent.Tools {
 			if srv.Direct(t.Name) {
 				exposed := s.exposedName(name, t.Name)
-				if exposed == switchboard.ToolName {
+				if exposed == proxy.ToolName {
 					continue
 				}
 				want[exposed] = directTool{server: name, name: t.Name}
@@ -312,7 +376,7 @@ func (s *Server) syncDirect(ctx context.Context) {
 // instead of the text); but a result over settings.output has its
 // structured content spilled to a file, which no schema allows. Without the
 // schema, structured content that fits is still passed on, and the text
-// holds it too (see Engine.Bound).
+// holds it too (see gateway.Engine.Bound).
 func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transparent bool) {
 	cp := *t
 	cp.Name = exposed
@@ -328,13 +392,13 @@ func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transpare
 }
 
 // callDirect calls a server's tool for a direct or mirrored tool. Its
-// result is bounded (Engine.Bound); in transparent mode, a result that
-// fits is passed on as it came (Engine.Fits).
+// result is bounded (gateway.Engine.Bound); in transparent mode, a result
+// that fits is passed on as it came (gateway.Engine.Fits).
 func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, transparent bool) *mcp.CallToolResult {
 	done := s.opts.Metrics.start("call")
 	es, ctx, cancel := s.session(ctx, req.Session)
 	defer cancel()
-	ctx, up, release := s.opts.Bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
+	ctx, up, release := s.bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 	defer release()
 	var args any = map[string]any{}
 	if len(req.Params.Arguments) > 0 {

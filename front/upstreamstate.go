@@ -112,7 +112,7 @@ func (s *Server) forget(cs *clientSession) {
 	if s.single == "" {
 		return
 	}
-	ctx := context.Background()
+	ctx := s.ctx
 	s.mu.Lock()
 	var gone []string
 	for uri := range cs.subs {

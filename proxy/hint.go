@@ -90,14 +90,14 @@ func ShellQuote(s string) string {
 // or holding one another; of those, only the nearest. It is how an unknown
 // server, command or argument name gets "did you mean".
 func Closest(name string, names []string, limit int) []string {
-	norm := normalize(name)
+	norm := Normalize(name)
 	type scored struct {
 		name string
 		dist int
 	}
 	var list []scored
 	for _, n := range names {
-		c := normalize(n)
+		c := Normalize(n)
 		d := levenshtein(norm, c)
 		if norm != "" && (strings.Contains(c, norm) || strings.Contains(norm, c)) {
 			d = min(d, abs(len(c)-len(norm))/2)

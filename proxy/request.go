@@ -1,7 +1,3 @@
-// Package proxy defines the contract of the mcp proxy tool: the requests an
-// agent may send, their strict validation, name resolution, and the text of
-// results. It performs no I/O; the engine in the root package carries the
-// requests out.
 package proxy
 
 import (

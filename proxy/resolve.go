@@ -37,18 +37,20 @@ func NewNames(tools map[string][]string) *Names {
 	}
 	sort.Strings(servers)
 	for _, s := range servers {
-		n.servers[normalize(s)] = s
+		n.servers[Normalize(s)] = s
 		for _, t := range tools[s] {
 			ref := ToolRef{Server: s, Name: t}
 			n.all = append(n.all, ref)
-			n.tools["\x00"+normalize(t)] = append(n.tools["\x00"+normalize(t)], ref)
-			n.tools[normalize(s)+"\x00"+normalize(t)] = append(n.tools[normalize(s)+"\x00"+normalize(t)], ref)
+			n.tools["\x00"+Normalize(t)] = append(n.tools["\x00"+Normalize(t)], ref)
+			n.tools[Normalize(s)+"\x00"+Normalize(t)] = append(n.tools[Normalize(s)+"\x00"+Normalize(t)], ref)
 		}
 	}
 	return n
 }
 
-func normalize(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
+// Normalize is how names of servers and tools are matched: case is
+// ignored, and '-' and '_' are alike.
+func Normalize(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
 
 // ErrAmbiguous is matched by the error of a name found on several servers.
 var ErrAmbiguous = errors.New("ambiguous tool name")
@@ -62,15 +64,15 @@ var ErrUnknownTool = errors.New("unknown tool")
 func (n *Names) Resolve(name, server string) (ToolRef, error) {
 	var cands []ToolRef
 	if server != "" {
-		s := normalize(server)
-		cands = n.tools[s+"\x00"+normalize(name)]
+		s := Normalize(server)
+		cands = n.tools[s+"\x00"+Normalize(name)]
 		if len(cands) == 0 {
-			if rest, ok := strings.CutPrefix(normalize(name), s+"_"); ok {
+			if rest, ok := strings.CutPrefix(Normalize(name), s+"_"); ok {
 				cands = n.tools[s+"\x00"+rest]
 			}
 		}
 	} else {
-		cands = append(cands, n.tools["\x00"+normalize(name)]...)
+		cands = append(cands, n.tools["\x00"+Normalize(name)]...)
 		cands = append(cands, n.prefixed(name)...)
 		cands = dedupe(cands)
 	}
@@ -93,7 +95,7 @@ func (n *Names) Resolve(name, server string) (ToolRef, error) {
 
 // prefixed finds tools named as server_tool.
 func (n *Names) prefixed(name string) []ToolRef {
-	norm := normalize(name)
+	norm := Normalize(name)
 	var out []ToolRef
 	for ns := range n.servers {
 		if rest, ok := strings.CutPrefix(norm, ns+"_"); ok && rest != "" {
@@ -153,19 +155,19 @@ func (n *Names) unknown(name, server string) error {
 // finds "resolve-library-id" on "ctx"; otherwise the edit distance decides:
 // a typo or two, at most a third of the length of what was written.
 func (n *Names) Suggest(name, server string, limit int) []ToolRef {
-	norm := normalize(name)
+	norm := Normalize(name)
 	type scored struct {
 		ref        ToolRef
 		rank, dist int
 	}
 	var list []scored
 	for _, r := range n.all {
-		if server != "" && normalize(r.Server) != normalize(server) {
+		if server != "" && Normalize(r.Server) != Normalize(server) {
 			continue
 		}
-		t := normalize(r.Name)
+		t := Normalize(r.Name)
 		rank, dist, ok := closeness(norm, t)
-		if rest, cut := strings.CutPrefix(norm, normalize(r.Server)+"_"); cut && rest != "" {
+		if rest, cut := strings.CutPrefix(norm, Normalize(r.Server)+"_"); cut && rest != "" {
 			if rk, d, rok := closeness(rest, t); rok && (!ok || rk < rank || rk == rank && d < dist) {
 				rank, dist, ok = rk, d, true
 			}

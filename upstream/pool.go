@@ -39,6 +39,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
@@ -164,12 +165,8 @@ type Pool struct {
 	groups  *groupLog       // the process groups of our stdio children
 	roots   rootsState
 
-	ctx    context.Context // cancelled by Close; parent of all background work
-	cancel context.CancelFunc
-
-	mu     sync.Mutex
-	closed bool
-	wg     sync.WaitGroup // every goroutine the pool starts
+	bg  *lifecycle.Group // every goroutine the pool starts
+	ctx context.Context  // bg's: cancelled by Close; parent of all background work
 
 	closeOnce sync.Once
 	closeDone chan struct{}
@@ -187,7 +184,8 @@ func New(servers []*config.Server, opts *Options) *Pool {
 	sweepGroups(p.opts.GroupDir, p.log)
 	p.groups = newGroupLog(p.opts.GroupDir, p.log)
 	p.roots.roots = cloneRoots(p.opts.Roots)
-	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.bg = lifecycle.New()
+	p.ctx = p.bg.Context()
 	for _, cfg := range servers {
 		if _, dup := p.servers[cfg.Name]; dup {
 			continue
@@ -245,19 +243,7 @@ func setDefault[T comparable](v *T, def T) {
 
 // goOwned runs f in a goroutine that Close waits for. It reports false, and
 // does not run f, once the pool is closed.
-func (p *Pool) goOwned(f func()) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		f()
-	}()
-	return true
-}
+func (p *Pool) goOwned(f func()) bool { return p.bg.Go(f) }
 
 // notify calls OnChange. Callers hold no lock.
 func (p *Pool) notify(name string) {
@@ -308,12 +294,9 @@ func (p *Pool) server(name, op string) (*server, error) {
 // SIGTERM is enough to leave nothing behind.
 func (p *Pool) Close() error {
 	p.closeOnce.Do(func() {
-		p.mu.Lock()
-		p.closed = true
-		p.mu.Unlock()
-		p.cancel()
+		p.bg.Stop()
 		p.closeServers()
-		p.wg.Wait()
+		p.bg.Wait()
 		p.groups.close()
 		if p.ownHTTP != nil {
 			p.ownHTTP.CloseIdleConnections()

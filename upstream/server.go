@@ -15,8 +15,9 @@ import (
 
 // A server is the connection state machine of one configured server.
 //
-// Lock order: server.mu before Pool.mu (goOwned). No lock is held while
-// calling out: to a server, to OnChange, or while closing a session.
+// Lock order: server.mu before the lock of the pool's lifecycle.Group
+// (goOwned). No lock is held while calling out: to a server, to OnChange,
+// or while closing a session.
 type server struct {
 	pool    *Pool
 	cfg     *config.Server

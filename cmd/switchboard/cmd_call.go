@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -71,7 +71,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	if _, err := typedArgs(pairs, nil, fmt.Sprintf("%q", name)); err != nil {
 		return err // not key=value: no need to look the tool up
 	}
-	return e.runBuilt(ctx, f, func(ctx context.Context, eng *switchboard.Engine) (*proxy.Request, error) {
+	return e.runBuilt(ctx, f, func(ctx context.Context, eng *gateway.Engine) (*proxy.Request, error) {
 		return typedCall(ctx, eng, name, *server, pairs)
 	})
 }
@@ -79,7 +79,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 // typedCall builds the call of a tool from key=value pairs typed by the
 // tool's input schema, which describe finds in the catalog. When describe
 // fails, the call is built untyped and reports the same failure itself.
-func typedCall(ctx context.Context, eng *switchboard.Engine, name, server string, pairs []string) (*proxy.Request, error) {
+func typedCall(ctx context.Context, eng *gateway.Engine, name, server string, pairs []string) (*proxy.Request, error) {
 	req := &proxy.Request{Action: proxy.ActionCall, Name: name, Server: server}
 	var schema *inputSchema
 	display := fmt.Sprintf("%q", name)

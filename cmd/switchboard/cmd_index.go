@@ -22,7 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 )
 
 func indexCommand() *command {
@@ -56,8 +56,8 @@ type indexOptions struct {
 
 // indexJSON is the stable --json shape of index.
 type indexJSON struct {
-	Servers []switchboard.IndexResult `json:"servers"`
-	Removed []string                  `json:"removed"`
+	Servers []gateway.IndexResult `json:"servers"`
+	Removed []string              `json:"removed"`
 }
 
 func runIndexCommand(ctx context.Context, e *env, args []string) error {
@@ -91,11 +91,11 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 	color := isTerminal(e.stdout) && colorOK(e.getenv, escapes(e.stdout))
 	prog := &progress{w: e.stderr, total: len(names), on: isTerminal(e.stderr),
 		plain: !colorOK(e.getenv, escapes(e.stderr))}
-	var results []switchboard.IndexResult
+	var results []gateway.IndexResult
 	if len(names) > 0 {
-		results, err = eng.Index(ctx, names, &switchboard.IndexOptions{
+		results, err = eng.Index(ctx, names, &gateway.IndexOptions{
 			Started: prog.start,
-			Done: func(r switchboard.IndexResult) {
+			Done: func(r gateway.IndexResult) {
 				prog.finish(r.Server, func() {
 					if !opts.json {
 						fmt.Fprintln(e.stdout, indexLine(r, width, color))
@@ -115,7 +115,7 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 	if opts.json {
 		out := indexJSON{Servers: results, Removed: removed}
 		if out.Servers == nil {
-			out.Servers = []switchboard.IndexResult{}
+			out.Servers = []gateway.IndexResult{}
 		}
 		if out.Removed == nil {
 			out.Removed = []string{}
@@ -139,7 +139,7 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 }
 
 // indexLine is a server's result line.
-func indexLine(r switchboard.IndexResult, width int, color bool) string {
+func indexLine(r gateway.IndexResult, width int, color bool) string {
 	took := fmt.Sprintf("(%.1fs)", r.Duration.Seconds())
 	if r.Duration < time.Second {
 		took = fmt.Sprintf("(%dms)", r.Duration.Milliseconds())
@@ -180,7 +180,7 @@ func count(n int, one, many string) string {
 }
 
 // indexFailures summarises what failed, as the command's error.
-func indexFailures(results []switchboard.IndexResult) error {
+func indexFailures(results []gateway.IndexResult) error {
 	var servers, embeddings int
 	for _, r := range results {
 		switch {

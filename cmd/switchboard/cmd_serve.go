@@ -108,19 +108,13 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}
-	bridge := front.NewBridge()
-	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger,
-		Client: bridge.ClientOptions(), ClientMiddleware: []mcp.Middleware{bridge.ClientMiddleware()}, Version: versionString(),
-		Supervise: true, Prompt: bridge.Prompter(e.servePrompter())})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	metrics := front.NewMetrics(eng)
+	metrics := front.NewMetrics()
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
-	srv, err := front.New(ctx, eng, &front.Options{Logger: logger, Version: versionString(), Bridge: bridge, Metrics: metrics, ForwardRoots: o.http == ""})
+	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "",
+		Engine: switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
+			Supervise: true, Prompt: e.servePrompter()}})
 	if err != nil {
 		return err
 	}
@@ -146,7 +140,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log
-// in when the client cannot open the URL itself (see Bridge.Prompter):
+// in when the client cannot open the URL itself (front.Options.Engine):
 // through the browser $BROWSER names, when it is set. Otherwise the result
 // says needs-auth and names the command.
 func (e *env) servePrompter() oauth.Prompter {

@@ -13,8 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 func statusCommand() *command {
@@ -126,26 +127,26 @@ func serverState(c *config.Config, s *config.Server) string {
 // when indexed, last failure), from a passive engine: it starts nothing and
 // resolves no secret. Without a catalog there is nothing to know; one that
 // cannot be read is a warning.
-func (e *env) serverStatus(ctx context.Context, c *config.Config) map[string]switchboard.ServerStatus {
+func (e *env) serverStatus(ctx context.Context, c *config.Config) map[string]proxy.ServerStatus {
 	path := filepath.Join(c.Dirs.CacheDir(), "catalog.db")
 	if _, err := os.Stat(path); err != nil {
 		return nil
 	}
-	eng, err := switchboard.New(ctx, c, &switchboard.Options{Passive: true, CatalogPath: path, Lookup: e.lookupEnv,
+	eng, err := gateway.New(ctx, c, &gateway.Options{Passive: true, CatalogPath: path, Lookup: e.lookupEnv,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "switchboard status: tool counts and failures unknown: %v\n", err)
 		return nil
 	}
 	defer eng.Close()
-	out := map[string]switchboard.ServerStatus{}
+	out := map[string]proxy.ServerStatus{}
 	for _, st := range eng.Status(ctx) {
 		out[st.Name] = st
 	}
 	return out
 }
 
-func statusOf(c *config.Config, live map[string]switchboard.ServerStatus) statusJSON {
+func statusOf(c *config.Config, live map[string]proxy.ServerStatus) statusJSON {
 	st := statusJSON{Servers: []serverJSON{}, Files: []fileJSON{}, Errors: problems(c.Errors()), Warnings: problems(c.Warnings())}
 	for _, s := range c.Servers {
 		sj := serverJSON{

@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -36,7 +36,7 @@ func catalogPath(d config.Dirs) string { return filepath.Join(d.CacheDir(), "cat
 // a server. With login, a server that needs an OAuth login logs in there
 // and then when a browser can be opened (see canOpenBrowser); otherwise
 // its error names the command that logs in.
-func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*switchboard.Engine, error) {
+func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*gateway.Engine, error) {
 	cfg := config.Load(e.dirs(explicit))
 	if err := cfg.Err(); err != nil {
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
@@ -48,7 +48,7 @@ func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*swi
 	if login && e.canOpenBrowser() {
 		prompt = e.browserPrompter(false)
 	}
-	return switchboard.New(ctx, cfg, &switchboard.Options{
+	return gateway.New(ctx, cfg, &gateway.Options{
 		Prompt:      prompt,
 		Lookup:      e.lookupEnv,
 		Credentials: credentials(cfg),
@@ -81,12 +81,12 @@ func (e *env) cwdRoots() []*mcp.Root {
 // result: the text on stdout, or the details with --json. An error result
 // goes to stderr and fails the command; so does a tool's own error.
 func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) error {
-	return e.runBuilt(ctx, f, func(context.Context, *switchboard.Engine) (*proxy.Request, error) { return req, nil })
+	return e.runBuilt(ctx, f, func(context.Context, *gateway.Engine) (*proxy.Request, error) { return req, nil })
 }
 
 // runBuilt is runRequest for a request that is built with the engine's
 // help, such as a call whose arguments are typed by the tool's schema.
-func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
+func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *gateway.Engine) (*proxy.Request, error)) (err error) {
 	e.offline = e.offline || f.offline
 	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
 	if err != nil {
@@ -104,7 +104,7 @@ func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context
 	return e.printResult(r, f.json)
 }
 
-func (e *env) printResult(r *switchboard.Result, asJSON bool) error {
+func (e *env) printResult(r *proxy.Result, asJSON bool) error {
 	switch {
 	case asJSON:
 		e.stdout.Write(r.JSON())

@@ -1,0 +1,368 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/embedtest"
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+)
+
+// embedCanary is the API key of every test here: it must never show.
+const embedCanary = "sk-canary-7c41e0-never-show"
+
+// syncBuffer is a log sink that the engine's goroutines may write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// hybridEngine returns an engine over the catalog fixture server with
+// settings.embeddings pointing at baseURL, its key from $SB_EMBED_KEY (set
+// to embedCanary), logging to log.
+func hybridEngine(t *testing.T, baseURL string, log *syncBuffer) *Engine {
+	t.Helper()
+	t.Setenv("SB_EMBED_KEY", embedCanary)
+	settings := map[string]any{"embeddings": map[string]any{"baseUrl": baseURL, "apiKey": "${SB_EMBED_KEY}", "model": "fake"}}
+	opts := &Options{Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	e := engineIn(t, t.TempDir(), map[string]def{"tools": fixture(testserver.Catalog)}, settings, opts)
+	e.emb.queryTimeout = 300 * time.Millisecond // the bound is the point; kept short
+	return e
+}
+
+// index indexes every server and returns the results.
+func index(t *testing.T, e *Engine) []IndexResult {
+	t.Helper()
+	rs, err := e.Index(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Error != "" {
+			t.Fatalf("indexing %s: %s", r.Server, r.Error)
+		}
+	}
+	return rs
+}
+
+func TestHybridSearch(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	srv := embedtest.Start(t)
+	var log syncBuffer
+	e := hybridEngine(t, srv.BaseURL, &log)
+	rs := index(t, e)
+	if r := rs[0]; r.Embedded != len(testserver.CatalogTools) || r.EmbeddingsError != "" {
+		t.Fatalf("index: %d embedded, error %q; want %d, none", r.Embedded, r.EmbeddingsError, len(testserver.CatalogTools))
+	}
+	if again := index(t, e); again[0].Embedded != 0 {
+		t.Errorf("indexing again embedded %d texts, want 0: none changed", again[0].Embedded)
+	}
+	for _, req := range srv.Requests() {
+		if req.Authorization != "Bearer "+embedCanary || req.Model != "fake" {
+			t.Errorf("request with Authorization %q, model %q; want the key and the model", req.Authorization, req.Model)
+		}
+	}
+
+	// By meaning alone: no word of the query is in the tool's text.
+	r := must(t, e, `{"search":"kerfuffle"}`)
+	if info := r.Details.Search; info.Mode != "hybrid" || info.Reason != "" {
+		t.Errorf("search info %+v, want hybrid without a reason", info)
+	}
+	wantText(t, r, "(hybrid: lexical + semantic)")
+	if len(r.Details.Tools) == 0 || !strings.HasPrefix(r.Details.Tools[0].Name, "issue_") {
+		t.Errorf("kerfuffle: got %v, want an issue tool first\n%s", names(r.Details.Tools), r.Text)
+	}
+	// Names still win, and paging and server filters work.
+	for q, first := range map[string]string{"create issue": "issue_create", "github": "GitHubSearch", "resolve-library-id": "resolve-library-id", "c++": "compile_cpp", "文件搜索": "file_search"} {
+		req, _ := json.Marshal(map[string]any{"search": q})
+		r := must(t, e, string(req))
+		if r.Details.Search.Mode != "hybrid" || len(r.Details.Tools) == 0 || r.Details.Tools[0].Name != first {
+			t.Errorf("%q: mode %s, got %v, want %s first", q, r.Details.Search.Mode, names(r.Details.Tools), first)
+		}
+	}
+	r = must(t, e, `{"search":"kerfuffle","server":"tools","limit":1,"offset":1}`)
+	if r.Details.Count != 1 || r.Details.Total < 2 {
+		t.Errorf("second page: %d of %d, want 1 of at least 2", r.Details.Count, r.Details.Total)
+	}
+	r = must(t, e, `{"search":"^get","regex":true}`)
+	if r.Details.Search.Mode != "regex" {
+		t.Errorf("regex search mode %q, want regex", r.Details.Search.Mode)
+	}
+	// A repeated query is not embedded again.
+	n := len(srv.Requests())
+	must(t, e, `{"search":"kerfuffle"}`)
+	if got := len(srv.Requests()); got != n {
+		t.Errorf("a repeated query sent %d requests, want 0", got-n)
+	}
+}
+
+func TestSearchFallsBackToLexical(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	for _, tt := range []struct {
+		name   string
+		fail   func(r embedtest.Request) (int, string) // at search time, after indexing
+		reason string
+	}{
+		{"server error", func(embedtest.Request) (int, string) {
+			return http.StatusInternalServerError, `{"error":{"message":"model exploded"}}`
+		}, "embeddings endpoint failed: POST http://127.0.0.1:"},
+		{"echoes the key", func(r embedtest.Request) (int, string) {
+			return http.StatusUnauthorized, "invalid key " + r.Authorization
+		}, "401 Unauthorized: invalid key Bearer [redacted]"},
+		{"bad answer", func(embedtest.Request) (int, string) {
+			return http.StatusOK, `{"data":[]}`
+		}, "the answer has 0 embeddings for 1 inputs"},
+		{"slow", func(embedtest.Request) (int, string) { return embedtest.Hang, "" }, "no answer within 300ms"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := embedtest.Start(t)
+			var log syncBuffer
+			e := hybridEngine(t, srv.BaseURL, &log)
+			index(t, e)
+			srv.FailWith(tt.fail)
+			r := must(t, e, `{"search":"create issue"}`)
+			info := r.Details.Search
+			if info.Mode != "lexical" || !strings.Contains(info.Reason, tt.reason) || !strings.HasSuffix(info.Reason, "; lexical only") {
+				t.Errorf("search info %+v, want lexical with a reason holding %q", info, tt.reason)
+			}
+			wantText(t, r, "note: embeddings endpoint failed: ")
+			if len(r.Details.Tools) == 0 || r.Details.Tools[0].Name != "issue_create" {
+				t.Errorf("lexical fallback: got %v, want issue_create first", names(r.Details.Tools))
+			}
+			// The endpoint is left alone for a while: the next search does
+			// not wait for it again, and says when it failed.
+			n := len(srv.Requests())
+			r = must(t, e, `{"search":"list issues"}`)
+			if got := len(srv.Requests()); got != n {
+				t.Errorf("a search right after a failure sent %d requests, want 0", got-n)
+			}
+			if !strings.Contains(r.Details.Search.Reason, "ago; next try in") {
+				t.Errorf("reason right after a failure: %q, want when it failed", r.Details.Search.Reason)
+			}
+			for _, s := range []string{r.Text, string(r.JSON()), log.String()} {
+				if strings.Contains(s, embedCanary) {
+					t.Errorf("the API key shows:\n%s", s)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchWhileEmbedding(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	srv := embedtest.Start(t)
+	var log syncBuffer
+	e := hybridEngine(t, srv.BaseURL, &log)
+
+	// The first search indexes the server on demand but does not wait for
+	// its embeddings: lexical, and why; they are computed in the background.
+	r := must(t, e, `{"search":"create issue"}`)
+	info := r.Details.Search
+	if info.Mode != "lexical" || !strings.Contains(info.Reason, "embeddings are still being computed (9 of 9 tools have none yet)") {
+		t.Errorf("first search: %+v, want lexical while embeddings are computed", info)
+	}
+	wantText(t, r, "note: embeddings are still being computed")
+	e.emb.waitFill()
+	r = must(t, e, `{"search":"kerfuffle"}`)
+	if r.Details.Search.Mode != "hybrid" || len(r.Details.Tools) == 0 {
+		t.Errorf("after the background embedding: %+v, %v; want hybrid results", r.Details.Search, names(r.Details.Tools))
+	}
+
+	// The endpoint embeds queries but fails on the tools' texts: the next
+	// search says so, rather than that they are still being computed.
+	srv.FailWith(func(r embedtest.Request) (int, string) {
+		if len(r.Input) > 1 {
+			return http.StatusBadRequest, `{"error":"input is too large to process"}`
+		}
+		return 0, ""
+	})
+	e2 := hybridEngine(t, srv.BaseURL, &log)
+	r = must(t, e2, `{"search":"create issue"}`)
+	if info := r.Details.Search; !strings.Contains(info.Reason, "still being computed") {
+		t.Errorf("first search: %+v, want lexical while embeddings are computed", info)
+	}
+	e2.emb.waitFill()
+	r = must(t, e2, `{"search":"create issue"}`)
+	if info := r.Details.Search; info.Mode != "lexical" || !strings.Contains(info.Reason, "embeddings endpoint failed") || !strings.Contains(info.Reason, "400 Bad Request: input is too large to process") {
+		t.Errorf("after a failed background embedding: %+v, want lexical with the failure", info)
+	}
+	if !strings.Contains(log.String(), "computing embeddings") {
+		t.Errorf("the failed background embedding is not logged:\n%s", log.String())
+	}
+}
+
+func TestEmbeddingsMisconfigured(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	// The key's variable is unset: search says so, and stays lexical.
+	settings := map[string]any{"embeddings": map[string]any{"baseUrl": "http://127.0.0.1:1/v1", "apiKey": "${SB_UNSET_EMBED_KEY}"}}
+	e := engineIn(t, t.TempDir(), map[string]def{"tools": fixture(testserver.Catalog)}, settings, nil)
+	rs, err := e.Index(t.Context(), nil, nil)
+	if err != nil || rs[0].Error != "" || !strings.Contains(rs[0].EmbeddingsError, "settings.embeddings.apiKey: environment variable SB_UNSET_EMBED_KEY is not set") {
+		t.Errorf("index: %+v, %v; want indexed, with the embeddings error", rs, err)
+	}
+	r := must(t, e, `{"search":"create issue"}`)
+	if info := r.Details.Search; info.Mode != "lexical" || !strings.Contains(info.Reason, "SB_UNSET_EMBED_KEY is not set") {
+		t.Errorf("search info %+v, want lexical with the unset variable", info)
+	}
+	if len(r.Details.Tools) == 0 || r.Details.Tools[0].Name != "issue_create" {
+		t.Errorf("got %v, want issue_create first", names(r.Details.Tools))
+	}
+
+	// Nothing listens: the endpoint is missing.
+	t.Setenv("SB_EMBED_KEY", embedCanary)
+	settings = map[string]any{"embeddings": map[string]any{"baseUrl": "http://127.0.0.1:1/v1", "apiKey": "${SB_EMBED_KEY}", "model": "m"}}
+	e = engineIn(t, t.TempDir(), map[string]def{"tools": fixture(testserver.Catalog)}, settings, nil)
+	rs, _ = e.Index(t.Context(), nil, nil)
+	if want := "embedding tool texts: POST http://127.0.0.1:1/v1/embeddings: dial tcp 127.0.0.1:1: connect: connection refused"; rs[0].EmbeddingsError != want {
+		t.Errorf("index with nothing listening: embeddings error %q, want %q", rs[0].EmbeddingsError, want)
+	}
+	r = must(t, e, `{"search":"create issue"}`)
+	if info := r.Details.Search; info.Mode != "lexical" || !strings.Contains(info.Reason, "connection refused") {
+		t.Errorf("search info %+v, want lexical with the refused connection", info)
+	}
+}
+
+// TestEmbeddingsCanary checks that the API key reaches the endpoint and
+// nothing else: no result, log, error or file.
+func TestEmbeddingsCanary(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	srv := embedtest.Start(t)
+	var log syncBuffer
+	e := hybridEngine(t, srv.BaseURL, &log)
+	var texts []string
+	for _, r := range index(t, e) {
+		b, _ := json.Marshal(r)
+		texts = append(texts, string(b))
+	}
+	for _, req := range []string{`{}`, `{"search":"kerfuffle"}`, `{"describe":"issue_create"}`, `{"tool":"issue_create","args":{}}`} {
+		r := handle(t, e, req)
+		texts = append(texts, r.Text, string(r.JSON()))
+	}
+	srv.FailWith(func(r embedtest.Request) (int, string) {
+		return http.StatusForbidden, `{"error":{"message":"key ` + r.Authorization + ` is not allowed"}}`
+	})
+	r := handle(t, e, `{"search":"something else entirely"}`)
+	texts = append(texts, r.Text, string(r.JSON()), log.String(), e.Tool(t.Context()).Description)
+	if !strings.Contains(r.Details.Search.Reason, "key Bearer [redacted] is not allowed") {
+		t.Errorf("reason %q, want the endpoint's message, redacted", r.Details.Search.Reason)
+	}
+	for _, s := range texts {
+		if strings.Contains(s, embedCanary) {
+			t.Fatalf("the API key shows:\n%s", s)
+		}
+	}
+	if n := len(srv.Requests()); n == 0 {
+		t.Fatal("the endpoint got no request")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	filepath.Walk(filepath.Dir(e.opts.CatalogPath), func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(embedCanary)) {
+				t.Errorf("file %s holds the API key", path)
+			}
+		}
+		return nil
+	})
+}
+
+func TestDecodeEmbeddings(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		n    int
+		want string // "" for success
+	}{
+		{`{"data":[{"index":1,"embedding":[0,1]},{"index":0,"embedding":[1,0]}]}`, 2, ""},
+		{`{"data":[{"index":0,"embedding":[1,0]}]}`, 2, "1 embeddings for 2 inputs"},
+		{`{"data":[{"index":0,"embedding":[1,0]},{"index":0,"embedding":[0,1]}]}`, 2, "bad or repeated index 0"},
+		{`{"data":[{"index":5,"embedding":[1,0]}]}`, 1, "bad or repeated index 5"},
+		{`{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[1]}]}`, 2, "dimensions"},
+		{`{"data":[{"index":0,"embedding":[]}]}`, 1, "dimensions"},
+		{`{"data":[{"index":0,"embedding":["x"]}]}`, 1, "not an embeddings response"},
+		{`<html>`, 1, "not an embeddings response"},
+	} {
+		vs, err := decodeEmbeddings([]byte(tt.body), tt.n)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.body, err)
+		case tt.want == "" && (vs[0][0] != 1 || vs[1][1] != 1):
+			t.Errorf("%s: got %v, want the vectors placed by index", tt.body, vs)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: got %v, want an error containing %q", tt.body, err, tt.want)
+		}
+	}
+}
+
+// TestEmbeddingsResponseBound checks that an endless answer is cut off.
+func TestEmbeddingsResponseBound(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	srv := embedtest.Start(t)
+	huge := `{"data":[{"index":0,"embedding":[` + strings.Repeat("0.1,", embedMaxResponse/4) + `1]}]}`
+	srv.FailWith(func(embedtest.Request) (int, string) { return http.StatusOK, huge })
+	var log syncBuffer
+	e := hybridEngine(t, srv.BaseURL, &log)
+	_, err := e.emb.embed(context.Background(), []string{"x"}, 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "larger than 32 MiB") {
+		t.Errorf("a huge answer: got %v, want it refused", err)
+	}
+}
+
+// waitFill waits for the background embedding to end, if one runs.
+func (em *embedder) waitFill() {
+	em.mu.Lock()
+	ch := em.filling
+	em.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+}
+
+// FuzzDecodeEmbeddings feeds the endpoint's answer, untrusted input, to the
+// decoder: it errs or returns n finite vectors of one length, never panics.
+func FuzzDecodeEmbeddings(f *testing.F) {
+	f.Add([]byte(`{"data":[{"index":0,"embedding":[0.1,0.2]}]}`), 1)
+	f.Add([]byte(`{"data":[{"index":1,"embedding":[1]},{"index":0,"embedding":[2]}]}`), 2)
+	f.Add([]byte(`{"data":[{"index":-1,"embedding":[1e39]}]}`), 1)
+	f.Add([]byte(`{"data":null}`), 0)
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		n = n % 64
+		if n < 0 {
+			n = -n
+		}
+		vs, err := decodeEmbeddings(data, n)
+		if err != nil {
+			return
+		}
+		if len(vs) != n {
+			t.Fatalf("%d vectors for %d inputs", len(vs), n)
+		}
+		for _, v := range vs {
+			if len(v) == 0 || len(v) != len(vs[0]) {
+				t.Fatalf("vector lengths %d and %d", len(v), len(vs[0]))
+			}
+		}
+	})
+}

@@ -1,0 +1,221 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/bound"
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
+	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/policy"
+	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// Options configures an Engine: those of switchboard.Options, which
+// documents them (the two types have the same fields, so that one converts
+// to the other). The zero value works.
+type Options struct {
+	Lookup           func(string) (string, bool)
+	Credentials      credstore.Store
+	BaseEnv          []string
+	Logger           *slog.Logger
+	CatalogPath      string
+	SpillDir         string
+	KeepSpills       time.Duration
+	Client           *mcp.ClientOptions
+	ClientMiddleware []mcp.Middleware
+	IndexConcurrency int
+	Version          string
+	Passive          bool
+	Audience         proxy.Audience
+	Prompt           oauth.Prompter
+	Roots            []*mcp.Root
+	Supervise        bool
+	Approver         policy.Approver
+	AuditPath        string
+}
+
+// Engine is Switchboard: the proxy tool and every operation behind it,
+// over one configuration. Its methods are safe for concurrent use.
+type Engine struct {
+	cfg   *config.Config
+	opts  Options
+	log   *slog.Logger
+	pool  *upstream.Pool
+	cat   *catalog.Catalog
+	spill *bound.Spiller
+	def   *Session  // the session of Handle and of the engine's own methods
+	emb   *embedder // nil without settings.embeddings
+	memo  memo      // catalog entries read or written, and definition hashes
+
+	fails failureMarks // what recordFailures wrote to the catalog
+	pol   enginePolicy // the audit trail and pins (policy.go)
+
+	bg  *lifecycle.Group // background refreshes and embeddings
+	ctx context.Context  // bg's: cancelled by Close
+
+	mu      sync.Mutex
+	subs    map[int]func(context.Context, Event)
+	nextSub int
+	refresh map[string]bool               // servers whose change is being handled: whether another came
+	told    map[string]proxy.ServerStatus // the status of each server subscribers were last told
+	handled func(server string)           // tests: called when a change has been handled, e.mu held
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New returns an engine over cfg. It starts no server unless one's
+// lifecycle says so (eager, keep-alive), opens the catalog, and removes the
+// spill directories of processes that died without cleaning up. A
+// configuration that failed closed still makes an engine: status works, and
+// every operation on a server reports the configuration's error.
+func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error) {
+	e := &Engine{cfg: cfg, subs: map[int]func(context.Context, Event){}, refresh: map[string]bool{}, told: map[string]proxy.ServerStatus{}}
+	if opts != nil {
+		e.opts = *opts
+	}
+	e.fillDefaults()
+	e.memo.audience = e.opts.Audience
+	e.bg = lifecycle.New()
+	e.ctx = e.bg.Context()
+	if _, err := bound.Sweep(e.opts.SpillDir, e.opts.KeepSpills); err != nil {
+		e.log.Warn("removing stale spill directories", "err", err)
+	}
+	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: cfg.Settings.Output.MaxBytes, MaxLines: cfg.Settings.Output.MaxLines})
+	if err := os.MkdirAll(filepath.Dir(e.opts.CatalogPath), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the cache directory: %w", err)
+	}
+	cat, err := catalog.Open(e.opts.CatalogPath)
+	if err != nil {
+		return nil, err
+	}
+	e.cat = cat
+	if !e.opts.Passive {
+		e.emb = newEmbedder(cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
+	}
+	e.pool = upstream.New(e.usable(), &upstream.Options{
+		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
+		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
+		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
+		Prompt: e.opts.Prompt,
+	})
+	e.openPolicy()
+	e.def = e.NewSession()
+	return e, nil
+}
+
+func (e *Engine) fillDefaults() {
+	o := &e.opts
+	if o.Lookup == nil {
+		o.Lookup = os.LookupEnv
+	}
+	if o.BaseEnv == nil {
+		o.BaseEnv = upstream.BaseEnv(os.Environ())
+	}
+	e.log = o.Logger
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if o.CatalogPath == "" {
+		o.CatalogPath = filepath.Join(e.cfg.Dirs.CacheDir(), "catalog.db")
+	}
+	if o.SpillDir == "" {
+		o.SpillDir = privfile.TempDir("switchboard-spill")
+	}
+	if o.IndexConcurrency <= 0 {
+		o.IndexConcurrency = 4
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+}
+
+// usable returns the definitions the pool may connect: none when the
+// configuration failed closed, and no disabled or invalid one.
+func (e *Engine) usable() []*config.Server {
+	if e.cfg.Err() != nil {
+		return nil
+	}
+	var out []*config.Server
+	for _, s := range e.cfg.Servers {
+		if !s.Disabled && s.Err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SetRoots replaces the roots offered to servers, now and on later
+// connections, and tells connected servers that asked for roots that they
+// changed (notifications/roots/list_changed). A host whose connections all
+// serve one client passes that client's roots on with it.
+func (e *Engine) SetRoots(roots []*mcp.Root) { e.pool.SetRoots(roots) }
+
+// Config returns the configuration the engine runs.
+func (e *Engine) Config() *config.Config { return e.cfg }
+
+// closeRecordTimeout bounds the catalog write of Close.
+const closeRecordTimeout = 5 * time.Second
+
+// Close records the servers' last failures in the catalog, closes every
+// connection, stops every child process, removes this process's spill
+// files and closes the catalog. It is idempotent, safe to call
+// concurrently, and bounded in time by the upstream close timeout and
+// closeRecordTimeout.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.bg.Stop()
+		// What this process learned of failing servers outlives it.
+		ctx, cancel := context.WithTimeout(context.Background(), closeRecordTimeout)
+		e.recordFailures(ctx)
+		cancel()
+		errs := []error{e.pool.Close()}
+		e.bg.Wait()
+		errs = append(errs, e.closeSpill(), e.cat.Close(), e.pol.audit.Close())
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}
+
+// closeSpill removes this process's spill files, or leaves them for the
+// user with Options.KeepSpills.
+func (e *Engine) closeSpill() error {
+	if e.opts.KeepSpills > 0 {
+		return e.spill.Release()
+	}
+	return e.spill.Close()
+}
+
+// Tool returns the proxy tool's definition. The description names the
+// configured servers and is byte-stable for a given configuration and
+// catalog.
+func (e *Engine) Tool(ctx context.Context) proxy.Tool {
+	return proxy.Tool{Name: proxy.ToolName, Description: e.description(ctx), InputSchema: json.RawMessage(proxy.Schema)}
+}
+
+// Handle carries out one call of the proxy tool with its raw JSON arguments
+// and returns what the model sees. Invalid arguments are an error result
+// that connects nothing.
+func (e *Engine) Handle(ctx context.Context, args json.RawMessage) *proxy.Result {
+	return e.def.Handle(ctx, args)
+}
+
+// Do carries out a parsed request in the engine's own session.
+func (e *Engine) Do(ctx context.Context, req *proxy.Request) *proxy.Result {
+	return e.def.Do(ctx, req)
+}

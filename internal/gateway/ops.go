@@ -1,0 +1,216 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// serverTools connects a server and lists its tools.
+func (s *Session) serverTools(ctx context.Context, server string) *proxy.Result {
+	ent, err := s.e.entry(ctx, server)
+	if err != nil {
+		return proxy.ErrorResult(proxy.ActionServer, server, err)
+	}
+	return proxy.ToolsWithPolicy(server, ent.Tools, ent.Instructions, s.e.policyView(ctx, server, ent))
+}
+
+// entry returns a server's catalog entry, connecting and indexing it first
+// when the catalog does not know its current definition, or when it is
+// not connected (unless it may not be started offline).
+func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, error) {
+	s, _ := e.cfg.Server(server)
+	if ent, ok := e.cached(ctx, s); ok && (e.connected(server) || s.Offline != "") {
+		return ent, nil
+	}
+	ent, err := e.fetch(ctx, server, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.put(ctx, ent); err != nil {
+		e.log.Warn("writing the catalog", "server", server, "err", err)
+	}
+	return ent, nil
+}
+
+// search ranks tools across servers, indexing never-seen ones first. It
+// answers only from the catalog entries of the servers' current
+// definitions: a server that could not be indexed as it is now is not
+// searched, and the answer says why. With settings.embeddings the search
+// is hybrid when it can be, and says why when it is lexical instead.
+func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result {
+	servers := s.e.searchable(req.Server)
+	failed := s.e.ensureIndexed(ctx, servers)
+	if err := failed[req.Server]; req.Server != "" && err != nil {
+		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
+	}
+	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
+	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers}
+	if current := proxy.Answered(servers, failed); !req.Regex && len(current) > 0 {
+		// With nothing to search there is no query to embed.
+		if vec, why := s.e.semantic(ctx, req.Query, current); vec != nil {
+			opts.Embedding, opts.Model = vec, s.e.emb.model()
+		} else {
+			found.Reason = why
+		}
+	}
+	res, err := s.e.cat.Search(ctx, req.Query, opts)
+	if err != nil {
+		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
+	}
+	found.Hybrid, found.Total = res.Hybrid, res.Total
+	if opts.Embedding != nil && !res.Hybrid {
+		found.Reason = "the stored embeddings do not fit the query's (another model answered?); lexical only (hint: switchboard index)"
+	}
+	for _, name := range res.Skipped {
+		if failed[name] == nil { // indexed, then overwritten by another process
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[name] = fmt.Errorf("the catalog has no entry for its current definition (hint: switchboard index %s)", name)
+		}
+	}
+	found.Failed = serverErrors(failed)
+	for _, h := range res.Results {
+		found.Hits = append(found.Hits, proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score})
+	}
+	return proxy.Search(found, s.e.opts.Audience)
+}
+
+// hashes returns the hash of each server's current definition.
+func (e *Engine) hashes(servers []string) map[string]string {
+	out := make(map[string]string, len(servers))
+	for _, name := range servers {
+		s, _ := e.cfg.Server(name)
+		out[name] = e.memo.hash(s)
+	}
+	return out
+}
+
+// searchable returns the servers a search covers.
+func (e *Engine) searchable(server string) []string {
+	if server != "" {
+		return []string{server}
+	}
+	var out []string
+	for _, s := range e.usable() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// resolve finds the tool a request names, from the catalog, indexing
+// servers the catalog does not know yet only when the name is not found.
+func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRef, *mcp.Tool, error) {
+	servers := e.searchable(server)
+	lookup := func() (*proxy.Names, map[string][]*mcp.Tool) {
+		entries := make([]*catalog.Entry, len(servers))
+		for i, n := range servers {
+			s, _ := e.cfg.Server(n)
+			entries[i], _ = e.cached(ctx, s)
+		}
+		return e.memo.names(servers, entries)
+	}
+	names, tools := lookup()
+	ref, err := names.Resolve(name, server)
+	var failed map[string]error
+	if err != nil && len(tools) < len(servers) {
+		failed = e.ensureIndexed(ctx, servers)
+		names, tools = lookup()
+		ref, err = names.Resolve(name, server)
+	}
+	if err != nil {
+		return proxy.ToolRef{}, nil, e.unresolved(name, server, err, names, servers, failed)
+	}
+	for _, t := range tools[ref.Server] {
+		if t.Name == ref.Name {
+			return ref, t, nil
+		}
+	}
+	return ref, nil, nil
+}
+
+// unresolved says why a tool name was not found, truthfully: with server
+// given and that server unreachable, its own error (a failed start, an
+// unset variable, a timeout, a refused authorization); without it, which
+// servers could not be searched and why; for a name prefixed with a server
+// of an ignored project file, that the project is not trusted.
+func (e *Engine) unresolved(name, server string, err error, names *proxy.Names, servers []string, failed map[string]error) error {
+	if ferr := failed[server]; server != "" && ferr != nil {
+		return ferr
+	}
+	if server != "" || !errors.Is(err, proxy.ErrUnknownTool) {
+		return err
+	}
+	if why := e.untrustedPrefix(name); why != nil {
+		return why
+	}
+	if len(failed) == 0 {
+		return err
+	}
+	return &proxy.UnreachedError{Name: name, Answered: proxy.Answered(servers, failed), Failed: serverErrors(failed), Suggestions: names.Suggest(name, "", 5)}
+}
+
+// describe shows one tool in full, from the catalog when it can.
+func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Result {
+	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
+	if err != nil {
+		return proxy.ErrorResult(proxy.ActionDescribe, req.Server, err)
+	}
+	if t == nil {
+		return proxy.ErrorResult(proxy.ActionDescribe, ref.Server, fmt.Errorf("tool %q on %q is not in the catalog: this is a bug", ref.Name, ref.Server))
+	}
+	var changed []string
+	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
+		changed = quarantineLines(q)
+	}
+	return proxy.DescribeWithPolicy(ref, t, changed)
+}
+
+// call calls a tool exactly once.
+func (s *Session) call(ctx context.Context, req *proxy.Request) *proxy.Result {
+	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
+	if err != nil {
+		return proxy.ErrorResult(proxy.ActionCall, req.Server, err)
+	}
+	params := &mcp.CallToolParams{Name: ref.Name, Arguments: req.Args}
+	if tok := progressToken(ctx); tok != nil {
+		params.SetProgressToken(tok)
+	}
+	res, err := s.send(ctx, ref, t, params)
+	if err != nil {
+		return proxy.ErrorResult(proxy.ActionCall, ref.Server, err)
+	}
+	conv, err := s.e.spill.Convert("call-"+ref.Name, res.Content, res.StructuredContent)
+	if err != nil {
+		return proxy.ErrorResult(proxy.ActionCall, ref.Server, err)
+	}
+	return proxy.Call(ref, res, conv)
+}
+
+// instructions returns a server's full instructions.
+func (s *Session) instructions(ctx context.Context, server string) *proxy.Result {
+	text, err := s.e.pool.Instructions(ctx, server)
+	if err != nil {
+		return proxy.ErrorResult(proxy.ActionInstructions, server, err)
+	}
+	return proxy.Instructions(server, text)
+}
+
+// reconnect closes a server's connection and connects again.
+func (s *Session) reconnect(ctx context.Context, server string) *proxy.Result {
+	if err := s.e.pool.Reconnect(ctx, server); err != nil {
+		return proxy.ErrorResult(proxy.ActionReconnect, server, err)
+	}
+	s.e.onChange(server)
+	return proxy.Reconnected(server)
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

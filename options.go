@@ -1,0 +1,116 @@
+package switchboard
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/policy"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// Options configures an Engine. The zero value works.
+//
+// (internal/gateway.Options has the same fields: New converts one to the
+// other, so the compiler keeps them alike.)
+type Options struct {
+	// Lookup resolves ${VAR} references when a server connects.
+	// Default: os.LookupEnv.
+	Lookup func(string) (string, bool)
+
+	// Credentials is the credential store: ${secret:NAME} references
+	// resolve from it when a server connects, and remote servers' OAuth
+	// tokens and client registrations are kept in it (without it, no
+	// server logs in with OAuth). credstore.Open returns the
+	// one settings.credentialStore names. Default: none, and a server that
+	// refers to a secret fails to connect, saying so.
+	Credentials credstore.Store
+
+	// BaseEnv is the environment every stdio child starts from.
+	// Default: upstream.BaseEnv(os.Environ()).
+	BaseEnv []string
+
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+
+	// CatalogPath is the catalog file. Default: catalog.db in the
+	// configuration's cache directory.
+	CatalogPath string
+
+	// SpillDir is where results too large to show are written, in a
+	// directory of this process's own. Default: switchboard-spill-UID in
+	// the system's temporary directory (switchboard-spill on Windows, where
+	// that directory is the user's own).
+	SpillDir string
+
+	// KeepSpills, when positive, keeps this process's spill files after
+	// Close, for a user who reads them once the process has exited (the
+	// CLI's case), and New removes those nothing was written to for longer
+	// than this. Zero (the default, for a long-lived process): Close
+	// removes them, and New removes at once those of processes that died.
+	// SpillDir should then be a directory of its own.
+	KeepSpills time.Duration
+
+	// Client is a template for the go-sdk client options of every upstream
+	// connection (see upstream.Options.Client).
+	Client *mcp.ClientOptions
+
+	// ClientMiddleware is receiving middleware for the go-sdk client of
+	// every upstream connection (see upstream.Options.ClientMiddleware).
+	ClientMiddleware []mcp.Middleware
+
+	// IndexConcurrency bounds how many servers are indexed at once.
+	// Default 4.
+	IndexConcurrency int
+
+	// Version is reported to servers as the client version. Default "dev".
+	Version string
+
+	// Passive makes an engine that starts nothing by itself and resolves
+	// no secret until asked: eager and keep-alive servers connect on first
+	// use, like lazy ones, and settings.embeddings is not used. A process
+	// that only reports status sets it.
+	Passive bool
+
+	// Audience is who reads the results' text: it decides how a result
+	// suggests the next step. The default, proxy.Agents, shows requests of
+	// the mcp tool; proxy.People shows switchboard commands, as the CLI
+	// prints them.
+	Audience proxy.Audience
+
+	// Prompt is how a host lets its user log in to a server that needs an
+	// OAuth login, at the moment an operation needs it: it is called with
+	// the authorization URL, shows it to the user (opens a browser, or
+	// asks the host's own client to), and the operation goes on once the
+	// login completes on a loopback listener (see oauth.Prompter). Without
+	// it, such an operation fails with needs-auth and names the command
+	// that logs in (switchboard auth login SERVER). OAuth needs
+	// Credentials, where tokens are kept.
+	Prompt oauth.Prompter
+
+	// Roots are the roots offered to servers that ask for them (roots/list):
+	// the directories a filesystem server, for one, may work in. Default:
+	// none.
+	Roots []*mcp.Root
+
+	// Supervise runs each stdio server under a supervisor, a copy of this
+	// program, so that the server's whole process group ends when this
+	// process dies, even by SIGKILL (Linux). The program must call
+	// upstream.SupervisorMain first thing in main. See
+	// upstream.Options.Supervise.
+	Supervise bool
+
+	// Approver asks the host's user whether a call that an approval rule
+	// (settings.approve, a server's approve; docs/policy.md) covers may go
+	// ahead. Without one, such calls are denied: the engine fails closed.
+	// A context made with policy.WithApprover takes precedence
+	// (switchboard serve asks each client that way).
+	Approver policy.Approver
+
+	// AuditPath is the audit trail's file. Default: audit.jsonl in the
+	// configuration's state directory.
+	AuditPath string
+}

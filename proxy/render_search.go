@@ -1,0 +1,143 @@
+package proxy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// States of a server in ServerStatus: those of its connection
+// (disconnected, connecting, connected, failed, needs-auth), or of its
+// definition.
+const (
+	StateConnected = "connected"
+	StateFailed    = "failed"
+	StateNeedsAuth = "needs-auth" // refused authorization: HTTP 401, or 403 insufficient_scope
+	StateDisabled  = "disabled"
+	StateInvalid   = "invalid" // this definition cannot be used
+	StateBlocked   = "blocked" // the configuration has an error: no server is usable
+)
+
+// Searched is what a search found, for Search to render.
+type Searched struct {
+	Query   string
+	Server  string // the one server searched, or "" for all
+	Offset  int
+	Limit   int
+	Regex   bool
+	Servers []string      // the servers a search covers
+	Failed  []ServerError // those that could not be searched, by name
+	Hits    []ToolInfo    // descriptions in full
+	Total   int           // hits in all, beyond Offset and Limit
+	Hybrid  bool          // lexical and semantic ranking were fused
+	Reason  string        // why a search with settings.embeddings is lexical
+}
+
+// Search is the answer of a search request: ranked tools by prefixed name,
+// how the search ran, and the servers it could not search, with why.
+func Search(s *Searched, a Audience) *Result {
+	info := &SearchInfo{Query: s.Query, Mode: "lexical", Reason: s.Reason, Offset: s.Offset, Limit: s.Limit, Servers: s.Servers}
+	switch {
+	case s.Regex:
+		info.Mode = "regex"
+	case s.Hybrid:
+		info.Mode = "hybrid"
+	}
+	failed := map[string]bool{}
+	for _, f := range s.Failed {
+		info.Failed = append(info.Failed, f.Server)
+		failed[f.Server] = true
+	}
+	r := &Result{Details: Details{Operation: string(ActionSearch), Server: s.Server, Count: len(s.Hits), Total: s.Total, Search: info, Failed: s.Failed}}
+	var lines []string
+	where := searchedWhere(s.Server, s.Servers, len(s.Failed))
+	switch {
+	case len(s.Servers) > 0 && len(s.Failed) == len(s.Servers):
+		lines = append(lines, fmt.Sprintf("nothing searched for %q: none of the %s could be searched", s.Query, plural(len(s.Servers), "server", "servers")))
+	case len(s.Hits) == 0 && s.Total > 0:
+		lines = append(lines, fmt.Sprintf("no more tools match %q on %s: %d in all, offset %d", s.Query, where, s.Total, s.Offset))
+	case len(s.Hits) == 0:
+		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", s.Query, where, strings.Join(Answered(s.Servers, failed), ", ")))
+	default:
+		head := fmt.Sprintf("%s %q on %s", plural(s.Total, "tool matches", "tools match"), s.Query, where)
+		if s.Hybrid {
+			head += " (hybrid: lexical + semantic)"
+		}
+		if s.Total > len(s.Hits) {
+			head += fmt.Sprintf("; showing %d-%d", s.Offset+1, s.Offset+len(s.Hits))
+		}
+		lines = append(lines, head+"; call with "+a.CallTool())
+	}
+	if info.Reason != "" {
+		lines = append(lines, "note: "+Headline(info.Reason, 300))
+	}
+	for _, h := range s.Hits {
+		h.Description = Headline(h.Description, 120)
+		r.Details.Tools = append(r.Details.Tools, h)
+		lines = append(lines, toolLine(ToolRef{Server: h.Server, Name: h.Name}.Prefixed(), h.Description))
+	}
+	for _, f := range s.Failed {
+		lines = append(lines, fmt.Sprintf("not searched: %q: %s", f.Server, brief(f.Error, 300)))
+	}
+	if len(s.Hits) == 0 && s.Total == 0 && !s.Regex && len(s.Failed) < len(s.Servers) {
+		lines = append(lines, "hint: try other words, or "+a.ListTools()+" to list a server's tools")
+	}
+	return r.lines("search", lines)
+}
+
+// searchedWhere names what a search covered: one server, all of them, or
+// how many of them answered.
+func searchedWhere(server string, servers []string, failed int) string {
+	switch {
+	case server != "":
+		return fmt.Sprintf("%q", server)
+	case failed > 0:
+		return fmt.Sprintf("%d of %d servers (%d could not be searched)", len(servers)-failed, len(servers), failed)
+	}
+	return plural(len(servers), "server", "servers")
+}
+
+// Answered returns the servers that are not in failed.
+func Answered[V any](servers []string, failed map[string]V) []string {
+	var out []string
+	for _, s := range servers {
+		if _, ok := failed[s]; !ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// UnreachedError is the error of a tool name that was not found while some
+// of the servers it could be on could not be searched: the name may well
+// be on one of those, so the error says why each failed. It matches
+// ErrUnknownTool.
+type UnreachedError struct {
+	Name        string
+	Answered    []string      // the servers searched
+	Failed      []ServerError // the servers that could not be, with why, by name
+	Suggestions []ToolRef     // close names on the servers searched
+}
+
+func (u *UnreachedError) Error() string {
+	var b strings.Builder
+	if len(u.Answered) == 0 {
+		fmt.Fprintf(&b, "tool %q not found: none of the %s could be searched", u.Name, plural(len(u.Failed), "server", "servers"))
+	} else {
+		fmt.Fprintf(&b, "%v %q on the %s that answered (%s), but %d could not be searched",
+			ErrUnknownTool, u.Name, plural(len(u.Answered), "server", "servers"), strings.Join(u.Answered, ", "), len(u.Failed))
+	}
+	if len(u.Suggestions) > 0 {
+		var list []string
+		for _, s := range u.Suggestions {
+			list = append(list, fmt.Sprintf("%s (%s)", s.Name, s.Server))
+		}
+		b.WriteString("; did you mean: " + strings.Join(list, ", "))
+	}
+	for _, f := range u.Failed {
+		fmt.Fprintf(&b, "\nnot searched: %q: %s", f.Server, brief(f.Error, 300))
+	}
+	return b.String()
+}
+
+// Is makes the error match ErrUnknownTool.
+func (u *UnreachedError) Is(target error) bool { return target == ErrUnknownTool }

@@ -1,0 +1,210 @@
+package proxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/bound"
+)
+
+// Result is what one operation returns: text for the model (the same text
+// the CLI prints), images that pass through, and structured details for
+// programs. The text and the details say the same thing. The three
+// together are within settings.output, plus the notes that name spill
+// files: the engine bounds every result before it returns it.
+type Result struct {
+	Text    string
+	Images  []*mcp.ImageContent
+	IsError bool
+	Details Details
+
+	// SpillName is what the result's spill files are named after, if it
+	// must be spilled.
+	SpillName string
+}
+
+// The details below are the machine-readable answer of every operation:
+// the structured content of the mcp tool's results, and what the CLI's
+// --json prints. They are a stable interface: fields are only ever added,
+// never renamed, removed or given another meaning, and a field that is
+// empty is left out (omitempty) unless it says so below.
+
+// Details is the machine-readable side of a result.
+type Details struct {
+	Operation string         `json:"operation"`
+	Server    string         `json:"server,omitempty"`
+	IsError   bool           `json:"isError"`
+	Error     string         `json:"error,omitempty"`
+	Count     int            `json:"count"`
+	Total     int            `json:"total,omitempty"`
+	Spills    []bound.Spill  `json:"spills,omitempty"`
+	Servers   []ServerStatus `json:"servers,omitempty"`
+	Tools     []ToolInfo     `json:"tools,omitempty"`
+	Tool      *ToolDetail    `json:"tool,omitempty"`
+	Resources []ResourceInfo `json:"resources,omitempty"`
+	Templates []TemplateInfo `json:"templates,omitempty"`
+	Prompts   []PromptInfo   `json:"prompts,omitempty"`
+	Search    *SearchInfo    `json:"search,omitempty"`
+	// Config says what is wrong with the configuration, and which project
+	// files it ignores (status only, when there is something to say).
+	Config *ConfigStatus `json:"config,omitempty"`
+	// Failed are the servers that could not be searched, with why.
+	Failed []ServerError `json:"failed,omitempty"`
+	// Structured is a tool's structured content, as it came when it fits
+	// the output limits with the rest of the result, else in a spill file.
+	Structured any `json:"structured,omitempty"`
+}
+
+// ToolInfo is one tool in a listing or a search.
+type ToolInfo struct {
+	Server      string  `json:"server"`
+	Name        string  `json:"name"`
+	Title       string  `json:"title,omitempty"`
+	Description string  `json:"description,omitempty"` // first line
+	Score       float64 `json:"score,omitempty"`
+	Changed     bool    `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
+}
+
+// ToolDetail is one tool described in full.
+type ToolDetail struct {
+	Server       string               `json:"server"`
+	Name         string               `json:"name"`
+	Title        string               `json:"title,omitempty"`
+	Description  string               `json:"description,omitempty"`
+	InputSchema  any                  `json:"inputSchema,omitempty"`
+	OutputSchema any                  `json:"outputSchema,omitempty"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	Changed      bool                 `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
+}
+
+// ResourceInfo is one resource, named by an opaque reference.
+type ResourceInfo struct {
+	Ref         string `json:"ref"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	Description string `json:"description,omitempty"`
+	URI         string `json:"uri"` // shown without credentials or query
+}
+
+// TemplateInfo is one resource template.
+type TemplateInfo struct {
+	Name        string `json:"name"`
+	URITemplate string `json:"uriTemplate"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// PromptInfo is one prompt with its arguments.
+type PromptInfo struct {
+	Name        string      `json:"name"`
+	Title       string      `json:"title,omitempty"`
+	Description string      `json:"description,omitempty"`
+	Arguments   []PromptArg `json:"arguments,omitempty"`
+}
+
+// PromptArg is one argument of a prompt.
+type PromptArg struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// SearchInfo says how a search ran.
+type SearchInfo struct {
+	Query   string   `json:"query"`
+	Mode    string   `json:"mode"`             // "hybrid", "lexical" or "regex"
+	Reason  string   `json:"reason,omitempty"` // why a search with settings.embeddings is lexical
+	Offset  int      `json:"offset"`
+	Limit   int      `json:"limit"`
+	Servers []string `json:"servers"`          // the servers searched
+	Failed  []string `json:"failed,omitempty"` // servers that could not be indexed
+}
+
+// ServerStatus is what is known of one configured server, without
+// connecting to it.
+type ServerStatus struct {
+	Name       string    `json:"name"`
+	State      string    `json:"state"` // see the State constants
+	Transport  string    `json:"transport"`
+	Tools      int       `json:"tools"` // -1 when not known
+	ErrorClass string    `json:"errorClass,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	ErrorAt    time.Time `json:"errorAt,omitzero"`
+	IndexedAt  time.Time `json:"indexedAt,omitzero"`
+	Headline   string    `json:"headline,omitempty"` // first line of the server's instructions
+	// Quarantined counts the tools whose definition changed since it was
+	// approved (docs/policy.md).
+	Quarantined int `json:"quarantined,omitempty"`
+	// Warnings are problems of the server's policy found against its
+	// tools, such as an approve glob that matches none.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ServerError is a server that could not answer a request, and why.
+type ServerError struct {
+	Server     string `json:"server"`
+	ErrorClass string `json:"errorClass,omitempty"` // as in ServerStatus
+	Error      string `json:"error"`
+}
+
+// ConfigStatus is what status says of the configuration itself: the errors
+// that keep servers from being used, and the project files left out.
+type ConfigStatus struct {
+	// Errors are the configuration's errors, each naming its file and,
+	// where known, line and column.
+	Errors []ConfigProblem `json:"errors,omitempty"`
+	// Blocked is set when an error fails the configuration closed: no
+	// server is usable until it is fixed.
+	Blocked bool `json:"blocked,omitempty"`
+	// Ignored is the project's files that do not count until the project
+	// is trusted.
+	Ignored *IgnoredProject `json:"ignored,omitempty"`
+}
+
+// ConfigProblem is one configuration error.
+type ConfigProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Path    string `json:"path,omitempty"` // JSON path, such as mcpServers.github.env
+	Server  string `json:"server,omitempty"`
+	Message string `json:"message"`
+}
+
+// IgnoredProject is a project whose files are ignored until it is trusted.
+type IgnoredProject struct {
+	Dir    string        `json:"dir"`
+	Reason string        `json:"reason"`
+	Files  []IgnoredFile `json:"files"`
+	Hint   string        `json:"hint"` // what to do: review, then switchboard trust
+}
+
+// IgnoredFile is one ignored project file and the servers it defines.
+type IgnoredFile struct {
+	Path    string   `json:"path"`
+	Servers []string `json:"servers"`
+}
+
+// MCP returns the result as the result of a tools/call: text and images as
+// content, details as structured content.
+func (r *Result) MCP() *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError, StructuredContent: r.Details}
+	out.Content = append(out.Content, &mcp.TextContent{Text: r.Text})
+	for _, img := range r.Images {
+		out.Content = append(out.Content, img)
+	}
+	return out
+}
+
+// JSON returns the details as indented JSON, as --json prints them.
+func (r *Result) JSON() []byte {
+	b, err := json.MarshalIndent(r.Details, "", "  ")
+	if err != nil {
+		return []byte(fmt.Sprintf(`{"operation": %q, "isError": true, "error": %q}`, r.Details.Operation, err))
+	}
+	return append(b, '\n')
+}
