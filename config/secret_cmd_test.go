@@ -110,3 +110,17 @@ func TestCommandReferences(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitCommand: splitting never panics, and what it splits has no
+// empty command.
+func FuzzSplitCommand(f *testing.F) {
+	for _, s := range []string{`op read "a b"`, `sh -c 'x'`, `a\ b`, `"`, `'`, `\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		args, err := splitCommand(s)
+		if err == nil && len(args) == 0 {
+			t.Fatalf("%q: no error and no command", s)
+		}
+	})
+}

@@ -194,3 +194,49 @@ func TestApprovalDirectTool(t *testing.T) {
 		t.Errorf("the server recorded %q, want exactly one call", data)
 	}
 }
+
+// TestApprovalAnswerFromAnotherSession: a multi round-trip client's
+// pending approval cannot be answered by another client session with the
+// first one's requestState; the call stays with its own client, whose
+// answer counts.
+func TestApprovalAnswerFromAnotherSession(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	fx := fixture()
+	fx["approve"] = "always"
+	g := newGateway(t, map[string]def{"fx": fx}, nil)
+	log := filepath.Join(t.TempDir(), "calls")
+	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+	a := g.connect(t, manual)
+	b := g.connect(t, manual)
+	args := map[string]any{"tool": "record", "server": "fx", "args": map[string]any{"file": log, "then": ""}}
+	first := call(t, a, "mcp", args)
+	if first.RequestState == "" || len(first.InputRequests) != 1 {
+		t.Fatalf("no approval form came back: %+v", first)
+	}
+	var id string
+	for k, req := range first.InputRequests {
+		if _, ok := req.(*mcp.ElicitParams); !ok {
+			t.Fatalf("input request %T, want an elicitation", req)
+		}
+		id = k
+	}
+	allow := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow once"}}}
+	stolen, err := b.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: args, RequestState: first.RequestState, InputResponses: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stolen.IsError || !strings.Contains(text(stolen), "another client session") {
+		t.Errorf("another session's answer: %q, want it refused", text(stolen))
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Fatal("another session's answer sent the call")
+	}
+	deny := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "deny"}}}
+	own, err := a.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: args, RequestState: first.RequestState, InputResponses: deny})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(log); !own.IsError || err == nil || !strings.Contains(text(own), "not approved") {
+		t.Errorf("its own client's denial: %q, sent %v; want denied, not sent", text(own), err == nil)
+	}
+}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -133,4 +134,25 @@ func TestArgsPreview(t *testing.T) {
 	if got := ArgsPreview(nil, 100); got != "{}" {
 		t.Errorf("preview of no arguments = %q, want {}", got)
 	}
+}
+
+// FuzzDecide: any answer a client sends decodes to one of the decisions,
+// and only the exact choices allow.
+func FuzzDecide(f *testing.F) {
+	f.Add(`{"action":"accept","content":{"decision":"allow once"}}`)
+	f.Add(`{"action":"decline"}`)
+	f.Add(`{"action":"accept","content":{"decision":["allow once"]}}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		var res mcp.ElicitResult
+		if json.Unmarshal([]byte(data), &res) != nil {
+			return
+		}
+		d, err := Decide(&res)
+		if d != AllowOnce && d != AllowSession && d != Deny {
+			t.Fatalf("decision %q", d)
+		}
+		if d.Allows() && (err != nil || res.Action != "accept") {
+			t.Fatalf("%s allows: %s, %v", data, d, err)
+		}
+	})
 }
