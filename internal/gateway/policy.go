@@ -34,6 +34,12 @@ func (e *Engine) openPolicy() {
 	path := e.opts.AuditPath
 	if path == "" {
 		path = filepath.Join(e.cfg.Dirs.StateDir(), policy.AuditFile)
+		if !filepath.IsAbs(path) {
+			// No home directory: there is no state directory to keep it
+			// in, and a relative path would write wherever the process runs.
+			e.log.Warn("no audit trail: the state directory is unknown (set HOME, or Options.AuditPath)")
+			return
+		}
 	}
 	a := e.cfg.Settings.Audit
 	e.pol.audit = policy.OpenAudit(path, a.MaxBytes, a.Payloads)
