@@ -637,18 +637,3 @@ func (d *decoder) embeddings(v *hujson.Value, path string) *Embeddings {
 	}
 	return e
 }
-
-// references checks the reference syntax of a value that may hold them and
-// returns how many it holds.
-func (d *decoder) references(v *hujson.Value, path, value string) int {
-	refs, err := parseRefs(value)
-	if err != nil {
-		d.errorf(v, path, "%v", err)
-		return 0
-	}
-	if hasCommand(refs) {
-		d.errorf(v, path, "a ${cmd:…} reference is allowed only in a server's env and headers values")
-		return 0
-	}
-	return len(refs)
-}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/tailscale/hujson"
 )
 
 // A ${cmd:COMMAND ARGS…} reference takes its value from what a command
@@ -159,4 +161,19 @@ func (d *decoder) commandRefAllowed() bool {
 		return true
 	}
 	return false
+}
+
+// references checks the reference syntax of a value that may hold them and
+// returns how many it holds.
+func (d *decoder) references(v *hujson.Value, path, value string) int {
+	refs, err := parseRefs(value)
+	if err != nil {
+		d.errorf(v, path, "%v", err)
+		return 0
+	}
+	if hasCommand(refs) {
+		d.errorf(v, path, "a ${cmd:…} reference is allowed only in a server's env and headers values")
+		return 0
+	}
+	return len(refs)
 }
