@@ -18,9 +18,10 @@ func approveCommand() *command {
 		help: `A tool whose definition (description, schemas, annotations) changed since
 it was first seen is quarantined: listed with a [changed] mark, and not
 callable (docs/policy.md). With SERVER alone, lists that server's
-quarantined tools and what changed in each. With TOOL, prints what changed
-and accepts the definition the server offers now: the tool is callable
-again. The acceptance is recorded in the audit trail.`,
+quarantined tools and what changed in each. With TOOL, accepts the
+definition shown there (the one in the catalog, which describe shows too)
+and prints what changed: the tool is callable again. The acceptance is
+recorded in the audit trail.`,
 		run: runApprove,
 	}
 }

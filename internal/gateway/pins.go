@@ -148,16 +148,22 @@ func (e *Engine) Quarantined(ctx context.Context, server string) ([]*policy.Quar
 // not quarantined.
 var ErrNotQuarantined = errors.New("not quarantined")
 
-// Approve accepts the definition a server now offers for a quarantined
-// tool, which makes the tool callable again, and records it in the audit
-// trail. It connects the server when the catalog does not know it.
+// Approve accepts the definition of a quarantined tool that the catalog
+// holds (the one describe shows), which makes the tool callable again, and
+// records it in the audit trail. It connects the server only when the
+// catalog does not know it.
 func (e *Engine) Approve(ctx context.Context, server, tool string) (*policy.Quarantine, error) {
 	name, err := e.server(server)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.entry(ctx, name); err != nil {
-		return nil, err
+	// The definition accepted is the one describe shows, from the catalog:
+	// should the server offer yet another by now, the next listing
+	// quarantines that one in turn.
+	if _, ok := e.Cached(ctx, name); !ok {
+		if _, err := e.entry(ctx, name); err != nil {
+			return nil, err
+		}
 	}
 	q := e.quarantined(ctx, name)[tool]
 	if q == nil {
