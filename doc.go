@@ -14,4 +14,9 @@
 // [Engine.Tool] describes with the host, and pass each call's arguments to
 // [Engine.Handle]. [Result.MCP] turns a result into an MCP tool result. Give
 // each agent its own [Session] where several share one engine.
+//
+// A host can ship MCP servers in its own binary (host.Server, in
+// [Options].Servers), which the engine connects in memory and treats like
+// configured ones, and declare narrow tools over any server's tools, with
+// some arguments fixed (host.Facade, in [Options].Facades).
 package switchboard

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -102,6 +103,15 @@ type Options struct {
 	// upstream.SupervisorMain first thing in main. See
 	// upstream.Options.Supervise.
 	Supervise bool
+
+	// Servers are MCP servers the host ships in its own binary, which
+	// Switchboard connects in memory and treats like configured ones (see
+	// host.Server). No configuration file can replace one.
+	Servers []host.Server
+
+	// Facades are narrow, fixed tools the host declares over servers'
+	// tools, packaged or configured (see host.Facade).
+	Facades []host.Facade
 
 	// Approver asks the host's user whether a call that an approval rule
 	// (settings.approve, a server's approve; docs/policy.md) covers may go

@@ -27,6 +27,7 @@ func TestOfflineRefusal(t *testing.T) {
 		{Server{Type: TransportStdio, Command: "podman", Args: []string{"run", "--pull", "never", "x"}}, ""},
 		{Server{Type: TransportStdio, Command: "node", Args: []string{"server.js"}}, ""},
 		{Server{Type: TransportStdio, Command: "npx-wrapper"}, ""},
+		{Server{Type: TransportInProcess, Name: "packaged"}, ""},
 	} {
 		got := tc.s.offlineRefusal()
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {

@@ -31,7 +31,7 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 	for _, s := range e.cfg.Servers {
 		st := proxy.ServerStatus{Name: s.Name, Transport: string(s.Type), Tools: -1}
 		switch {
-		case e.cfg.Err() != nil:
+		case e.cfg.Err() != nil && !s.Packaged():
 			st.State, st.Error = "blocked", e.cfg.Err().Error()
 		case s.Disabled:
 			st.State = "disabled"
