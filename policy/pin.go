@@ -45,6 +45,26 @@ func Definition(t *mcp.Tool) (hash, canon string) {
 	return hex.EncodeToString(sum[:16]), string(raw)
 }
 
+// Def is a tool's definition as pinning compares it (see Definition).
+type Def struct {
+	Tool, Hash, Canon string
+}
+
+// Definitions returns the definitions of tools, skipping nil ones. It is
+// the costly part of pinning (each schema is encoded twice and hashed), so
+// a caller does it before taking any lock.
+func Definitions(tools []*mcp.Tool) []Def {
+	out := make([]Def, 0, len(tools))
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		h, canon := Definition(t)
+		out = append(out, Def{Tool: t.Name, Hash: h, Canon: canon})
+	}
+	return out
+}
+
 // Quarantine is a tool that may not be called until the user accepts its
 // current definition.
 type Quarantine struct {
@@ -80,7 +100,7 @@ const maxPinEvents = 20
 // and recorded once when it enters quarantine, however often it changes
 // while there: a server that floods changes costs one record. A new tool
 // is pinned and reported, or under PinStrict quarantined.
-func Reconcile(server string, stored map[string]catalog.Pin, tools []*mcp.Tool, mode config.PinMode, now time.Time) Reconciled {
+func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode config.PinMode, now time.Time) Reconciled {
 	var r Reconciled
 	if mode == config.PinOff {
 		return r
@@ -94,21 +114,18 @@ func Reconcile(server string, stored map[string]catalog.Pin, tools []*mcp.Tool, 
 			more++
 		}
 	}
-	for _, t := range tools {
-		if t == nil {
-			continue
-		}
-		h, canon := Definition(t)
-		p, ok := stored[t.Name]
+	for _, t := range defs {
+		h, canon := t.Hash, t.Canon
+		p, ok := stored[t.Tool]
 		switch {
 		case !ok && (first || mode != config.PinStrict):
-			r.Write = append(r.Write, catalog.Pin{Server: server, Tool: t.Name, Hash: h, Def: canon, FirstSeen: now})
+			r.Write = append(r.Write, catalog.Pin{Server: server, Tool: t.Tool, Hash: h, Def: canon, FirstSeen: now})
 			if !first {
-				event(EventNewTool, t.Name, "a tool new on this server; pinned as first seen")
+				event(EventNewTool, t.Tool, "a tool new on this server; pinned as first seen")
 			}
 			continue
 		case !ok:
-			p = catalog.Pin{Server: server, Tool: t.Name, FirstSeen: now}
+			p = catalog.Pin{Server: server, Tool: t.Tool, FirstSeen: now}
 		case p.Hash == h:
 			if p.Pending != "" { // the server went back to the accepted definition
 				p.Pending, p.PendingDef, p.PendingAt = "", "", time.Time{}
@@ -122,7 +139,7 @@ func Reconcile(server string, stored map[string]catalog.Pin, tools []*mcp.Tool, 
 			if p.Hash == "" {
 				why = "a tool new on this server, under pin \"strict\""
 			}
-			event(EventQuarantine, t.Name, why)
+			event(EventQuarantine, t.Tool, why)
 		}
 		if p.Pending != h {
 			p.Pending, p.PendingDef = h, canon
@@ -131,7 +148,7 @@ func Reconcile(server string, stored map[string]catalog.Pin, tools []*mcp.Tool, 
 		if r.Quarantined == nil {
 			r.Quarantined = map[string]*Quarantine{}
 		}
-		r.Quarantined[t.Name] = &Quarantine{Server: server, Tool: t.Name, New: p.Hash == "", Since: p.PendingAt, Old: p.Def, Current: canon, Pending: h}
+		r.Quarantined[t.Tool] = &Quarantine{Server: server, Tool: t.Tool, New: p.Hash == "", Since: p.PendingAt, Old: p.Def, Current: canon, Pending: h}
 	}
 	if more > 0 {
 		r.Events = append(r.Events, Record{Time: now, Event: EventQuarantine, Server: server,

@@ -46,24 +46,24 @@ func TestDefinitionIgnoresKeyOrder(t *testing.T) {
 func TestReconcile(t *testing.T) {
 	now := time.Unix(1000, 0)
 	// The first listing pins everything, quarantines nothing.
-	r := Reconcile("s", nil, []*mcp.Tool{tool("a", "A"), tool("b", "B")}, config.PinOn, now)
+	r := Reconcile("s", nil, Definitions([]*mcp.Tool{tool("a", "A"), tool("b", "B")}), config.PinOn, now)
 	if len(r.Write) != 2 || r.Quarantined != nil || r.Events != nil {
 		t.Fatalf("first listing: %+v", r)
 	}
 	stored := apply(nil, r)
 	// The same tools: nothing to do.
-	if r := Reconcile("s", stored, []*mcp.Tool{tool("a", "A"), tool("b", "B")}, config.PinOn, now); r.Write != nil || r.Quarantined != nil {
+	if r := Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A"), tool("b", "B")}), config.PinOn, now); r.Write != nil || r.Quarantined != nil {
 		t.Errorf("same tools: %+v", r)
 	}
 	// a changes: quarantined, one event.
-	r = Reconcile("s", stored, []*mcp.Tool{tool("a", "A2"), tool("b", "B")}, config.PinOn, now)
+	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A2"), tool("b", "B")}), config.PinOn, now)
 	if q := r.Quarantined["a"]; q == nil || len(r.Quarantined) != 1 || len(r.Events) != 1 || r.Events[0].Event != EventQuarantine {
 		t.Fatalf("changed: %+v", r)
 	}
 	stored = apply(stored, r)
 	// a changes again, and again: still quarantined, no more events.
 	for _, d := range []string{"A3", "A4"} {
-		r = Reconcile("s", stored, []*mcp.Tool{tool("a", d), tool("b", "B")}, config.PinOn, now.Add(time.Hour))
+		r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", d), tool("b", "B")}), config.PinOn, now.Add(time.Hour))
 		if r.Quarantined["a"] == nil || len(r.Events) != 0 || !r.Quarantined["a"].Since.Equal(now) {
 			t.Errorf("flooding %s: %+v", d, r)
 		}
@@ -73,22 +73,22 @@ func TestReconcile(t *testing.T) {
 		t.Errorf("the pending definition is not the last one: %s", stored["a"].PendingDef)
 	}
 	// Back to the accepted one: released.
-	r = Reconcile("s", stored, []*mcp.Tool{tool("a", "A"), tool("b", "B")}, config.PinOn, now)
+	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A"), tool("b", "B")}), config.PinOn, now)
 	if r.Quarantined != nil || len(r.Write) != 1 || r.Write[0].Pending != "" {
 		t.Errorf("reverted: %+v", r)
 	}
 	stored = apply(stored, r)
 	// A new tool: pinned and reported; under strict, quarantined.
-	r = Reconcile("s", stored, []*mcp.Tool{tool("a", "A"), tool("c", "C")}, config.PinOn, now)
+	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A"), tool("c", "C")}), config.PinOn, now)
 	if r.Quarantined != nil || len(r.Events) != 1 || r.Events[0].Event != EventNewTool {
 		t.Errorf("new tool: %+v", r)
 	}
-	r = Reconcile("s", stored, []*mcp.Tool{tool("a", "A"), tool("c", "C")}, config.PinStrict, now)
+	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A"), tool("c", "C")}), config.PinStrict, now)
 	if q := r.Quarantined["c"]; q == nil || !q.New || r.Events[0].Event != EventQuarantine {
 		t.Errorf("new tool, strict: %+v", r)
 	}
 	// Off: nothing.
-	if r := Reconcile("s", stored, []*mcp.Tool{tool("a", "Z")}, config.PinOff, now); r.Write != nil || r.Quarantined != nil {
+	if r := Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "Z")}), config.PinOff, now); r.Write != nil || r.Quarantined != nil {
 		t.Errorf("off: %+v", r)
 	}
 }
@@ -102,8 +102,8 @@ func TestReconcileBoundsEvents(t *testing.T) {
 		v2 = append(v2, tool(fmt.Sprint("t", i), "two"))
 	}
 	now := time.Now()
-	stored := apply(nil, Reconcile("s", nil, v1, config.PinOn, now))
-	r := Reconcile("s", stored, v2, config.PinOn, now)
+	stored := apply(nil, Reconcile("s", nil, Definitions(v1), config.PinOn, now))
+	r := Reconcile("s", stored, Definitions(v2), config.PinOn, now)
 	if len(r.Quarantined) != 5000 || len(r.Events) != maxPinEvents+1 || !strings.Contains(r.Events[maxPinEvents].Why, "4980 more") {
 		t.Errorf("%d quarantined, %d events (last %+v)", len(r.Quarantined), len(r.Events), r.Events[len(r.Events)-1])
 	}

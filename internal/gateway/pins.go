@@ -15,8 +15,9 @@ import (
 // pinState is what the engine knows of a server's quarantined tools, for
 // one catalog entry of the server.
 type pinState struct {
-	ent *catalog.Entry
-	q   map[string]*policy.Quarantine
+	ent  *catalog.Entry
+	q    map[string]*policy.Quarantine
+	defs []policy.Def // ent's tools' definitions
 }
 
 // quarantined returns a server's quarantined tools, by name: those whose
@@ -35,8 +36,8 @@ func (e *Engine) quarantined(ctx context.Context, server string) map[string]*pol
 }
 
 // reconcile compares a catalog entry's tools with their pins, once per
-// entry while none is quarantined: it stores new pins and pending definitions and records what
-// entered quarantine in the audit trail. A passive engine (status) only
+// entry while none is quarantined: it stores new pins and pending
+// definitions and records what entered quarantine in the audit trail. A passive engine (status) only
 // looks: what it found is recorded by the engine that lists the server.
 func (e *Engine) reconcile(ctx context.Context, ent *catalog.Entry) map[string]*policy.Quarantine {
 	e.pol.mu.Lock()
@@ -53,22 +54,28 @@ func (e *Engine) reconcile(ctx context.Context, ent *catalog.Entry) map[string]*
 	}
 	mode := e.cfg.PinModeOf(def)
 	var q map[string]*policy.Quarantine
+	var defs []policy.Def
 	if mode != config.PinOff {
+		// The definitions are hashed before any lock is taken, and the
+		// pins are read first: the write transaction, which blocks other
+		// writers of the catalog, is taken only when there is something to
+		// write, and then only compares.
+		defs = st.defsFor(ent)
 		var r policy.Reconciled
 		reconcile := func(stored map[string]catalog.Pin) []catalog.Pin {
-			r = policy.Reconcile(ent.Server, stored, ent.Tools, mode, time.Now())
+			r = policy.Reconcile(ent.Server, stored, defs, mode, time.Now())
 			return r.Write
 		}
-		var err error
-		if e.opts.Passive {
-			// Status only looks: the engine that lists the server records.
-			var stored map[string]catalog.Pin
-			if stored, err = e.cat.Pins(ctx, ent.Server); err == nil {
-				reconcile(stored)
+		stored, err := e.cat.Pins(ctx, ent.Server)
+		if err == nil {
+			reconcile(stored)
+			switch {
+			case e.opts.Passive:
+				// Status only looks: the engine that lists the server records.
 				r.Events = nil
+			case len(r.Write) > 0:
+				err = e.cat.UpdatePins(ctx, ent.Server, reconcile)
 			}
-		} else {
-			err = e.cat.UpdatePins(ctx, ent.Server, reconcile)
 		}
 		if err != nil {
 			e.log.Warn("tool pinning", "server", ent.Server, "err", err)
@@ -86,9 +93,18 @@ func (e *Engine) reconcile(ctx context.Context, ent *catalog.Entry) map[string]*
 	if e.pol.pins == nil {
 		e.pol.pins = map[string]*pinState{}
 	}
-	e.pol.pins[ent.Server] = &pinState{ent: ent, q: q}
+	e.pol.pins[ent.Server] = &pinState{ent: ent, q: q, defs: defs}
 	e.pol.mu.Unlock()
 	return q
+}
+
+// defsFor returns the definitions of ent's tools, hashed once per entry.
+// st may be nil.
+func (st *pinState) defsFor(ent *catalog.Entry) []policy.Def {
+	if st != nil && st.ent == ent && st.defs != nil {
+		return st.defs
+	}
+	return policy.Definitions(ent.Tools)
 }
 
 // QuarantinedError is the error of a call of a quarantined tool, which is
