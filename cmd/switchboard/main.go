@@ -113,19 +113,19 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		statusCommand(),
-		toolsCommand(),
+		serverVerb("tools"),
 		searchCommand(),
 		describeCommand(),
 		callCommand(),
 		approveCommand(),
 		auditCommand(),
 		indexCommand(),
-		resourcesCommand(),
+		serverVerb("resources"),
 		readCommand(),
-		promptsCommand(),
+		serverVerb("prompts"),
 		promptCommand(),
-		instructionsCommand(),
-		reconnectCommand(),
+		serverVerb("instructions"),
+		serverVerb("reconnect"),
 		authCommand(),
 		serveCommand(),
 		configCommand(),
@@ -140,7 +140,6 @@ func commands() []*command {
 		completionCommand(),
 		completeCommand(),
 		versionCommand(),
-		debugCommand(),
 	}
 }
 
