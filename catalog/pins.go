@@ -51,6 +51,11 @@ func (c *Catalog) Pins(ctx context.Context, server string) (_ map[string]Pin, er
 // take turns, and the second sees what the first wrote.
 func (c *Catalog) UpdatePins(ctx context.Context, server string, update func(map[string]Pin) []Pin) (err error) {
 	defer wrapf(&err, "updating the pins of %q", server)
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil) // immediate: the write lock is taken first
 	if err != nil {
 		return err
@@ -95,6 +100,11 @@ func (c *Catalog) SetPins(ctx context.Context, pins []Pin) (err error) {
 		return nil
 	}
 	defer wrapf(&err, "writing pins")
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -133,6 +143,11 @@ var ErrNotPending = errors.New("no changed definition is waiting for approval")
 // pin as it was before.
 func (c *Catalog) Accept(ctx context.Context, server, tool, pending string) (_ Pin, err error) {
 	defer wrapf(&err, "accepting %q of %q", tool, server)
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return Pin{}, err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Pin{}, err
