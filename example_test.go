@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/policy"
 )
 
 // Example embeds the engine: load the configuration, make the engine,
@@ -81,4 +82,37 @@ func ExampleOptions_prompt() {
 	defer eng.Close()
 	r := eng.Handle(context.Background(), json.RawMessage(`{"tool": "search_issues", "server": "linear", "args": {"query": "login"}}`))
 	fmt.Println(r.Text)
+}
+
+// ExampleOptions_approver lets the host's user approve calls that an
+// approval rule covers (settings.approve, a server's approve): here the
+// configuration asks before every call, and the host allows echo once.
+// Without an Approver such calls are denied.
+func ExampleOptions_approver() {
+	ctx := context.Background()
+	home := exampleHome()
+	defer os.RemoveAll(home)
+
+	cfg := config.Load(config.Dirs{Home: home})
+	cfg.Settings.Approve = config.Approval{Mode: config.ApproveAlways}
+	eng, err := switchboard.New(ctx, cfg, &switchboard.Options{
+		SpillDir: filepath.Join(home, "spill"),
+		Approver: func(ctx context.Context, req *policy.Request) (policy.Decision, error) {
+			fmt.Printf("asked about %s on %s\n", req.Tool, req.Server)
+			if req.Tool == "echo" {
+				return policy.AllowOnce, nil
+			}
+			return policy.Deny, nil
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+
+	r := eng.Handle(ctx, json.RawMessage(`{"tool": "echo", "server": "demo", "args": {"text": "hello"}}`))
+	fmt.Println(r.Text, r.IsError)
+	// Output:
+	// asked about echo on demo
+	// hello false
 }

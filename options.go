@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 )
@@ -129,4 +130,14 @@ type Options struct {
 	// arguments or the result), on the goroutine that made it: it must
 	// not block. A CallLog's Add keeps the recent ones.
 	OnCall func(proxy.CallRecord)
+	// Approver asks the host's user whether a call that an approval rule
+	// (settings.approve, a server's approve; docs/policy.md) covers may go
+	// ahead. Without one, such calls are denied: the engine fails closed.
+	// A context made with policy.WithApprover takes precedence
+	// (switchboard serve asks each client that way).
+	Approver policy.Approver
+
+	// AuditPath is the audit trail's file. Default: audit.jsonl in the
+	// configuration's state directory.
+	AuditPath string
 }

@@ -8,7 +8,7 @@ import (
 // schemaVersion is stored in PRAGMA user_version. The catalog is a cache:
 // a file with an older version is rebuilt empty (servers are listed again),
 // unless a step in migrations upgrades it in place.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // schema creates every table of schemaVersion.
 //
@@ -65,6 +65,7 @@ var schema = []string{
 	`INSERT INTO generation (id, value) VALUES (1, 1)`,
 	embeddingsTable,
 	failuresTable,
+	pinsTable,
 }
 
 // embeddingsTable (version 2) holds the vectors of semantic search, keyed by
@@ -93,13 +94,14 @@ const failuresTable = `CREATE TABLE failures (
 	) STRICT`
 
 // tables lists every table, for rebuilding.
-var tables = []string{"servers", "tools", "resources", "resource_templates", "prompts", "generation", "embeddings", "failures"}
+var tables = []string{"servers", "tools", "resources", "resource_templates", "prompts", "generation", "embeddings", "failures", "pins"}
 
 // migrations[v] upgrades a file of version v to v+1 in place. A schema
 // change adds a step here, or leaves it out to rebuild the file empty.
 var migrations = map[int][]string{
 	1: {embeddingsTable}, // semantic search vectors
 	2: {failuresTable},   // last failures
+	3: {pinsTable},       // tool pinning
 }
 
 // migrate brings the file's schema to schemaVersion in one immediate

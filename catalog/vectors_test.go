@@ -247,7 +247,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	// Version 1 is the current schema without the tables added since.
 	var v1 []string
 	for _, s := range schema {
-		if s != embeddingsTable && s != failuresTable {
+		if s != embeddingsTable && s != failuresTable && s != pinsTable {
 			v1 = append(v1, s)
 		}
 	}

@@ -291,6 +291,13 @@ type Settings struct {
 	// tokens are kept: "keychain", "file", or "" for the default (see
 	// credstore.Open).
 	CredentialStore string
+
+	// Policy (config/policy.go, docs/policy.md).
+	Approve Approval
+	Pin     PinMode // "" is PinOn
+	Audit   Audit
+	Offline bool
+
 	// Telemetry says where serve sends traces; the standard
 	// OTEL_EXPORTER_OTLP_* variables win over it.
 	Telemetry Telemetry

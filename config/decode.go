@@ -36,6 +36,7 @@ type fileSettings struct {
 	embeddings     *Embeddings
 	credStore      *string
 	telemetry      *Telemetry
+	policy         policySettings
 }
 
 // decoder walks the syntax tree of one JSONC file. Our own files are strict:
@@ -447,7 +448,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -497,6 +498,9 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 				}
 			}
 		default:
+			if d.policySetting(s, m.key, m.value, p) {
+				continue
+			}
 			d.unknown(m.value, path, m.key, settingsFields)
 		}
 	}
@@ -556,15 +560,4 @@ func (d *decoder) embeddings(v *hujson.Value, path string) *Embeddings {
 		return nil
 	}
 	return e
-}
-
-// references checks the reference syntax of a value that may hold them and
-// returns how many it holds.
-func (d *decoder) references(v *hujson.Value, path, value string) int {
-	refs, err := parseRefs(value)
-	if err != nil {
-		d.errorf(v, path, "%v", err)
-		return 0
-	}
-	return len(refs)
 }

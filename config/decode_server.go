@@ -13,7 +13,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
-	"searchKeywords", "protocolVersion", "oauth",
+	"searchKeywords", "protocolVersion", "oauth", "approve", "pin",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -182,6 +182,9 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 			r.ProtocolVersion = pv
 		}
 	default:
+		if d.policyServer(r, m.key, v, p) {
+			return
+		}
 		r.fields--
 		if !d.strict && hostFields[m.key] {
 			return
@@ -331,6 +334,10 @@ func (d *decoder) checkURL(server string, v *hujson.Value, path string, raw *str
 		d.errorf(v, path, "%v", err)
 		return false
 	}
+	if hasCommand(refs) {
+		d.errorf(v, path, "a ${cmd:…} reference is allowed only in env and headers values")
+		return false
+	}
 	sep := strings.Index(*raw, "://")
 	if len(refs) > 0 && (sep < 0 || refs[0].start < sep) {
 		return true // the scheme comes from a reference: checked when resolved
@@ -387,6 +394,11 @@ func (d *decoder) checkSecrets(r *rawServer, path string, v *hujson.Value) bool 
 			refs, err := parseRefs(m[k])
 			if err != nil {
 				d.errorf(at, p, "%v", err)
+				ok = false
+				continue
+			}
+			if hasCommand(refs) && !d.commandRefAllowed() {
+				d.serverError(r.Name, at, p, "a ${cmd:…} reference runs a command, and is allowed only in your own user-global files, not in a project's or another host's (hint: move this server's definition to %s)", "~/.config/switchboard/config.json")
 				ok = false
 				continue
 			}

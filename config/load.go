@@ -328,6 +328,9 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 		if !s.directSet && c.Settings.DirectTools {
 			s.DirectTools = DirectTools{All: true}
 		}
+		if c.Settings.Offline {
+			s.Offline = s.offlineRefusal()
+		}
 		if s.Err == nil {
 			if p, ok := serverErrs[serverKey{s.Source.Path, s.Name}]; ok {
 				s.Err = fmt.Errorf("server %q: %s", s.Name, p.Error())
@@ -388,6 +391,7 @@ func (st *Settings) merge(doc *document) {
 	if fs.telemetry != nil {
 		st.Telemetry = *fs.telemetry
 	}
+	st.mergePolicy(fs.policy)
 }
 
 func appendNew(list []string, items ...string) []string {

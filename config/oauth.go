@@ -157,6 +157,9 @@ func (d *decoder) checkOAuth(r *rawServer, v *hujson.Value, path string) bool {
 		case err != nil:
 			d.errorf(v, joinPath(p, "clientSecret"), "%v", err)
 			return false
+		case hasCommand(refs):
+			d.errorf(v, joinPath(p, "clientSecret"), "a ${cmd:…} reference is allowed only in env and headers values")
+			return false
 		case len(refs) == 0:
 			d.serverError(r.Name, v, joinPath(p, "clientSecret"), "must be a reference such as ${%s_CLIENT_SECRET}, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", strings.ToUpper(strings.ReplaceAll(r.Name, "-", "_")))
 		}

@@ -70,6 +70,9 @@ type Lookup struct {
 	// credstore.SecretKey(NAME). Nil: there is none, and every secret
 	// reference is an error that says so.
 	Secrets credstore.Store
+	// Commands runs the command of a ${cmd:…} reference and returns what
+	// it printed (see RunCommand). Nil: such a reference is an error.
+	Commands func(argv []string) ([]byte, error)
 }
 
 // ReferenceError reports a reference that could not be resolved. It names the
@@ -175,11 +178,14 @@ type ref struct {
 	def        string
 	hasDef     bool
 	secret     bool // ${secret:NAME}: name is the secret's
+	cmd        bool // ${cmd:COMMAND ARGS}: name is the command's text
 }
 
 // String returns the reference as it is written.
 func (r ref) String() string {
 	switch {
+	case r.cmd:
+		return "${" + cmdPrefix + r.name + "}"
 	case r.secret && r.hasDef:
 		return "${" + secretPrefix + r.name + ":-" + r.def + "}"
 	case r.secret:
@@ -229,6 +235,15 @@ func parseRefs(value string) ([]ref, error) {
 		}
 		body := value[start+2 : start+k]
 		r := ref{start: start, end: start + k + 1, name: body}
+		if cmd, ok := strings.CutPrefix(body, cmdPrefix); ok {
+			if _, err := splitCommand(cmd); err != nil {
+				return nil, fmt.Errorf("invalid reference at byte %d: ${cmd:COMMAND ARGS}: %v", start+1, err)
+			}
+			r.name, r.cmd = cmd, true
+			refs = append(refs, r)
+			i = r.end
+			continue
+		}
 		if n, def, ok := strings.Cut(body, ":-"); ok {
 			r.name, r.def, r.hasDef = n, def, true
 		}
@@ -263,6 +278,9 @@ func expandRefs(value string, lookup Lookup, parts *[]Secret) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if v == "" && r.cmd {
+			return "", fmt.Errorf("the command of %s printed nothing", truncate(r.String(), 60))
+		}
 		if v == "" {
 			if !r.hasDef {
 				re := &ReferenceError{Var: r.name, Secret: r.secret}
@@ -285,6 +303,9 @@ func expandRefs(value string, lookup Lookup, parts *[]Secret) (string, error) {
 // value returns what a reference names, "" when it is unset. Only a store
 // that cannot be read is an error.
 func (l Lookup) value(r ref) (string, error) {
+	if r.cmd {
+		return l.runRef(r)
+	}
 	if !r.secret {
 		if l.Env == nil {
 			return "", nil
@@ -315,7 +336,7 @@ func (s *Server) refNames(secret bool) []string {
 	add := func(v string) {
 		refs, _ := parseRefs(v)
 		for _, r := range refs {
-			if r.secret == secret {
+			if r.secret == secret && !r.cmd {
 				names = append(names, r.name)
 			}
 		}

@@ -85,12 +85,19 @@ type Server struct {
 	ExcludeTools    []string
 	DirectTools     DirectTools
 	SearchKeywords  map[string][]string
-	ProtocolVersion string // "auto", "legacy" or an exact revision
-	OAuth           *OAuth // nil: the defaults (see config/oauth.go)
+	ProtocolVersion string    // "auto", "legacy" or an exact revision
+	OAuth           *OAuth    // nil: the defaults (see config/oauth.go)
+	Approve         *Approval // nil: settings.approve (see Config.ApprovalRule)
+	Pin             PinMode   // "": settings.pin (see Config.PinModeOf)
 
 	// DisabledBy names the file whose {"disabled": true} disabled a lower
 	// definition; "" when the definition itself says disabled or is enabled.
 	DisabledBy string
+
+	// Offline says why the server is not started while Switchboard is
+	// offline (settings.offline, --offline); "" when it may be, or when
+	// Switchboard is online. What the catalog knows of it still answers.
+	Offline string
 
 	// Err is set when this definition cannot be used (for example a
 	// credential written as a literal). It never holds a secret value.

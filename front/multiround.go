@@ -35,6 +35,7 @@ func multiRound(ss *mcp.ServerSession) bool {
 // background across the client's calls.
 type suspended struct {
 	token   string
+	ss      *mcp.ServerSession       // the client session whose call it is
 	result  chan *mcp.CallToolResult // the call's result, once
 	asks    chan *ask                // input the upstream server needs
 	cancel  context.CancelFunc
@@ -80,7 +81,12 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 		return run(ctx)
 	}
 	if state := req.Params.RequestState; state != "" {
-		sp := b.resume(state)
+		sp, other := b.resume(state, req.Session)
+		if other {
+			// Another session's answer, to an approval form above all, is
+			// no answer: the call stays suspended for its own client.
+			return errorResult(errors.New("switchboard: this requestState belongs to another client session"))
+		}
 		if sp == nil {
 			return errorResult(errors.New("switchboard: unknown or expired requestState: the call it belonged to has ended; call the tool again"))
 		}
@@ -100,7 +106,7 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 	// waits for it.
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(s.ctx, cancel)
-	sp := b.suspend(cancel)
+	sp := b.suspend(cancel, req.Session)
 	cctx = context.WithValue(cctx, suspendedKey{}, sp)
 	if !s.bg.Go(func() {
 		defer stop()
@@ -115,12 +121,13 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 	return b.await(ctx, sp)
 }
 
-// suspend registers a new suspended call, which cancel cancels.
-func (b *bridge) suspend(cancel context.CancelFunc) *suspended {
+// suspend registers a new suspended call of client session ss, which
+// cancel cancels.
+func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession) *suspended {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.next++
-	sp := &suspended{token: "sb-call-" + strconv.Itoa(b.next), result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask), cancel: cancel}
+	sp := &suspended{token: "sb-call-" + strconv.Itoa(b.next), result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask), cancel: cancel, ss: ss}
 	if b.suspended == nil {
 		b.suspended = map[string]*suspended{}
 	}
@@ -128,15 +135,20 @@ func (b *bridge) suspend(cancel context.CancelFunc) *suspended {
 	return sp
 }
 
-// resume finds a suspended call by its requestState.
-func (b *bridge) resume(state string) *suspended {
+// resume finds a suspended call by its requestState, for the client
+// session ss. other reports a call of another session, which is left as it
+// is.
+func (b *bridge) resume(state string, ss *mcp.ServerSession) (sp *suspended, other bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	sp := b.suspended[state]
+	sp = b.suspended[state]
+	if sp != nil && sp.ss != ss {
+		return nil, true
+	}
 	if sp != nil && sp.abandon != nil {
 		sp.abandon.Stop()
 	}
-	return sp
+	return sp, false
 }
 
 // stop forgets every suspended call and stops the timers that would

@@ -280,7 +280,7 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 			defer release()
 			es, ctx, cancel := s.session(ctx, req.Session)
 			defer cancel()
-			r := es.Handle(ctx, args)
+			r := es.Handle(s.approving(ctx, req.Session), args)
 			done(r.Details.Server, r.IsError)
 			s.observeProxy(ctx, req, span, args, r, began)
 			return r.MCP()
@@ -403,7 +403,7 @@ func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt di
 	done := s.opts.Metrics.start("call")
 	began := time.Now()
 	ctx, span := s.startSpan(ctx, req)
-	_, ctx, cancel := s.session(ctx, req.Session)
+	es, ctx, cancel := s.session(ctx, req.Session)
 	defer cancel()
 	ctx, up, release := s.bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 	defer release()
@@ -416,7 +416,7 @@ func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt di
 		params.Meta = copyMeta(req.Params.Meta)
 		params.SetProgressToken(up)
 	}
-	res, err := s.eng.CallTool(ctx, dt.server, params)
+	res, err := es.CallTool(s.approving(ctx, req.Session), dt.server, params)
 	if err == nil && (!transparent || !s.eng.Fits(res)) {
 		res, err = s.eng.Bound("call-"+dt.name, res)
 	}

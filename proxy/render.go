@@ -144,8 +144,14 @@ func serverLine(st ServerStatus, now time.Time) string {
 	case st.Error != "":
 		line += fmt.Sprintf("  last error (%s, %s ago): %s", orDash(st.ErrorClass), age(now, st.ErrorAt), brief(st.Error, 300))
 	}
+	if st.Quarantined > 0 {
+		line += fmt.Sprintf("  %d quarantined (changed; see describe, then switchboard approve)", st.Quarantined)
+	}
 	if st.Headline != "" {
 		line += "  — " + st.Headline
+	}
+	for _, w := range st.Warnings {
+		line += "\n  warning: " + w
 	}
 	return line
 }
@@ -177,17 +183,30 @@ func age(now, t time.Time) string {
 // each with the first line of its description, and the head of its
 // instructions.
 func Tools(server string, tools []*mcp.Tool, instructions string) *Result {
+	return ToolsWithPolicy(server, tools, instructions, Policy{})
+}
+
+// ToolsWithPolicy is Tools with what the server's policy says of its tools:
+// those quarantined are marked changed, and the policy's warnings follow.
+func ToolsWithPolicy(server string, tools []*mcp.Tool, instructions string, pol Policy) *Result {
 	r := &Result{Details: Details{Operation: string(ActionServer), Server: server, Count: len(tools)}}
 	lines := []string{fmt.Sprintf("%s on %q", plural(len(tools), "tool", "tools"), server)}
 	sorted := append([]*mcp.Tool(nil), tools...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, t := range sorted {
-		info := ToolInfo{Server: server, Name: t.Name, Title: t.Title, Description: Headline(t.Description, 120)}
+		info := ToolInfo{Server: server, Name: t.Name, Title: t.Title, Description: Headline(t.Description, 120), Changed: pol.Changed[t.Name] != nil}
 		r.Details.Tools = append(r.Details.Tools, info)
-		lines = append(lines, toolLine(t.Name, info.Description))
+		line := toolLine(t.Name, info.Description)
+		if info.Changed {
+			line = ChangedMark + " " + line
+		}
+		lines = append(lines, line)
 	}
 	if h := Headline(instructions, 200); h != "" {
 		lines = append(lines, "instructions: "+h)
+	}
+	for _, w := range pol.Warnings {
+		lines = append(lines, "warning: "+w)
 	}
 	return r.lines("tools-"+server, lines)
 }
@@ -201,6 +220,12 @@ func toolLine(name, desc string) string {
 
 // Describe is the answer of a describe request: one tool in full.
 func Describe(ref ToolRef, t *mcp.Tool) *Result {
+	return DescribeWithPolicy(ref, t, nil)
+}
+
+// DescribeWithPolicy is Describe of a tool that may be quarantined: changed
+// says so and what changed, as lines; nil for a tool that is not.
+func DescribeWithPolicy(ref ToolRef, t *mcp.Tool, changed []string) *Result {
 	d := &ToolDetail{Server: ref.Server, Name: ref.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 	r := &Result{Details: Details{Operation: string(ActionDescribe), Server: ref.Server, Count: 1, Tool: d}}
 	lines := []string{fmt.Sprintf("tool %q on %q (call as %q)", ref.Name, ref.Server, ref.Prefixed())}
@@ -216,6 +241,10 @@ func Describe(ref ToolRef, t *mcp.Tool) *Result {
 	lines = append(lines, "input schema: "+compactJSON(t.InputSchema))
 	if t.OutputSchema != nil {
 		lines = append(lines, "output schema: "+compactJSON(t.OutputSchema))
+	}
+	if changed != nil {
+		d.Changed = true
+		lines = append(lines, changed...)
 	}
 	return r.lines("describe-"+ref.Name, lines)
 }

@@ -65,6 +65,7 @@ type ToolInfo struct {
 	Title       string  `json:"title,omitempty"`
 	Description string  `json:"description,omitempty"` // first line
 	Score       float64 `json:"score,omitempty"`
+	Changed     bool    `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
 
 	// Search only. Need is the query the tool answers, when a search had
 	// several; Implied the capability a query implies that the tool serves
@@ -84,6 +85,7 @@ type ToolDetail struct {
 	InputSchema  any                  `json:"inputSchema,omitempty"`
 	OutputSchema any                  `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	Changed      bool                 `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
 }
 
 // ResourceInfo is one resource, named by an opaque reference.
@@ -143,6 +145,12 @@ type ServerStatus struct {
 	ErrorAt    time.Time `json:"errorAt,omitzero"`
 	IndexedAt  time.Time `json:"indexedAt,omitzero"`
 	Headline   string    `json:"headline,omitempty"` // first line of the server's instructions
+	// Quarantined counts the tools whose definition changed since it was
+	// approved (docs/policy.md).
+	Quarantined int `json:"quarantined,omitempty"`
+	// Warnings are problems of the server's policy found against its
+	// tools, such as an approve glob that matches none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ServerError is a server that could not answer a request, and why.

@@ -128,7 +128,10 @@ func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) er
 	if why := s.noOAuth(); why != "" {
 		return &Error{Server: name, Op: op, Class: ClassConfig, Err: errors.New(why)}
 	}
-	res, err := s.cfg.Resolve(config.Lookup{Env: p.opts.Lookup, Secrets: p.opts.Credentials})
+	if why := s.cfg.Offline; why != "" {
+		return &Error{Server: name, Op: op, Class: ClassConfig, Err: offlineError(why)}
+	}
+	res, err := s.cfg.Resolve(config.Lookup{Env: p.opts.Lookup, Secrets: p.opts.Credentials, Commands: commands(ctx)})
 	if err != nil {
 		return &Error{Server: name, Op: op, Class: ClassConfig, Err: err}
 	}

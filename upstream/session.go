@@ -44,7 +44,10 @@ type session struct {
 // connect opens a new session: it resolves the server's references, starts
 // the transport and negotiates the protocol.
 func (s *server) connect(ctx context.Context) (*session, error) {
-	res, err := s.cfg.Resolve(config.Lookup{Env: s.pool.opts.Lookup, Secrets: s.pool.opts.Credentials})
+	if why := s.cfg.Offline; why != "" {
+		return nil, withClass(ClassConfig, offlineError(why))
+	}
+	res, err := s.cfg.Resolve(config.Lookup{Env: s.pool.opts.Lookup, Secrets: s.pool.opts.Credentials, Commands: commands(ctx)})
 	if err != nil {
 		return nil, withClass(ClassConfig, err)
 	}

@@ -23,6 +23,7 @@ type env struct {
 	cwd            string
 	goos           string
 	self           string // the path of the running binary, which imports skip; "" when unknown
+	offline        bool   // --offline: openEngine makes the configuration offline
 }
 
 // dirs describes where configuration lives, honouring --config.
@@ -53,6 +54,7 @@ type flags struct {
 	json    bool
 	config  string
 	noLogin bool
+	offline bool
 }
 
 func newFlags(name string, withJSON bool) *flags {
@@ -65,9 +67,10 @@ func newFlags(name string, withJSON bool) *flags {
 	return f
 }
 
-// addNoLogin adds --no-login, for commands that use servers.
+// addNoLogin adds --no-login and --offline, for commands that use servers.
 func (f *flags) addNoLogin() {
 	f.BoolVar(&f.noLogin, "no-login", false, "never start an OAuth login: fail with the command that logs in")
+	f.BoolVar(&f.offline, "offline", false, "start no server that needs the network or may download what it runs; answer from the catalog (docs/policy.md)")
 }
 
 // parse parses flags anywhere among the arguments and returns the positional

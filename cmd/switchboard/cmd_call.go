@@ -10,13 +10,14 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/callargs"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 func callCommand() *command {
 	return &command{
 		name: "call", summary: "call a tool once",
-		usage: "NAME [--server S] [key=value … | --args JSON | --args -] [--json]",
+		usage: "NAME [--server S] [key=value … | --args JSON | --args -] [--yes] [--json]",
 		help: `Calls a tool exactly once and prints its result. A tool that reports an
 error exits 1 with its text on stderr.
 
@@ -35,6 +36,10 @@ Examples:
   switchboard call everything_echo message='hello there'
   echo '{"a": 1, "b": 2}' | switchboard call get-sum --args -
 
+A call that an approval rule covers (settings.approve, a server's approve;
+docs/policy.md) asks on the terminal first: allow once, for this session,
+or deny. Without a terminal it is denied, unless --yes approves it.
+
 With --json, prints the result's structured details (documented in docs/cli.md).`,
 		run: runCall,
 	}
@@ -45,10 +50,12 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	f.addNoLogin()
 	server := f.String("server", "", "the `server` of the tool")
 	argsJSON := f.String("args", "", "the arguments as one JSON `object`, or - to read it from standard input")
+	yes := f.Bool("yes", false, "approve this call where an approval rule asks for it (docs/policy.md)")
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return err
 	}
+	ctx = policy.WithApprover(ctx, e.cliApprover(*yes))
 	if len(pos) < 1 {
 		return usagef("call needs the tool's NAME")
 	}

@@ -68,6 +68,7 @@ func runIndexCommand(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.offline = e.offline || f.offline
 	return runIndex(ctx, e, indexOptions{config: f.config, json: f.json, noLogin: f.noLogin}, pos)
 }
 

@@ -32,6 +32,7 @@ func runRead(ctx context.Context, e *env, args []string) (err error) {
 	if len(pos) != 2 {
 		return usagef("read needs SERVER and REF")
 	}
+	e.offline = e.offline || f.offline
 	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
 	if err != nil {
 		return err

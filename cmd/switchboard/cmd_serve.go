@@ -55,7 +55,7 @@ Examples:
 
 type serveOptions struct {
 	http, tokenFile, logFile, logLevel, config string
-	stateless, admin                           bool
+	stateless, admin, offline                  bool
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -67,6 +67,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	f.BoolVar(&o.admin, "admin", false, "serve the admin endpoint off loopback too (it always needs the token there)")
 	f.StringVar(&o.logFile, "log-file", "", "write logs to `FILE` instead of stderr")
 	f.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default warn on stdio, info on HTTP)")
+	f.BoolVar(&o.offline, "offline", false, "start no server that needs the network or may download what it runs (docs/policy.md)")
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return err
@@ -115,6 +116,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	logger.Info("starting", "pid", os.Getpid(), "version", versionString())
 	d.Self.Addr = o.http // an imported entry for this address is this gateway
 	cfg := config.Load(d)
+	if o.offline {
+		cfg.GoOffline()
+	}
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}

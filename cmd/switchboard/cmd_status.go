@@ -61,6 +61,12 @@ type serverJSON struct {
 	ErrorClass string    `json:"errorClass,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	ErrorAt    time.Time `json:"errorAt,omitzero"`
+	// Quarantined counts the tools whose definition changed since it was
+	// approved (docs/policy.md).
+	Quarantined int `json:"quarantined,omitempty"`
+	// Warnings are problems of the server's policy found against its
+	// tools, such as an approve glob that matches none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type fileJSON struct {
@@ -151,7 +157,7 @@ func statusOf(c *config.Config, live map[string]proxy.ServerStatus) statusJSON {
 			sj.Error = s.Err.Error()
 		}
 		if l, ok := live[s.Name]; ok {
-			sj.Tools, sj.IndexedAt = l.Tools, l.IndexedAt
+			sj.Tools, sj.IndexedAt, sj.Quarantined, sj.Warnings = l.Tools, l.IndexedAt, l.Quarantined, l.Warnings
 			if sj.State == "enabled" && (l.State == "needs-auth" || l.State == "failed") {
 				sj.State, sj.ErrorClass, sj.Error, sj.ErrorAt = l.State, l.ErrorClass, l.Error, l.ErrorAt
 			}
@@ -228,6 +234,7 @@ func printStatus(e *env, c *config.Config, st statusJSON) {
 		pal := e.palette(w)
 		fmt.Fprint(w, colorColumn(table.String(), "STATE", pal, pal.State))
 		printFailures(w, st.Servers, now)
+		printQuarantined(w, st.Servers)
 	}
 	printIgnored(e, c)
 	printProblems(e, w, "error", c.Errors())

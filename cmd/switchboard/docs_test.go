@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -160,14 +161,14 @@ func TestStatusJSONDocumented(t *testing.T) {
 }
 
 // statusFixture makes a HOME whose configuration has a server of each
-// kind: indexed, failed, disabled by a higher file, invalid, imported, and
+// kind: indexed (with a quarantined tool and a policy warning), failed, disabled by a higher file, invalid, imported, and
 // an untrusted project; and returns an env in its project.
 func statusFixture(t *testing.T) (string, *env) {
 	home := t.TempDir()
 	files := map[string]string{
 		".config/mcp/mcp.json": `{"mcpServers": {"lower": {"command": "lower-server", "bogusField": 1}}}`,
 		".config/switchboard/config.json": `{"imports": ["cursor"], "mcpServers": {
-			"good": {"command": "good-server"},
+			"good": {"command": "good-server", "approve": ["nomatch_*"]},
 			"api": {"url": "https://example.com/mcp"},
 			"lower": {"disabled": true},
 			"lit": {"command": "srv", "env": {"API_TOKEN": "literal"}}
@@ -204,7 +205,12 @@ func statusFixture(t *testing.T) (string, *env) {
 	good, _ := c.Server("good")
 	api, _ := c.Server("api")
 	ctx := context.Background()
-	if err := cat.Put(ctx, &catalog.Entry{Server: "good", Hash: good.Hash(), FetchedAt: time.Now()}); err != nil {
+	if err := cat.Put(ctx, &catalog.Entry{Server: "good", Hash: good.Hash(), FetchedAt: time.Now(), Tools: []*mcp.Tool{{Name: "t", InputSchema: map[string]any{"type": "object"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	// good's tool t changed since it was approved (quarantined), and its
+	// approve glob matches nothing (a warning).
+	if err := cat.SetPins(ctx, []catalog.Pin{{Server: "good", Tool: "t", Hash: "approved-before", Def: `{"name":"t"}`, FirstSeen: time.Now()}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := cat.PutFailure(ctx, catalog.Failure{Server: "api", Hash: api.Hash(), Class: "auth", Error: "HTTP 401", At: time.Now()}); err != nil {

@@ -47,6 +47,9 @@ func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, t
 	if err := cfg.Err(); err != nil {
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
 	}
+	if e.offline {
+		cfg.GoOffline()
+	}
 	var prompt oauth.Prompter
 	if login && e.canOpenBrowser() {
 		prompt = e.browserPrompter(false)
@@ -105,6 +108,7 @@ func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context
 // runBuiltWith is runBuilt that shows a call's progress on prog's line
 // (nil: none).
 func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, build func(context.Context, *gateway.Engine) (*proxy.Request, error)) (err error) {
+	e.offline = e.offline || f.offline
 	ctx, tweak := prog.options(ctx)
 	eng, err := e.openEngineWith(ctx, f.config, !f.noLogin, tweak)
 	if err != nil {

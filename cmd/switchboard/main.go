@@ -117,6 +117,8 @@ func commands() []*command {
 		searchCommand(),
 		describeCommand(),
 		callCommand(),
+		approveCommand(),
+		auditCommand(),
 		indexCommand(),
 		serverVerb("resources"),
 		readCommand(),

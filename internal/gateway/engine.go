@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -52,6 +53,9 @@ type Options struct {
 	Servers []host.Server
 	Facades []host.Facade
 	OnCall  func(proxy.CallRecord)
+
+	Approver  policy.Approver
+	AuditPath string
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -68,6 +72,7 @@ type Engine struct {
 	memo  memo      // catalog entries read or written, and definition hashes
 
 	fails failureMarks // what recordFailures wrote to the catalog
+	pol   enginePolicy // the audit trail and pins (policy.go)
 
 	bg  *lifecycle.Group // background refreshes and embeddings
 	ctx context.Context  // bg's: cancelled by Close
@@ -123,6 +128,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log), Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
 	})
+	e.openPolicy()
 	e.def = e.NewSession()
 	return e, nil
 }
@@ -195,7 +201,7 @@ func (e *Engine) Close() error {
 		cancel()
 		errs := []error{e.pool.Close()}
 		e.bg.Wait()
-		errs = append(errs, e.closeSpill(), e.cat.Close())
+		errs = append(errs, e.closeSpill(), e.cat.Close(), e.pol.audit.Close())
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr

@@ -105,5 +105,6 @@ func (e *Engine) put(ctx context.Context, ent *catalog.Entry) error {
 		return err
 	}
 	e.memo.put(ent)
+	e.reconcile(ctx, ent) // pins, at once: a quarantine is recorded when it happens
 	return nil
 }

@@ -19,14 +19,15 @@ func (s *Session) serverTools(ctx context.Context, server string) *proxy.Result 
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionServer, server, err)
 	}
-	return proxy.Tools(server, ent.Tools, ent.Instructions)
+	return proxy.ToolsWithPolicy(server, ent.Tools, ent.Instructions, s.e.policyView(ctx, server, ent))
 }
 
 // entry returns a server's catalog entry, connecting and indexing it first
-// when the catalog does not know its current definition.
+// when the catalog does not know its current definition, or when it is
+// not connected (unless it may not be started offline).
 func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, error) {
 	s, _ := e.cfg.Server(server)
-	if ent, ok := e.cached(ctx, s); ok && e.connected(server) {
+	if ent, ok := e.cached(ctx, s); ok && (e.connected(server) || s.Offline != "") {
 		return ent, nil
 	}
 	ent, err := e.fetch(ctx, server, true)
@@ -178,12 +179,16 @@ func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Resul
 	if t == nil {
 		return proxy.ErrorResult(proxy.ActionDescribe, ref.Server, fmt.Errorf("tool %q on %q is not in the catalog: this is a bug", ref.Name, ref.Server))
 	}
-	return proxy.Describe(ref, t)
+	var changed []string
+	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
+		changed = quarantineLines(q)
+	}
+	return proxy.DescribeWithPolicy(ref, t, changed)
 }
 
 // call calls a tool exactly once.
 func (s *Session) call(ctx context.Context, req *proxy.Request) *proxy.Result {
-	ref, _, err := s.e.resolve(ctx, req.Name, req.Server)
+	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionCall, req.Server, err)
 	}
@@ -191,7 +196,7 @@ func (s *Session) call(ctx context.Context, req *proxy.Request) *proxy.Result {
 	if tok := progressToken(ctx); tok != nil {
 		params.SetProgressToken(tok)
 	}
-	res, err := s.e.poolCall(ctx, ref.Server, params)
+	res, err := s.send(ctx, ref, t, params)
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionCall, ref.Server, err)
 	}

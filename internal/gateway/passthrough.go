@@ -40,11 +40,7 @@ func (e *Engine) Cached(ctx context.Context, server string) (*catalog.Entry, boo
 // CallTool calls a server's tool once with the whole request, _meta
 // included, and returns the server's result as it came.
 func (e *Engine) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	name, err := e.server(server)
-	if err != nil {
-		return nil, err
-	}
-	return e.poolCall(ctx, name, params)
+	return e.def.CallTool(ctx, server, params)
 }
 
 // Bound returns a tool result bounded as a whole, for a gateway's direct

@@ -21,6 +21,8 @@ type Session struct {
 	mu    sync.Mutex
 	refs  []resourceRef  // reference "rN" is refs[N-1], of any server
 	byURI map[refKey]int // N of the references of current connections
+
+	pol sessionPolicy // approvals given for the session (approve.go)
 }
 
 // NewSession returns a session with no references of its own yet.

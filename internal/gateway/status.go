@@ -51,6 +51,8 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 			}
 			st.IndexedAt = ent.FetchedAt
 			st.Headline = proxy.Headline(ent.Instructions, 80)
+			st.Quarantined = len(e.quarantined(ctx, s.Name))
+			st.Warnings = e.approveWarnings(s.Name, ent)
 		}
 		out = append(out, st)
 	}

@@ -94,6 +94,8 @@ func run(mode string) error {
 		return SizedServer().Run(context.Background(), &mcp.StdioTransport{})
 	case Typed:
 		return serveTyped()
+	case Shifty:
+		return serveShifty()
 	case Roots:
 		return serveRoots()
 	case EnvReport:

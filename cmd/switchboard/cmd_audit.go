@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/policy"
+)
+
+// Output: one record a line, oldest first, on stdout (JSON lines with
+// --json); how many records and unreadable lines, on stderr.
+
+func auditCommand() *command {
+	return &command{
+		name: "audit", summary: "show the audit trail of calls, approvals and quarantines",
+		usage: "[--server S] [--since DUR] [--json]",
+		help: `Prints the audit trail (docs/policy.md): every tool call with its
+decision, duration, outcome and sizes; every approval asked and its
+answer; every tool quarantined or accepted. Arguments and results are
+recorded only with settings.audit.payloads.
+
+  --server S    only records of server S
+  --since DUR   only records of the last DUR, such as 30m, 24h or 7d
+
+With --json, prints the records as JSON lines, as they are stored.`,
+		run: runAudit,
+	}
+}
+
+func runAudit(ctx context.Context, e *env, args []string) error {
+	f := newFlags("audit", true)
+	server := f.String("server", "", "only records of this `server`")
+	since := f.String("since", "", "only records of the last `DUR` (30m, 24h, 7d)")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("audit takes no arguments; filter with --server and --since")
+	}
+	filter := policy.Filter{Server: *server}
+	if *since != "" {
+		d, err := parseAge(*since)
+		if err != nil {
+			return err
+		}
+		filter.Since = time.Now().Add(-d)
+	}
+	path := filepath.Join(e.dirs(f.config).StateDir(), policy.AuditFile)
+	recs, skipped, err := policy.ReadAudit(path, filter)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
+		for _, r := range recs {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+	} else {
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		for _, r := range recs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Event, r.Server,
+				orDash(r.Tool), orDash(r.Decision), orDash(outcome(r)), brief(r.Why, 160))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(e.stderr, "%d %s in %s\n", len(recs), plural(len(recs), "record"), e.pretty(path))
+	if skipped > 0 {
+		fmt.Fprintf(e.stderr, "warning: %d %s could not be read\n", skipped, plural(skipped, "line"))
+	}
+	return nil
+}
+
+func outcome(r policy.Record) string {
+	if r.Outcome == "" || r.DurationMs == 0 {
+		return r.Outcome
+	}
+	return fmt.Sprintf("%s %.1fms", r.Outcome, r.DurationMs)
+}
+
+// parseAge parses a duration, with d for days.
+func parseAge(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		var days int
+		if _, err := fmt.Sscanf(n, "%d", &days); err == nil && days > 0 && fmt.Sprint(days) == n {
+			return time.Duration(days) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, usagef("--since takes a duration such as 30m, 24h or 7d, not %q", s)
+	}
+	return d, nil
+}
+
+func brief(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,44 @@
+package front
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/policy"
+)
+
+// approving returns ctx with an approver that asks the client of session
+// ss, for a call an approval rule covers (docs/policy.md): with a
+// form-mode elicitation when the client declared elicitation, through an
+// input request for a multi round-trip client (2026-07-28) whose call the
+// bridge suspended, and otherwise not at all: the call is then denied.
+func (s *Server) approving(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	return policy.WithApprover(ctx, func(ctx context.Context, req *policy.Request) (policy.Decision, error) {
+		params := policy.ElicitParams(req)
+		if sp, ok := ctx.Value(suspendedKey{}).(*suspended); ok {
+			resp, err := sp.askClient(ctx, s.bridge.inputID(), params)
+			if err != nil {
+				return policy.Deny, err
+			}
+			res, ok := resp.(*mcp.ElicitResult)
+			if !ok {
+				return policy.Deny, fmt.Errorf("the client answered the approval form with %T", resp)
+			}
+			return policy.Decide(res)
+		}
+		if ss == nil {
+			return policy.Deny, errors.New("there is no client session to ask")
+		}
+		if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+			return policy.Deny, errors.New("the connected client did not declare elicitation, so it cannot be asked")
+		}
+		res, err := ss.Elicit(ctx, params)
+		if err != nil {
+			return policy.Deny, fmt.Errorf("asking the client: %w", err)
+		}
+		return policy.Decide(res)
+	})
+}

@@ -1,0 +1,102 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/policy"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// gate decides whether a call of a tool may be sent: when the server's
+// approval rule covers it and the session has not allowed it already, it
+// asks (the context's approver, else Options.Approver) and returns a
+// *policy.DeniedError unless the answer allows it. t is the tool's
+// definition from the catalog, nil when unknown: without annotations a
+// tool counts as destructive. A call no rule covers costs one lookup of the
+// server's definition.
+func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, args any) error {
+	def, _ := s.e.cfg.Server(ref.Server)
+	rule := s.e.cfg.ApprovalRule(def)
+	if !rule.Set() {
+		return nil
+	}
+	var ann *mcp.ToolAnnotations
+	if t != nil {
+		ann = t.Annotations
+	}
+	if !policy.Needs(rule, ref.Name, ref.Prefixed(), ann) || s.pol.grants.Allowed(ref.Server, ref.Name) {
+		return nil
+	}
+	approve := policy.ApproverFrom(ctx)
+	if approve == nil {
+		approve = s.e.opts.Approver
+	}
+	req := &policy.Request{Server: ref.Server, Tool: ref.Name, Prefixed: ref.Prefixed(), Args: args, Rule: rule}
+	start := time.Now()
+	ans := policy.Ask(ctx, approve, req, def.RequestTimeout)
+	s.e.auditDecision(s, req, ans, time.Since(start))
+	if !ans.Decision.Allows() {
+		return &policy.DeniedError{Request: req, Why: ans.Why}
+	}
+	if ans.Decision == policy.AllowSession {
+		s.pol.grants.Grant(ref.Server, ref.Name)
+	}
+	return nil
+}
+
+// CallTool calls a server's tool once with the whole request, _meta
+// included, in this session: the approval rules apply, and what the
+// session allowed for itself counts. It returns the server's result as it
+// came, or a *policy.DeniedError when the call was not approved.
+func (s *Session) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	name, err := s.e.server(server)
+	if err != nil {
+		return nil, err
+	}
+	ref := proxy.ToolRef{Server: name, Name: params.Name}
+	return s.send(ctx, ref, s.e.tool(ctx, ref), params)
+}
+
+// tool returns a tool's definition from the catalog, or nil.
+func (e *Engine) tool(ctx context.Context, ref proxy.ToolRef) *mcp.Tool {
+	def, _ := e.cfg.Server(ref.Server)
+	if !e.cfg.ApprovalRule(def).Set() {
+		return nil // nothing to decide with it
+	}
+	ent, ok := e.cached(ctx, def)
+	if !ok {
+		return nil
+	}
+	for _, t := range ent.Tools {
+		if t.Name == ref.Name {
+			return t
+		}
+	}
+	return nil
+}
+
+// approveWarnings says which globs of a server's approval rule match none
+// of its tools (as the catalog has them): such a glob asks for nothing,
+// which is most likely a mistake.
+func (e *Engine) approveWarnings(server string, ent *catalog.Entry) []string {
+	def, _ := e.cfg.Server(server)
+	rule := e.cfg.ApprovalRule(def)
+	if rule.Mode != config.ApproveTools || ent == nil {
+		return nil
+	}
+	names := make([]string, len(ent.Tools))
+	for i, t := range ent.Tools {
+		names[i] = t.Name
+	}
+	var out []string
+	for _, g := range policy.Unmatched(rule, names, func(t string) string { return proxy.ToolRef{Server: server, Name: t}.Prefixed() }) {
+		out = append(out, fmt.Sprintf("%s: the glob %q matches none of the tools of %q, so it asks for nothing", rule.Where(), g, server))
+	}
+	return out
+}

@@ -1,0 +1,230 @@
+package policy
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Tool pinning guards against a server that changes what a tool says or
+// does after the user started to rely on it (a "rug pull"): the first
+// definition seen of each tool is pinned, and a later, different one is
+// quarantined (not callable) until the user accepts it.
+
+// Definition returns the hash and canonical JSON of what an agent sees of a
+// tool: its name, title, description, input and output schemas and
+// annotations. Key order and formatting do not change them.
+func Definition(t *mcp.Tool) (hash, canon string) {
+	raw, err := json.Marshal(struct {
+		Name         string               `json:"name"`
+		Title        string               `json:"title,omitempty"`
+		Description  string               `json:"description,omitempty"`
+		InputSchema  any                  `json:"inputSchema,omitempty"`
+		OutputSchema any                  `json:"outputSchema,omitempty"`
+		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	}{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
+	if err != nil {
+		raw = fmt.Appendf(nil, "%q", err.Error())
+	}
+	// Through any and back: maps marshal with sorted keys, whatever type
+	// the schemas had.
+	var v any
+	if json.Unmarshal(raw, &v) == nil {
+		raw, _ = json.Marshal(v)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:16]), string(raw)
+}
+
+// Def is a tool's definition as pinning compares it (see Definition).
+type Def struct {
+	Tool, Hash, Canon string
+}
+
+// Definitions returns the definitions of tools, skipping nil ones. It is
+// the costly part of pinning (each schema is encoded twice and hashed), so
+// a caller does it before taking any lock.
+func Definitions(tools []*mcp.Tool) []Def {
+	out := make([]Def, 0, len(tools))
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		h, canon := Definition(t)
+		out = append(out, Def{Tool: t.Name, Hash: h, Canon: canon})
+	}
+	return out
+}
+
+// Quarantine is a tool that may not be called until the user accepts its
+// current definition.
+type Quarantine struct {
+	Server, Tool string
+	New          bool      // a tool new on a known server, under pin "strict": nothing was accepted
+	Since        time.Time // when the server first offered a definition that was not accepted
+	Old, Current string    // canonical JSON of the accepted and the offered definition
+	Pending      string    // the offered definition's hash, which approving accepts
+}
+
+// Diff shows what changed, bounded to maxLines lines.
+func (q *Quarantine) Diff(maxLines int) []string {
+	if q.New {
+		return bounded(append([]string{"new tool, never approved:"}, indented(q.Current)...), maxLines)
+	}
+	return Diff(q.Old, q.Current, maxLines)
+}
+
+// Reconciled is the outcome of comparing a server's tools with its pins.
+type Reconciled struct {
+	Write       []catalog.Pin          // pins to store
+	Quarantined map[string]*Quarantine // by tool name; nil for none
+	Events      []Record               // for the audit trail, bounded
+}
+
+// maxPinEvents bounds the audit records of one reconciliation: a server
+// that offers thousands of new tools at once gets a summary.
+const maxPinEvents = 20
+
+// Reconcile compares the tools a server offers with their pins (stored, by
+// tool name) under mode. The first listing of a server pins every tool.
+// Afterwards a tool whose definition differs from its pin is quarantined,
+// and recorded once when it enters quarantine, however often it changes
+// while there: a server that floods changes costs one record. A new tool
+// is pinned and reported, or under PinStrict quarantined.
+func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode config.PinMode, now time.Time) Reconciled {
+	var r Reconciled
+	if mode == config.PinOff {
+		return r
+	}
+	first := len(stored) == 0
+	more := 0
+	event := func(ev, tool, why string) {
+		if len(r.Events) < maxPinEvents {
+			r.Events = append(r.Events, Record{Time: now, Event: ev, Server: server, Tool: tool, Why: why})
+		} else {
+			more++
+		}
+	}
+	for _, t := range defs {
+		h, canon := t.Hash, t.Canon
+		p, ok := stored[t.Tool]
+		switch {
+		case !ok && (first || mode != config.PinStrict):
+			r.Write = append(r.Write, catalog.Pin{Server: server, Tool: t.Tool, Hash: h, Def: canon, FirstSeen: now})
+			if !first {
+				event(EventNewTool, t.Tool, "a tool new on this server; pinned as first seen")
+			}
+			continue
+		case !ok:
+			p = catalog.Pin{Server: server, Tool: t.Tool, FirstSeen: now}
+		case p.Hash == h:
+			if p.Pending != "" { // the server went back to the accepted definition
+				p.Pending, p.PendingDef, p.PendingAt = "", "", time.Time{}
+				r.Write = append(r.Write, p)
+			}
+			continue
+		}
+		if p.Pending == "" {
+			p.PendingAt = now
+			why := "its definition changed since it was approved"
+			if p.Hash == "" {
+				why = "a tool new on this server, under pin \"strict\""
+			}
+			event(EventQuarantine, t.Tool, why)
+		}
+		if p.Pending != h {
+			p.Pending, p.PendingDef = h, canon
+			r.Write = append(r.Write, p)
+		}
+		if r.Quarantined == nil {
+			r.Quarantined = map[string]*Quarantine{}
+		}
+		r.Quarantined[t.Tool] = &Quarantine{Server: server, Tool: t.Tool, New: p.Hash == "", Since: p.PendingAt, Old: p.Def, Current: canon, Pending: h}
+	}
+	if more > 0 {
+		r.Events = append(r.Events, Record{Time: now, Event: EventQuarantine, Server: server,
+			Why: fmt.Sprintf("and %d more tools new or changed in the same listing (not recorded one by one)", more)})
+	}
+	return r
+}
+
+// maxDiffInput bounds the lines a diff compares: it takes time and memory
+// in the product of the two lengths.
+const maxDiffInput = 1000
+
+// Diff returns the lines that differ between two JSON documents, indented,
+// as "- " (only in old) and "+ " (only in cur), each line cut to 300
+// bytes, at most maxLines lines in all.
+func Diff(old, cur string, maxLines int) []string {
+	a, b := indented(old), indented(cur)
+	if len(a) > maxDiffInput || len(b) > maxDiffInput {
+		return []string{fmt.Sprintf("the definitions are too long to compare line by line (%d and %d lines); describe shows the new one", len(a), len(b))}
+	}
+	// Longest common subsequence, by dynamic programming from the end.
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, "- "+cut(a[i], 300))
+			i++
+		default:
+			out = append(out, "+ "+cut(b[j], 300))
+			j++
+		}
+	}
+	return bounded(out, maxLines)
+}
+
+func bounded(lines []string, max int) []string {
+	if max > 0 && len(lines) > max {
+		n := len(lines) - max + 1
+		return append(lines[:max-1:max-1], fmt.Sprintf("… %d more lines", n))
+	}
+	return lines
+}
+
+func indented(doc string) []string {
+	if doc == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(doc), "", "  ") != nil {
+		return []string{doc}
+	}
+	return strings.Split(b.String(), "\n")
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
