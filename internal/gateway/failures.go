@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -15,7 +16,7 @@ import (
 // serverErrors lists failed by server name.
 func serverErrors(failed map[string]error) []proxy.ServerError {
 	var out []proxy.ServerError
-	for _, name := range sortedKeys(failed) {
+	for _, name := range slices.Sorted(maps.Keys(failed)) {
 		out = append(out, proxy.ServerError{Server: name, ErrorClass: errorClass(failed[name]), Error: failed[name].Error()})
 	}
 	return out
