@@ -22,6 +22,11 @@
 // of what it offers; [Engine.Index] lists servers ahead of time for
 // search.
 //
+// A host can ship MCP servers in its own binary (host.Server, in
+// [Options].Servers), which the engine connects in memory and treats like
+// configured ones, and declare narrow tools over any server's tools, with
+// some arguments fixed (host.Facade, in [Options].Facades).
+//
 // The same engine serves the switchboard command line and switchboard
 // serve (package front, which serves it over stdio and Streamable HTTP).
 package switchboard

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -101,4 +102,13 @@ type Options struct {
 	// upstream.SupervisorMain first thing in main. See
 	// upstream.Options.Supervise.
 	Supervise bool
+
+	// Servers are MCP servers the host ships in its own binary, which
+	// Switchboard connects in memory and treats like configured ones (see
+	// host.Server). No configuration file can replace one.
+	Servers []host.Server
+
+	// Facades are narrow, fixed tools the host declares over servers'
+	// tools, packaged or configured (see host.Facade).
+	Facades []host.Facade
 }

@@ -16,11 +16,42 @@ func TestReadmeGoExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
+	buildReadmeBlock(t, "## Use it from Go")
+}
+
+// TestReadmePackagedExample builds the README's program with a packaged
+// server and a facade, checks that it stays short, and runs it in a home
+// of its own: the facade answers with its fixed argument.
+func TestReadmePackagedExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	bin, src := buildReadmeBlock(t, "### Ship your own servers")
+	if n := strings.Count(src, "\n"); n >= 40 {
+		t.Errorf("the README's packaged example is %d lines, want under 40", n)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(bin)
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + home}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("running the README's packaged example: %v\n%s", err, out)
+	}
+	if got, want := strings.TrimSpace(string(out)), "Lisbon: sunny for 3 days"; got != want {
+		t.Errorf("the README's packaged example prints %q, want %q", got, want)
+	}
+}
+
+// buildReadmeBlock builds the first Go block after a heading of the README
+// and returns the program's path and its source.
+func buildReadmeBlock(t *testing.T, heading string) (bin, src string) {
+	t.Helper()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := goBlockAfter(t, string(readme), "## Use it from Go")
+	src = goBlockAfter(t, string(readme), heading)
 	if strings.Contains(src, "/internal/") {
 		t.Errorf("the README's Go example imports an internal package:\n%s", src)
 	}
@@ -38,10 +69,12 @@ func TestReadmeGoExample(t *testing.T) {
 	if err := os.WriteFile(overlayFile, overlay, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(goTool(), "build", "-overlay", overlayFile, "-o", filepath.Join(dir, "example"), "./readme-example-overlay")
+	bin = filepath.Join(dir, "example")
+	cmd := exec.Command(goTool(), "build", "-overlay", overlayFile, "-o", bin, "./readme-example-overlay")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the README's Go example does not build: %v\n%s\n%s", err, out, src)
+		t.Fatalf("the README's Go example after %q does not build: %v\n%s\n%s", heading, err, out, src)
 	}
+	return bin, src
 }
 
 // goBlockAfter returns the first ```go block after the heading.

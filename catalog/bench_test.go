@@ -120,6 +120,10 @@ func TestMain(m *testing.M) {
 		l.c.Close()
 		os.RemoveAll(l.dir)
 	}
+	for _, l := range scaleCatalogs {
+		l.c.Close()
+		os.RemoveAll(l.dir)
+	}
 	os.Exit(code)
 }
 

@@ -258,8 +258,10 @@ func TestConcurrentHandles(t *testing.T) {
 			for r := range rounds {
 				server := fmt.Sprintf("srv%d", w)
 				e := &Entry{Server: server, Hash: fmt.Sprint(r), Tools: []*mcp.Tool{
-					{Name: fmt.Sprintf("tool_%d_a", r), Description: "reads files"},
-					{Name: fmt.Sprintf("tool_%d_b", r), Description: "writes files"},
+					// Descriptions differ by server: identical tools would be
+					// listed once (see TestSearchCollapsesDuplicates).
+					{Name: fmt.Sprintf("tool_%d_a", r), Description: "reads files for " + server},
+					{Name: fmt.Sprintf("tool_%d_b", r), Description: "writes files for " + server},
 				}}
 				if err := h.Put(ctx, e); err != nil {
 					errs <- err

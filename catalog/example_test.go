@@ -100,3 +100,44 @@ func ExampleCatalog_PutEmbeddings() {
 	// 1 embedded; hybrid: true
 	// weather/get_forecast (text)
 }
+
+func ExampleCatalog_SearchAll() {
+	dir, _ := os.MkdirTemp("", "catalog-example-")
+	defer os.RemoveAll(dir)
+	c, err := catalog.Open(filepath.Join(dir, "catalog.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	for _, e := range []*catalog.Entry{
+		{Server: "github", Hash: "h", Tools: []*mcp.Tool{
+			{Name: "issue_create", Description: "Open a new issue in a repository."},
+			{Name: "issue_list", Description: "List a repository's issues."},
+		}},
+		{Server: "files", Hash: "h", Tools: []*mcp.Tool{{Name: "write_file", Description: "Write text to a file."}}},
+		{Server: "time", Hash: "h", Tools: []*mcp.Tool{{Name: "now", Description: "The current date and time."}}},
+	} {
+		if err := c.Put(ctx, e); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// One need per query; the second implies today's date.
+	queries := []string{"open an issue", "save the issue list to /tmp/issues.md by tomorrow"}
+	res, err := c.SearchAll(ctx, queries, catalog.SearchOptions{Limit: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range res.Results {
+		why := queries[r.Need]
+		if r.Implied != "" {
+			why += " (implied: " + r.Implied + ")"
+		}
+		fmt.Printf("%s/%s for %q\n", r.Server, r.Name, why)
+	}
+	// Output:
+	// github/issue_create for "open an issue"
+	// github/issue_list for "save the issue list to /tmp/issues.md by tomorrow"
+	// files/write_file for "save the issue list to /tmp/issues.md by tomorrow"
+	// time/now for "save the issue list to /tmp/issues.md by tomorrow (implied: today's date)"
+}

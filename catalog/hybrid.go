@@ -30,30 +30,31 @@ const (
 	fusedFloor = min(lexicalWeight, semanticWeight) / (rrfK + fuseDepth)
 )
 
-// searchHybrid fuses the lexical ranking of query with the fuseDepth tools
+// fuseHybrid fuses the lexical candidates lex with the fuseDepth tools
 // nearest qv. Tiers stay first (exact, then prefix name matches); within a
 // tier the fused score ranks, then the lexical score, then server and name.
 // It reports false when no stored vector has qv's dimensions.
-func (ix *index) searchHybrid(query string, opts SearchOptions, vv *vectorView) (Results, bool) {
-	allow := ix.allowed(opts)
-	sem := ix.nearest(opts.Embedding, vv, allow, fuseDepth)
+func (ix *index) fuseHybrid(lex []cand, qv []float32, vv *vectorView, allow map[string]bool) ([]fusedCand, bool) {
+	sem := ix.nearest(qv, vv, allow, fuseDepth)
 	if sem == nil {
-		return Results{}, false
+		return nil, false
 	}
-	lex := ix.lexical(query, allow)
 	topLex := topN(lex, min(fuseDepth, len(lex))) // may reorder lex, keeps its elements
 	lexRank := make(map[int32]int, len(topLex))
 	for r, c := range topLex {
-		lexRank[c.doc] = r + 1
+		lexRank[ix.dupKey(c.doc)] = r + 1
 	}
 	semRank := make(map[int32]int, len(sem))
 	for r, c := range sem {
-		semRank[c.doc] = r + 1
+		if k := ix.dupKey(c.doc); semRank[k] == 0 {
+			semRank[k] = r + 1
+		}
 	}
 	fused := make([]fusedCand, 0, len(lex)+len(sem))
 	for _, c := range lex {
 		f := fusedCand{cand: c}
-		if r, ok := lexRank[c.doc]; ok {
+		k := ix.dupKey(c.doc)
+		if r, ok := lexRank[k]; ok {
 			f.fused = lexicalWeight / float64(rrfK+r)
 		} else {
 			// Past the depth, keep the lexical order among the rest but stay
@@ -61,27 +62,19 @@ func (ix *index) searchHybrid(query string, opts SearchOptions, vv *vectorView) 
 			s := float64(c.score)
 			f.fused = fusedFloor * s / (s + 1)
 		}
-		if r, ok := semRank[c.doc]; ok {
+		if r, ok := semRank[k]; ok {
 			f.fused += semanticWeight / float64(rrfK+r)
-			delete(semRank, c.doc)
+			delete(semRank, k)
 		}
 		fused = append(fused, f)
 	}
 	for _, c := range sem {
-		if r, ok := semRank[c.doc]; ok { // found by meaning alone
+		if r, ok := semRank[ix.dupKey(c.doc)]; ok { // found by meaning alone
+			delete(semRank, ix.dupKey(c.doc))
 			fused = append(fused, fusedCand{cand: cand{doc: c.doc, tier: 1}, fused: semanticWeight / float64(rrfK+r), semantic: true})
 		}
 	}
-	lo, hi := pageBounds(len(fused), opts)
-	out := Results{Total: len(fused), Results: make([]Result, 0, hi-lo), Hybrid: true}
-	for _, f := range bestFused(fused, hi)[lo:hi] {
-		m := tierMatch[f.tier]
-		if f.semantic {
-			m = MatchSemantic
-		}
-		out.Results = append(out.Results, ix.docs[f.doc].result(f.fused, m))
-	}
-	return out, true
+	return fused, true
 }
 
 // fusedCand is a candidate of a hybrid search.

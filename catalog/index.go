@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"math"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The search index: a BM25F inverted index over every stored tool, held in
@@ -66,6 +68,11 @@ type index struct {
 	// tool's name alone, and server name + tool name.
 	names      map[string][]int32
 	namesOrder []nameRef // sorted by norm
+
+	// Duplicates (see buildDups): each document's group, or -1, and each
+	// group's documents.
+	dupOf     []int32
+	dupGroups [][]int32
 }
 
 type nameRef struct {
@@ -95,14 +102,10 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Name, b.Name))
 	})
 	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
-	analysed := make([]fieldTerms, len(docs))
+	analysed := analyzeAll(docs, ix.docs)
 	var avg [numFields]float64
-	var buf []byte
 	for i := range docs {
 		d := &docs[i]
-		buf = appendEmbedText(buf[:0], d)
-		ix.docs[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf)}
-		analysed[i] = analyze(d)
 		for f := range numFields {
 			avg[f] += float64(len(analysed[i][f]))
 		}
@@ -137,8 +140,30 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 		}
 	}
 	sort.Strings(ix.vocab)
+	ix.buildDups()
 	slices.SortFunc(ix.namesOrder, func(a, b nameRef) int { return strings.Compare(a.norm, b.norm) })
 	return ix
+}
+
+// analyzeAll analyses docs and fills hits, one share of the documents per
+// processor: analysis is most of the time an index takes to build.
+func analyzeAll(docs []toolDoc, hits []hit) []fieldTerms {
+	analysed := make([]fieldTerms, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), max(len(docs)/256, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []byte
+			for i := w; i < len(docs); i += workers {
+				d := &docs[i]
+				buf = appendEmbedText(buf[:0], d)
+				hits[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf)}
+				analysed[i] = analyze(d)
+			}
+		})
+	}
+	wg.Wait()
+	return analysed
 }
 
 func (ix *index) addName(norm string, doc int32) {
@@ -188,6 +213,74 @@ func paramText(schema []byte) string {
 	var b strings.Builder
 	s.writeParams(&b, 2)
 	return b.String()
+}
+
+// paramTextOf is paramText of schema, the JSON of v: from v itself when it
+// is a plain decoded object (as a client's tools/list gives), which saves
+// decoding the JSON again (a third of the time to store a server), else
+// from the JSON.
+func paramTextOf(v any, schema []byte) string {
+	if m, ok := v.(map[string]any); ok {
+		var b strings.Builder
+		if writeParamsOf(&b, m, 2) {
+			return b.String()
+		}
+	}
+	return paramText(schema)
+}
+
+// writeParamsOf is writeParams over a decoded object. It reports false,
+// having written part, for any shape that writeParams's decoding treats
+// specially (a description that is not a string, properties or items that
+// are not objects): those take the JSON path.
+func writeParamsOf(b *strings.Builder, s map[string]any, depth int) bool {
+	if depth == 0 {
+		return true
+	}
+	if d, ok := s["description"]; ok && d != nil {
+		if _, ok := d.(string); !ok {
+			return false
+		}
+	}
+	var props map[string]any
+	if p, ok := s["properties"]; ok && p != nil {
+		if props, ok = p.(map[string]any); !ok {
+			return false
+		}
+	}
+	if it, ok := s["items"]; ok && it != nil {
+		if _, ok := it.(map[string]any); !ok {
+			return false
+		}
+	}
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		b.WriteString(name)
+		b.WriteByte(' ')
+		if props[name] == nil {
+			continue
+		}
+		p, ok := props[name].(map[string]any)
+		if !ok {
+			return false
+		}
+		desc, _ := p["description"].(string)
+		b.WriteString(desc)
+		b.WriteByte(' ')
+		if !writeParamsOf(b, p, depth-1) {
+			return false
+		}
+		if it, ok := p["items"].(map[string]any); ok {
+			if !writeParamsOf(b, it, depth-1) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 type jsonSchema struct {

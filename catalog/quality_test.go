@@ -48,6 +48,29 @@ func TestQualityFloor(t *testing.T) {
 	}
 }
 
+// floorTasksNDCG10 is the floor on the task sentences of dev-tasks.jsonl
+// (70.7 when set, see docs/search.md), checked when the shared bench
+// directory is beside the repository.
+const floorTasksNDCG10 = 66.0
+
+func TestQualityFloorTasks(t *testing.T) {
+	shared := filepath.Join("..", "..", "shared", "bench", "search")
+	if !exists(filepath.Join(shared, "dev-tasks.jsonl")) {
+		t.Skip("no shared bench directory beside the repository")
+	}
+	tools := readJSONL[searchbench.Tool](t, filepath.Join(shared, "catalog.jsonl"))
+	queries := readJSONL[searchbench.Query](t, filepath.Join(shared, "dev-tasks.jsonl"))
+	runs, err := searchbench.Evaluate(context.Background(), tools, queries, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := searchbench.Score(queries, runs)
+	t.Logf("%d task sentences: R@5 %.1f R@10 %.1f nDCG@10 %.1f", all.Queries, all.R5, all.R10, all.NDCG10)
+	if all.NDCG10 < floorTasksNDCG10 {
+		t.Errorf("nDCG@10 = %.1f; want at least %.1f", all.NDCG10, floorTasksNDCG10)
+	}
+}
+
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil

@@ -5,9 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +32,10 @@ type SearchOptions struct {
 	// vectors for Model are nearest with the lexical ranking (see Search).
 	Embedding []float32
 	Model     string
+
+	// Embeddings are the vectors of the queries of SearchAll, one per
+	// query (by Model), for a hybrid search of each.
+	Embeddings [][]float32
 }
 
 // DefaultLimit is the number of results of a search without a Limit.
@@ -61,6 +63,17 @@ type Result struct {
 	Description string // the description's first line, shortened
 	Score       float64
 	Match       Match
+
+	// Need is the index of the query (of SearchAll) the tool answers; 0
+	// for Search.
+	Need int
+	// Implied names the capability the query implies that the tool
+	// serves, such as "write a file"; empty when it serves the query's
+	// own words.
+	Implied string
+	// Also names, sorted, the other servers that offer the same tool (same
+	// name and description), which the search lists only once.
+	Also []string
 }
 
 // Results is one page of a search.
@@ -105,36 +118,7 @@ type Results struct {
 // tool's name, server/name and description; name matches come first. An
 // invalid pattern is an error that says what is wrong with it.
 func (c *Catalog) Search(ctx context.Context, query string, opts SearchOptions) (Results, error) {
-	var re *regexp.Regexp
-	if opts.Regex {
-		var err error
-		if re, err = regexp.Compile("(?i)" + query); err != nil {
-			return Results{}, fmt.Errorf("invalid regex %q: %w", query, err)
-		}
-	}
-	ix, err := c.currentIndex(ctx)
-	if err != nil {
-		return Results{}, fmt.Errorf("searching the catalog: %w", err)
-	}
-	res := ix.searchAny(ctx, c, query, re, opts)
-	res.Skipped = ix.skipped(opts)
-	return res, nil
-}
-
-// searchAny runs the search that opts and re ask for.
-func (ix *index) searchAny(ctx context.Context, c *Catalog, query string, re *regexp.Regexp, opts SearchOptions) Results {
-	if re != nil {
-		return ix.searchRegex(re, opts)
-	}
-	if len(opts.Embedding) > 0 {
-		// Vectors that cannot be read make the search lexical, not fail.
-		if vv, err := c.currentVectors(ctx, ix, opts.Model); err == nil {
-			if res, ok := ix.searchHybrid(query, opts, vv); ok {
-				return res
-			}
-		}
-	}
-	return ix.search(query, opts)
+	return c.SearchAll(ctx, []string{query}, opts)
 }
 
 // pageBounds returns the bounds of the requested page among n results.
@@ -230,33 +214,46 @@ const (
 	prefixLimit  = 8   // known words one unknown query word expands to
 )
 
-// queryTerms analyses a query into weighted terms.
-func (ix *index) queryTerms(query string) map[string]float64 {
+// queryTerms turns an understood query into weighted terms: its words at
+// weight 1 (request words in a long query at weightRequest), the words of
+// their synonym groups, prefix expansions of unknown words, English words
+// for Chinese ones, and the hints of the things it names.
+func (ix *index) queryTerms(q query) map[string]float64 {
 	qt := map[string]float64{}
 	put := func(t string, w float64) {
 		if w > qt[t] {
 			qt[t] = w
 		}
 	}
-	for _, w := range words(query) {
+	for _, w := range words(q.text) {
 		if stopwords[w] {
 			continue
 		}
 		t := stem(w)
-		put(t, 1)
+		base := 1.0
+		if q.long && requestWords[t] {
+			base = weightRequest
+		}
+		put(t, base)
 		for _, x := range defaultThesaurus[t] {
-			put(x, expansionWeight)
+			put(x, base*expansionWeight)
 		}
 		if _, known := ix.postings[t]; !known && len(w) >= 3 && !isCJK([]rune(w)[0]) {
 			for _, x := range ix.withPrefix(w, prefixLimit) {
-				put(x, weightPrefix)
+				put(x, base*weightPrefix)
 			}
 		}
 	}
-	for _, t := range defaultGlossary.english(query) {
+	for _, t := range defaultGlossary.english(q.text) {
 		put(t, weightGloss)
 		for _, x := range defaultThesaurus[t] {
 			put(x, expansionWeight*weightGloss)
+		}
+	}
+	for t, w := range q.hints {
+		put(t, w)
+		for _, x := range defaultThesaurus[t] {
+			put(x, expansionWeight*w)
 		}
 	}
 	return qt
@@ -290,20 +287,9 @@ func (a cand) before(b cand) bool {
 	return a.doc < b.doc
 }
 
-func (ix *index) search(query string, opts SearchOptions) Results {
-	cands := ix.lexical(query, ix.allowed(opts))
-	lo, hi := pageBounds(len(cands), opts)
-	top := topN(cands, hi)
-	out := Results{Total: len(cands), Results: make([]Result, 0, hi-lo)}
-	for _, c := range top[lo:hi] {
-		out.Results = append(out.Results, ix.docs[c.doc].result(float64(c.score), tierMatch[c.tier]))
-	}
-	return out
-}
-
 // lexical returns every document of the allowed servers (nil: all) that
-// matches query, unordered.
-func (ix *index) lexical(query string, allow map[string]bool) []cand {
+// matches q, unordered; raw is the query as written, for name matches.
+func (ix *index) lexical(raw string, q query, allow map[string]bool) []cand {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	if len(s.score) < len(ix.docs) {
@@ -319,7 +305,7 @@ func (ix *index) lexical(query string, allow map[string]bool) []cand {
 	}
 	// Terms in a fixed order: float32 sums in map order would differ in
 	// the last bits from one search to the next.
-	qt := ix.queryTerms(query)
+	qt := ix.queryTerms(q)
 	for _, t := range slices.Sorted(maps.Keys(qt)) {
 		w := qt[t]
 		for _, p := range ix.postings[t] {
@@ -327,7 +313,7 @@ func (ix *index) lexical(query string, allow map[string]bool) []cand {
 			s.score[p.doc] += float32(w) * p.w
 		}
 	}
-	ix.markNames(query, s, touch)
+	ix.markNames(raw, s, touch)
 
 	cands := make([]cand, 0, len(s.touched))
 	for _, d := range s.touched {
@@ -470,26 +456,6 @@ func serverSet(servers []string) map[string]bool {
 		m[s] = true
 	}
 	return m
-}
-
-func (ix *index) searchRegex(re *regexp.Regexp, opts SearchOptions) Results {
-	allow := ix.allowed(opts)
-	var rs []Result
-	for i := range ix.docs {
-		h := &ix.docs[i]
-		if allow != nil && !allow[h.server] {
-			continue
-		}
-		switch {
-		case re.MatchString(h.name) || re.MatchString(h.server+"/"+h.name):
-			rs = append(rs, h.result(2, MatchRegex))
-		case re.MatchString(h.title) || re.MatchString(h.description):
-			rs = append(rs, h.result(1, MatchRegex))
-		}
-	}
-	sortResults(rs)
-	lo, hi := pageBounds(len(rs), opts)
-	return Results{Results: rs[lo:hi:hi], Total: len(rs)}
 }
 
 func (h *hit) result(score float64, m Match) Result {

@@ -177,9 +177,10 @@ func TestSearchQuotedFindsWords(t *testing.T) {
 
 func TestSearchDeterministic(t *testing.T) {
 	c, _ := openTemp(t)
-	// Identical tools on several servers tie on score: order is by server.
+	// Tools on several servers that tie on score (their descriptions differ
+	// only by one word each, of equal weight): order is by server.
 	for _, s := range []string{"zeta", "alpha", "mid"} {
-		e := &Entry{Server: s, Hash: "1", Tools: []*mcp.Tool{{Name: "fetch", Description: "Fetch a URL."}}}
+		e := &Entry{Server: s, Hash: "1", Tools: []*mcp.Tool{{Name: "fetch", Description: "Fetch a URL, copy " + s + "."}}}
 		if err := c.Put(context.Background(), e); err != nil {
 			t.Fatal(err)
 		}

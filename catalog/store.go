@@ -93,7 +93,7 @@ func putTools(ctx context.Context, tx *sql.Tx, server string, tools []*mcp.Tool)
 		}
 		var params string
 		if in != nil {
-			params = paramText([]byte(in.(string)))
+			params = paramTextOf(t.InputSchema, []byte(in.(string)))
 		}
 		if _, err := stmt.ExecContext(ctx, server, i, t.Name, t.Title, t.Description, in, out, ann, string(extra), params); err != nil {
 			return err

@@ -313,6 +313,9 @@ func buildGlossary() *glossary {
 
 // english returns the English terms of the glossary words found in s.
 func (g *glossary) english(s string) []string {
+	if !hasCJK(s) {
+		return nil
+	}
 	var out []string
 	rs := []rune(s)
 	for i := range rs {
@@ -324,6 +327,17 @@ func (g *glossary) english(s string) []string {
 		}
 	}
 	return out
+}
+
+// hasCJK reports whether s has a character of a script written without
+// spaces.
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if isCJK(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // Built once: the tables are constants.

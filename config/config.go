@@ -383,10 +383,10 @@ var ErrDisabled = errors.New("server is disabled")
 // Usable returns the definition of a server that may be connected, or an
 // error that says why not and what to do.
 func (c *Config) Usable(name string) (*Server, error) {
-	if c.err != nil {
+	s, ok := c.Server(name)
+	if c.err != nil && !(ok && s.Packaged()) {
 		return nil, c.err
 	}
-	s, ok := c.Server(name)
 	if !ok {
 		names := c.Names()
 		if len(names) == 0 {

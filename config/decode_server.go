@@ -65,6 +65,7 @@ func (d *decoder) server(name string, v *hujson.Value, path string) *Server {
 		return nil
 	}
 	r := &rawServer{Server: Server{Name: name, Source: d.src, Path: path}}
+	r.line, r.col = d.position(v)
 	before := len(d.problems)
 	for _, m := range d.members(obj, path) {
 		r.fields++

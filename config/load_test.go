@@ -429,6 +429,7 @@ func TestDecodeServer(t *testing.T) {
 			ProtocolVersion: "2025-06-18",
 			directSet:       true,
 			idleSet:         true,
+			line:            2, col: 11,
 		},
 		{
 			Name: "web", Source: src, Path: "mcpServers.web",
@@ -437,6 +438,7 @@ func TestDecodeServer(t *testing.T) {
 			Reconnect:       Reconnect{MaxAttempts: 3, BaseDelay: 500 * time.Millisecond},
 			ProtocolVersion: "auto",
 			directSet:       true,
+			line:            19, col: 10,
 		},
 	}
 	if diff := cmp.Diff(want, doc.servers, cmp.AllowUnexported(Server{})); diff != "" {

@@ -47,7 +47,7 @@ var oauthFields = []string{"clientId", "clientSecret", "scopes", "redirectPort",
 // own (a server given a static token is not sent to a browser when it
 // refuses it).
 func (s *Server) OAuthEnabled() bool {
-	if s.Type == TransportStdio || (s.OAuth != nil && s.OAuth.Disabled) {
+	if s.Type == TransportStdio || s.Type == TransportInProcess || (s.OAuth != nil && s.OAuth.Disabled) {
 		return false
 	}
 	for k := range s.Headers {

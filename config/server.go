@@ -96,16 +96,30 @@ type Server struct {
 	// credential written as a literal). It never holds a secret value.
 	Err error
 
+	// Revision tells apart definitions that no file can: a Go host sets it
+	// to a digest of what it adds to the server (see Packaged), so that the
+	// catalog indexes the server anew when that changes. Empty for the
+	// servers of files.
+	Revision string
+
 	// stub marks a definition that is only {"disabled": true}: it disables
 	// a lower definition and carries nothing else.
 	stub      bool
 	directSet bool // directTools was written, so settings.directTools does not apply
 	idleSet   bool // idleTimeout was written, so settings.idleTimeout does not apply
+	line, col int  // where the definition starts in Source (see Position)
 }
+
+// Position returns where the definition starts in its file, 1-based, or
+// zeros when that is not known (a host import that is not JSON, a server
+// no file defines).
+func (s *Server) Position() (line, col int) { return s.line, s.col }
 
 // String returns a one-line description with references as written.
 func (s *Server) String() string {
 	switch s.Type {
+	case TransportInProcess:
+		return fmt.Sprintf("%s: %s", s.Name, packagedTarget)
 	case TransportStdio:
 		return fmt.Sprintf("%s: stdio %s", s.Name, strings.Join(append([]string{s.Command}, s.Args...), " "))
 	default:
@@ -116,6 +130,9 @@ func (s *Server) String() string {
 // Target is the command line or URL of the server, for status displays.
 // URLs lose their query string and user info, which often carry secrets.
 func (s *Server) Target() string {
+	if s.Type == TransportInProcess {
+		return packagedTarget
+	}
 	if s.Type == TransportStdio {
 		return strings.Join(append([]string{s.Command}, s.Args...), " ")
 	}

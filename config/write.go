@@ -316,9 +316,10 @@ func (s *Server) Hash() string {
 	def.Type = string(s.Type)
 	def.Disabled = false
 	data, _ := json.Marshal(struct {
-		Name string     `json:"name"`
-		Def  Definition `json:"def"`
-	}{s.Name, def})
+		Name     string     `json:"name"`
+		Def      Definition `json:"def"`
+		Revision string     `json:"revision,omitempty"`
+	}{s.Name, def, s.Revision})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:16])
 }

@@ -589,7 +589,7 @@ func TestDefinitionRoundTrip(t *testing.T) {
 		if got.Source.Path != p.user {
 			t.Fatalf("%s: got source %s, want the user file", s.Name, got.Source.Path)
 		}
-		ignore := func(s Server) Server { s.Source, s.Path = Source{}, ""; return s }
+		ignore := func(s Server) Server { s.Source, s.Path, s.line, s.col = Source{}, "", 0, 0; return s }
 		if diff := cmp.Diff(ignore(*s), ignore(*got), cmp.AllowUnexported(Server{})); diff != "" {
 			t.Errorf("%s (-shared +written):\n%s", s.Name, diff)
 		}

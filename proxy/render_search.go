@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,8 @@ const (
 // Searched is what a search found, for Search to render.
 type Searched struct {
 	Query   string
-	Server  string // the one server searched, or "" for all
+	Queries []string // the needs of a search of several, each hit's Need one of them
+	Server  string   // the one server searched, or "" for all
 	Offset  int
 	Limit   int
 	Regex   bool
@@ -35,7 +37,7 @@ type Searched struct {
 // Search is the answer of a search request: ranked tools by prefixed name,
 // how the search ran, and the servers it could not search, with why.
 func Search(s *Searched, a Audience) *Result {
-	info := &SearchInfo{Query: s.Query, Mode: "lexical", Reason: s.Reason, Offset: s.Offset, Limit: s.Limit, Servers: s.Servers}
+	info := &SearchInfo{Query: s.Query, Queries: s.Queries, Mode: "lexical", Reason: s.Reason, Offset: s.Offset, Limit: s.Limit, Servers: s.Servers}
 	switch {
 	case s.Regex:
 		info.Mode = "regex"
@@ -59,6 +61,9 @@ func Search(s *Searched, a Audience) *Result {
 		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", s.Query, where, strings.Join(Answered(s.Servers, failed), ", ")))
 	default:
 		head := fmt.Sprintf("%s %q on %s", plural(s.Total, "tool matches", "tools match"), s.Query, where)
+		if len(s.Queries) > 1 {
+			head = fmt.Sprintf("%s %d needs on %s", plural(s.Total, "tool matches", "tools match"), len(s.Queries), where)
+		}
 		if s.Hybrid {
 			head += " (hybrid: lexical + semantic)"
 		}
@@ -73,8 +78,8 @@ func Search(s *Searched, a Audience) *Result {
 	for _, h := range s.Hits {
 		h.Description = Headline(h.Description, 120)
 		r.Details.Tools = append(r.Details.Tools, h)
-		lines = append(lines, toolLine(ToolRef{Server: h.Server, Name: h.Name}.Prefixed(), h.Description))
 	}
+	lines = append(lines, hitLines(s.Queries, r.Details.Tools)...)
 	for _, f := range s.Failed {
 		lines = append(lines, fmt.Sprintf("not searched: %q: %s", f.Server, brief(f.Error, 300)))
 	}
@@ -82,6 +87,57 @@ func Search(s *Searched, a Audience) *Result {
 		lines = append(lines, "hint: try other words, or "+a.ListTools()+" to list a server's tools")
 	}
 	return r.lines("search", lines)
+}
+
+// hitLines renders a search's tools, one line each. With several needs,
+// they are grouped under the need they answer, in ranked order within
+// each; a tool a need implies says which capability, and a tool several
+// servers offer alike names the others.
+func hitLines(needs []string, tools []ToolInfo) []string {
+	line := func(t ToolInfo) string {
+		l := toolLine(ToolRef{Server: t.Server, Name: t.Name}.Prefixed(), t.Description)
+		if t.Implied != "" {
+			l += " [implied: " + t.Implied + "]"
+		}
+		if len(t.Also) > 0 {
+			l += " (also on " + listSome(t.Also, maxAlso) + ")"
+		}
+		return l
+	}
+	var lines []string
+	if len(needs) < 2 {
+		for _, t := range tools {
+			lines = append(lines, line(t))
+		}
+		return lines
+	}
+	for i, q := range needs {
+		if slices.Index(needs, q) < i {
+			continue // the same query twice: its tools are under the first
+		}
+		lines = append(lines, fmt.Sprintf("need %d: %q", i+1, q))
+		n := len(lines)
+		for _, t := range tools {
+			if t.Need == q {
+				lines = append(lines, line(t))
+			}
+		}
+		if len(lines) == n {
+			lines = append(lines, "(no tools for it on this page)")
+		}
+	}
+	return lines
+}
+
+// maxAlso bounds the servers a duplicated tool's line names.
+const maxAlso = 5
+
+// listSome joins up to n names, counting the rest.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // searchedWhere names what a search covered: one server, all of them, or

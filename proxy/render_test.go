@@ -239,6 +239,29 @@ func TestSearchRenderer(t *testing.T) {
 			info: SearchInfo{Query: "zz", Mode: "regex", Servers: []string{"gl"}, Failed: []string{"gl"}},
 		},
 		{
+			name: "several needs, grouped, with implied helpers and duplicates",
+			in: Searched{Query: "file issue; save notes; file issue", Queries: []string{"file issue", "save notes", "file issue"}, Limit: 4,
+				Servers: []string{"gh", "fs", "a", "b", "c", "d", "e", "f"}, Total: 9, Hits: []ToolInfo{
+					{Server: "gh", Name: "create_issue", Need: "file issue"},
+					{Server: "fs", Name: "write_file", Need: "save notes", Also: []string{"a", "b", "c", "d", "e", "f"}},
+					{Server: "gh", Name: "list_issues", Need: "file issue"},
+					{Server: "fs", Name: "edit_file", Need: "save notes", Implied: "write a file", Also: []string{"a"}},
+				}},
+			text: "9 tools match 3 needs on 8 servers; showing 1-4; call with {\"tool\": NAME, \"args\": {…}}\n" +
+				"need 1: \"file issue\"\ngh_create_issue\ngh_list_issues\n" +
+				"need 2: \"save notes\"\nfs_write_file (also on a, b, c, d, e and 1 more)\nfs_edit_file [implied: write a file] (also on a)",
+			info: SearchInfo{Query: "file issue; save notes; file issue", Queries: []string{"file issue", "save notes", "file issue"}, Mode: "lexical", Limit: 4,
+				Servers: []string{"gh", "fs", "a", "b", "c", "d", "e", "f"}},
+		},
+		{
+			name: "several needs, one without tools on the page",
+			in: Searched{Query: "a; b", Queries: []string{"a", "b"}, Offset: 1, Limit: 1, Servers: []string{"gh"}, Total: 3,
+				Hits: []ToolInfo{{Server: "gh", Name: "x", Need: "a"}}},
+			text: "3 tools match 2 needs on 1 server; showing 2-2; call with {\"tool\": NAME, \"args\": {…}}\n" +
+				"need 1: \"a\"\ngh_x\nneed 2: \"b\"\n(no tools for it on this page)",
+			info: SearchInfo{Query: "a; b", Queries: []string{"a", "b"}, Mode: "lexical", Offset: 1, Limit: 1, Servers: []string{"gh"}},
+		},
+		{
 			name: "past the last page",
 			in:   Searched{Query: "issue", Server: "gh", Offset: 10, Limit: 10, Servers: []string{"gh"}, Total: 3},
 			text: "no more tools match \"issue\" on \"gh\": 3 in all, offset 10",

@@ -33,11 +33,12 @@ var Operations = []Action{ActionResourcesList, ActionResourcesRead, ActionPrompt
 type Request struct {
 	Action   Action
 	Server   string
-	Query    string // search
-	Limit    int    // search; default DefaultLimit
-	Offset   int    // search
-	Regex    bool   // search
-	Name     string // describe, call
+	Query    string   // search: the query, or the queries joined by "; "
+	Queries  []string // search given a list: one need per query
+	Limit    int      // search; default DefaultLimit
+	Offset   int      // search
+	Regex    bool     // search
+	Name     string   // describe, call
 	Args     map[string]any
 	Resource string // resources.read
 	Prompt   string // prompts.get
@@ -47,7 +48,17 @@ type Request struct {
 const (
 	DefaultLimit = 10
 	MaxLimit     = 50
+	MaxNeeds     = 8 // queries in one search
 )
+
+// Needs returns the queries of a search: the list it was given, or its one
+// query.
+func (r *Request) Needs() []string {
+	if len(r.Queries) > 0 {
+		return r.Queries
+	}
+	return []string{r.Query}
+}
 
 // RequestError is a request that cannot be carried out as written. It says
 // what is wrong and shows a request that would work.
@@ -191,7 +202,9 @@ func (r *Request) decode(m map[string]json.RawMessage) error {
 		}
 	}
 	str("server", &r.Server)
-	str("search", &r.Query)
+	if raw, ok := m["search"]; ok && err == nil {
+		err = r.decodeQueries(raw)
+	}
 	str("describe", &r.Name)
 	str("tool", &r.Name)
 	str("resource", &r.Resource)
@@ -213,6 +226,37 @@ func (r *Request) decode(m map[string]json.RawMessage) error {
 		r.Args = map[string]any{}
 	}
 	return r.required(ex)
+}
+
+// decodeQueries reads the query of a search, or its list of queries, one
+// need each.
+func (r *Request) decodeQueries(raw json.RawMessage) error {
+	const ex = `{"search": ["write a file", "current date"]}`
+	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
+		if json.Unmarshal(raw, &r.Query) != nil {
+			return reqErr(ex, "search must be a string or a list of strings")
+		}
+		if strings.TrimSpace(r.Query) == "" {
+			return reqErr(examples[ActionSearch], "search must not be empty")
+		}
+		return nil
+	}
+	if err := json.Unmarshal(raw, &r.Queries); err != nil {
+		return reqErr(ex, "search must be a string or a list of strings")
+	}
+	switch {
+	case len(r.Queries) == 0:
+		return reqErr(ex, "search must not be an empty list: give one query per need")
+	case len(r.Queries) > MaxNeeds:
+		return reqErr(ex, "search takes at most %d queries; got %d: search the other needs in a second request", MaxNeeds, len(r.Queries))
+	}
+	for i, q := range r.Queries {
+		if strings.TrimSpace(q) == "" {
+			return reqErr(ex, "search query %d of %d is empty", i+1, len(r.Queries))
+		}
+	}
+	r.Query = strings.Join(r.Queries, "; ")
+	return nil
 }
 
 func (r *Request) decodeSearch(m map[string]json.RawMessage, ex string) error {
@@ -306,7 +350,7 @@ func actionStrings(as []Action) []string {
 // agents cache tool definitions, so it changes only with the contract. The
 // tool's description explains the fields; the schema stays lean.
 const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
-	`"search":{"type":"string"},"describe":{"type":"string"},"tool":{"type":"string"},` +
+	`"search":{"type":["string","array"],"items":{"type":"string"},"maxItems":8},"describe":{"type":"string"},"tool":{"type":"string"},` +
 	`"args":{"type":["object","string"]},"server":{"type":"string"},` +
 	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect"]},` +
 	`"resource":{"type":"string"},"prompt":{"type":"string"},` +

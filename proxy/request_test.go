@@ -19,6 +19,8 @@ func TestParse(t *testing.T) {
 		{`{"server":"gh"}`, Request{Action: ActionServer, Server: "gh", Limit: DefaultLimit}},
 		{`{"search":"create issue"}`, Request{Action: ActionSearch, Query: "create issue", Limit: DefaultLimit}},
 		{`{"search":"x","server":"gh","limit":5,"offset":10,"regex":true}`, Request{Action: ActionSearch, Query: "x", Server: "gh", Limit: 5, Offset: 10, Regex: true}},
+		{`{"search":["write a file","current date"]}`, Request{Action: ActionSearch, Query: "write a file; current date", Queries: []string{"write a file", "current date"}, Limit: DefaultLimit}},
+		{`{"search":["one need"],"limit":3}`, Request{Action: ActionSearch, Query: "one need", Queries: []string{"one need"}, Limit: 3}},
 		{`{"describe":"echo"}`, Request{Action: ActionDescribe, Name: "echo", Limit: DefaultLimit}},
 		{`{"tool":"echo"}`, Request{Action: ActionCall, Name: "echo", Args: map[string]any{}, Limit: DefaultLimit}},
 		{`{"tool":"echo","args":null}`, Request{Action: ActionCall, Name: "echo", Args: map[string]any{}, Limit: DefaultLimit}},
@@ -56,7 +58,14 @@ func TestParseErrors(t *testing.T) {
 		{`{"describe":"x","operation":"instructions"}`, "one action at a time"},
 		{`{"search":""}`, "search must not be empty"},
 		{`{"server":"  "}`, "server must not be empty"},
-		{`{"search":3}`, "search must be a string"},
+		{`{"search":3}`, "search must be a string or a list of strings"},
+		{`{"search":[]}`, "search must not be an empty list: give one query per need"},
+		{`{"search":["a",""]}`, "search query 2 of 2 is empty"},
+		{`{"search":["a"," "]}`, "search query 2 of 2 is empty"},
+		{`{"search":["a",3]}`, "search must be a string or a list of strings"},
+		{`{"search":[["a"]]}`, "search must be a string or a list of strings"},
+		{`{"search":null}`, "search must not be empty"},
+		{`{"search":["1","2","3","4","5","6","7","8","9"]}`, "search takes at most 8 queries; got 9"},
 		{`{"search":"x","args":{}}`, `field "args" does not belong to a search request`},
 		{`{"tool":"x","limit":3}`, `field "limit" does not belong to a call request`},
 		{`{"describe":"x","resource":"r"}`, `field "resource" does not belong`},
@@ -98,7 +107,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{`{}`, `{"search":"x","limit":3}`, `{"tool":"t","args":"{\"a\":[1,2]}"}`, `{"operation":"prompts.get","server":"s","prompt":"p","args":{}}`, `null`, `{"tool":"x","args":"null"}`} {
+	for _, s := range []string{`{}`, `{"search":"x","limit":3}`, `{"search":["a","b"]}`, `{"tool":"t","args":"{\"a\":[1,2]}"}`, `{"operation":"prompts.get","server":"s","prompt":"p","args":{}}`, `null`, `{"tool":"x","args":"null"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -65,6 +65,14 @@ type ToolInfo struct {
 	Title       string  `json:"title,omitempty"`
 	Description string  `json:"description,omitempty"` // first line
 	Score       float64 `json:"score,omitempty"`
+
+	// Search only. Need is the query the tool answers, when a search had
+	// several; Implied the capability a query implies that the tool serves
+	// ("write a file" for "save it to /tmp/x.md"); Also the other servers
+	// that offer the same tool (same name and description).
+	Need    string   `json:"need,omitempty"`
+	Implied string   `json:"implied,omitempty"`
+	Also    []string `json:"also,omitempty"`
 }
 
 // ToolDetail is one tool described in full.
@@ -114,8 +122,9 @@ type PromptArg struct {
 // SearchInfo says how a search ran.
 type SearchInfo struct {
 	Query   string   `json:"query"`
-	Mode    string   `json:"mode"`             // "hybrid", "lexical" or "regex"
-	Reason  string   `json:"reason,omitempty"` // why a search with settings.embeddings is lexical
+	Queries []string `json:"queries,omitempty"` // the queries of a search of several needs
+	Mode    string   `json:"mode"`              // "hybrid", "lexical" or "regex"
+	Reason  string   `json:"reason,omitempty"`  // why a search with settings.embeddings is lexical
 	Offset  int      `json:"offset"`
 	Limit   int      `json:"limit"`
 	Servers []string `json:"servers"`          // the servers searched

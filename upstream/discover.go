@@ -219,7 +219,7 @@ func (s *server) filterTools(tools []*mcp.Tool) []*mcp.Tool {
 			out = append(out, t)
 		}
 	}
-	return out
+	return s.rewriteTools(out)
 }
 
 var (

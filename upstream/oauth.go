@@ -160,6 +160,8 @@ func (s *server) noOAuth() string {
 		return "no credential store is configured"
 	case s.cfg.Type == config.TransportStdio:
 		return "it is a stdio server: OAuth is for HTTP servers"
+	case s.cfg.Type == config.TransportInProcess:
+		return "it is packaged by the host: OAuth is for HTTP servers"
 	case s.cfg.OAuth != nil && s.cfg.OAuth.Disabled:
 		return `its definition says "oauth": false`
 	case !s.cfg.OAuthEnabled():

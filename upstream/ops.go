@@ -91,8 +91,10 @@ func (p *Pool) Call(ctx context.Context, name string, params *mcp.CallToolParams
 		cp.Arguments = map[string]any{}
 		params = &cp
 	}
-	return run(ctx, p, name, op, func(ctx context.Context, _ *server, sess *session) (*mcp.CallToolResult, error) {
-		return sess.cs.CallTool(ctx, params)
+	return p.rewriteCall(ctx, name, op, params, func(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+		return run(ctx, p, name, fmt.Sprintf("calling %q", params.Name), func(ctx context.Context, _ *server, sess *session) (*mcp.CallToolResult, error) {
+			return sess.cs.CallTool(ctx, params)
+		})
 	})
 }
 

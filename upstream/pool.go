@@ -147,6 +147,15 @@ type Options struct {
 	// on Linux, and the groups left are ended by the next pool (GroupDir).
 	Supervise bool
 
+	// InProcess holds the go-sdk servers of the in-process servers
+	// (config.TransportInProcess), by name: a Go host's packaged servers.
+	// Each connection to one is a new session of it, in memory.
+	InProcess map[string]*mcp.Server
+
+	// Rewriter, when set, changes what callers see of servers' tools and
+	// how their calls are sent (a Go host's facades).
+	Rewriter Rewriter
+
 	// GroupDir is where the pool records the process groups of its stdio
 	// servers while they run. A pool made after another died without
 	// closing its servers ends the groups that one left (Linux). Default:

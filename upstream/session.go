@@ -80,9 +80,12 @@ func (s *server) open(ctx context.Context, res *config.Resolved, version string)
 	client := s.newClient()
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
 	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{})}
-	if s.cfg.Type == config.TransportStdio {
+	switch s.cfg.Type {
+	case config.TransportStdio:
 		sess.cs, retry, err = s.openStdio(ctx, client, opts, res, sess)
-	} else {
+	case config.TransportInProcess:
+		sess.cs, err = s.openInProcess(ctx, client, opts)
+	default:
 		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
 	}
 	if err != nil {

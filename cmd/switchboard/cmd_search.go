@@ -10,16 +10,22 @@ func searchCommand() *command {
 	var server string
 	var limit, offset int
 	var regex bool
+	var queries queryList
 	return verb{
-		name: "search", summary: "find tools by what they do, across servers", usage: "QUERY… [--server S] [--limit N] [--offset N] [--regex] [--json]", args: 1,
+		name: "search", summary: "find tools by what they do, across servers", usage: "QUERY… | --query Q [--query Q…] [--server S] [--limit N] [--offset N] [--regex] [--json]",
 		help: `Ranks the tools of every server (or of --server) against the query. Servers
 never indexed are connected and indexed first; the rest answer from the
-catalog without connecting. Any text is a valid query.`,
+catalog without connecting. Any text is a valid query.
+
+For a task that needs several tools, give one --query per need (the words
+of the arguments, if any, are one more): every need gets its share of the
+results, and each result says which need it answers.`,
 		setup: func(f *flags) {
 			f.StringVar(&server, "server", "", "search only this `server`")
 			f.IntVar(&limit, "limit", proxy.DefaultLimit, "show at most `N` results (1-50)")
 			f.IntVar(&offset, "offset", 0, "skip the first `N` results")
 			f.BoolVar(&regex, "regex", false, "the query is a regular expression")
+			f.Var(&queries, "query", "one need to search for (repeat for several)")
 		},
 		request: func(pos []string) (*proxy.Request, error) {
 			if limit < 1 || limit > proxy.MaxLimit {
@@ -28,7 +34,34 @@ catalog without connecting. Any text is a valid query.`,
 			if offset < 0 {
 				return nil, usagef("--offset must be 0 or more")
 			}
-			return &proxy.Request{Action: proxy.ActionSearch, Query: strings.Join(pos, " "), Server: server, Limit: limit, Offset: offset, Regex: regex}, nil
+			needs := []string(queries)
+			if len(pos) > 0 {
+				needs = append([]string{strings.Join(pos, " ")}, needs...)
+			}
+			switch {
+			case len(needs) == 0:
+				return nil, usagef("search needs a query: words as arguments, or --query")
+			case len(needs) > proxy.MaxNeeds:
+				return nil, usagef("search takes at most %d queries; got %d", proxy.MaxNeeds, len(needs))
+			}
+			req := &proxy.Request{Action: proxy.ActionSearch, Query: strings.Join(needs, "; "), Server: server, Limit: limit, Offset: offset, Regex: regex}
+			if len(needs) > 1 {
+				req.Queries = needs
+			}
+			return req, nil
 		},
 	}.command()
+}
+
+// queryList collects the values of a repeated --query.
+type queryList []string
+
+func (q *queryList) String() string { return strings.Join(*q, "; ") }
+
+func (q *queryList) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return usagef("--query must not be empty")
+	}
+	*q = append(*q, s)
+	return nil
 }

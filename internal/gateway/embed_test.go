@@ -106,6 +106,12 @@ func TestHybridSearch(t *testing.T) {
 	if r.Details.Count != 1 || r.Details.Total < 2 {
 		t.Errorf("second page: %d of %d, want 1 of at least 2", r.Details.Count, r.Details.Total)
 	}
+	// Several needs are each searched hybrid, each with its own vector.
+	r = must(t, e, `{"search":["kerfuffle","weather forecast"]}`)
+	if tt := r.Details.Tools; r.Details.Search.Mode != "hybrid" || len(tt) < 2 || !strings.HasPrefix(tt[0].Name, "issue_") || tt[0].Need != "kerfuffle" ||
+		tt[1].Name != "get_forecast" || tt[1].Need != "weather forecast" {
+		t.Errorf("two needs: mode %s, got %+v, want hybrid with an issue tool, then get_forecast for need 2\n%s", r.Details.Search.Mode, tt, r.Text)
+	}
 	r = must(t, e, `{"search":"^get","regex":true}`)
 	if r.Details.Search.Mode != "regex" {
 		t.Errorf("regex search mode %q, want regex", r.Details.Search.Mode)

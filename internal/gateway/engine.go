@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
@@ -44,6 +45,9 @@ type Options struct {
 	Prompt           oauth.Prompter
 	Roots            []*mcp.Root
 	Supervise        bool
+
+	Servers []host.Server
+	Facades []host.Facade
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -81,6 +85,11 @@ type Engine struct {
 // configuration that failed closed still makes an engine: status works, and
 // every operation on a server reports the configuration's error.
 func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error) {
+	h, err := addHosted(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg = h.cfg
 	e := &Engine{cfg: cfg, subs: map[int]func(context.Context, Event){}, refresh: map[string]bool{}, told: map[string]proxy.ServerStatus{}}
 	if opts != nil {
 		e.opts = *opts
@@ -108,7 +117,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
-		Prompt: e.opts.Prompt,
+		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log),
 	})
 	e.def = e.NewSession()
 	return e, nil
@@ -140,14 +149,15 @@ func (e *Engine) fillDefaults() {
 	}
 }
 
-// usable returns the definitions the pool may connect: none when the
-// configuration failed closed, and no disabled or invalid one.
+// usable returns the definitions the pool may connect: none but the
+// packaged ones when the configuration failed closed, and no disabled or
+// invalid one.
 func (e *Engine) usable() []*config.Server {
-	if e.cfg.Err() != nil {
-		return nil
-	}
 	var out []*config.Server
 	for _, s := range e.cfg.Servers {
+		if e.cfg.Err() != nil && !s.Packaged() {
+			continue // failed closed: only what no file can disable
+		}
 		if !s.Disabled && s.Err == nil {
 			out = append(out, s)
 		}

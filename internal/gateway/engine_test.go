@@ -135,6 +135,23 @@ func TestEverything(t *testing.T) {
 	}
 	wantText(t, r, "everything_get-sum — Returns the sum of two numbers")
 
+	// Several needs: each gets places, and each tool says which it answers.
+	r = must(t, e, `{"search":["add two numbers","echo back a message"],"limit":4}`)
+	if got := r.Details.Search.Queries; len(got) != 2 {
+		t.Errorf("search of two needs: queries %q, want both", got)
+	}
+	byNeed := map[string][]string{}
+	for _, ti := range r.Details.Tools {
+		byNeed[ti.Need] = append(byNeed[ti.Need], ti.Name)
+	}
+	if got := byNeed["add two numbers"]; len(got) != 2 || got[0] != "get-sum" {
+		t.Errorf("need 1 got %v, want get-sum first of 2\n%s", got, r.Text)
+	}
+	if got := byNeed["echo back a message"]; len(got) != 2 || got[0] != "echo" {
+		t.Errorf("need 2 got %v, want echo first of 2\n%s", got, r.Text)
+	}
+	wantText(t, r, `need 1: "add two numbers"`, `need 2: "echo back a message"`)
+
 	r = must(t, e, `{"describe":"get_sum"}`)
 	wantText(t, r, `tool "get-sum" on "everything"`, `"a"`, `"b"`, "input schema:")
 	if r.Details.Tool == nil || r.Details.Tool.Name != "get-sum" {

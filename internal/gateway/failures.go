@@ -16,7 +16,7 @@ import (
 // serverErrors lists failed by server name.
 func serverErrors(failed map[string]error) []proxy.ServerError {
 	var out []proxy.ServerError
-	for _, name := range slices.Sorted(maps.Keys(failed)) {
+	for _, name := range sortedKeys(failed) {
 		out = append(out, proxy.ServerError{Server: name, ErrorClass: errorClass(failed[name]), Error: failed[name].Error()})
 	}
 	return out
@@ -102,3 +102,5 @@ func (e *Engine) recordFailures(ctx context.Context, names ...string) {
 		}
 	}
 }
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

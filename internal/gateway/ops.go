@@ -49,21 +49,29 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
 	}
 	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
+	needs := req.Needs()
 	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers}
+	if len(needs) > 1 {
+		found.Queries = needs
+	}
 	if current := proxy.Answered(servers, failed); !req.Regex && len(current) > 0 {
-		// With nothing to search there is no query to embed.
-		if vec, why := s.e.semantic(ctx, req.Query, current); vec != nil {
-			opts.Embedding, opts.Model = vec, s.e.emb.model()
-		} else {
-			found.Reason = why
+		// With nothing to search there is no query to embed. One vector
+		// per need; a need without one makes the search lexical.
+		for _, q := range needs {
+			vec, why := s.e.semantic(ctx, q, current)
+			if vec == nil {
+				opts.Embeddings, found.Reason = nil, why
+				break
+			}
+			opts.Embeddings, opts.Model = append(opts.Embeddings, vec), s.e.emb.model()
 		}
 	}
-	res, err := s.e.cat.Search(ctx, req.Query, opts)
+	res, err := s.e.cat.SearchAll(ctx, needs, opts)
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
 	}
 	found.Hybrid, found.Total = res.Hybrid, res.Total
-	if opts.Embedding != nil && !res.Hybrid {
+	if opts.Embeddings != nil && !res.Hybrid {
 		found.Reason = "the stored embeddings do not fit the query's (another model answered?); lexical only (hint: switchboard index)"
 	}
 	for _, name := range res.Skipped {
@@ -76,7 +84,11 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 	}
 	found.Failed = serverErrors(failed)
 	for _, h := range res.Results {
-		found.Hits = append(found.Hits, proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score})
+		ti := proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score, Implied: h.Implied, Also: h.Also}
+		if len(needs) > 1 {
+			ti.Need = needs[h.Need]
+		}
+		found.Hits = append(found.Hits, ti)
 	}
 	return proxy.Search(found, s.e.opts.Audience)
 }

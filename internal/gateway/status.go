@@ -59,12 +59,13 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 
 // DefinitionState is the state of a server that its definition decides,
 // without a connection: blocked when the configuration failed closed (no
-// server is usable), disabled, or invalid (the definition cannot be used);
-// "" when the server may be used, and its connection tells its state.
-// Status and the CLI's status both classify servers by it.
+// server from the files is usable; a host's packaged server still is),
+// disabled, or invalid (the definition cannot be used); "" when the server
+// may be used, and its connection tells its state. Status and the CLI's
+// status both classify servers by it.
 func DefinitionState(c *config.Config, s *config.Server) string {
 	switch {
-	case c.Err() != nil:
+	case c.Err() != nil && !s.Packaged():
 		return proxy.StateBlocked
 	case s.Disabled:
 		return proxy.StateDisabled

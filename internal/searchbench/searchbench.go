@@ -8,7 +8,11 @@
 //
 //	catalog: {"server","name","description","inputSchema"} per line
 //	queries: {"id","query","relevant":[{"server","name","group"}],"kind"} per line
-//	run:     {"id","results":[{"server","name"},…]} per line, best first
+//	run:     {"id","results":[{"server","name"},…],"latency_ms"} per line, best first
+//
+// latency_ms is the time of the query's search in milliseconds, with the
+// index already built (the first search, which builds it, is not timed);
+// the scorer ignores it.
 package searchbench
 
 import (
@@ -53,10 +57,12 @@ type Ref struct {
 	Name   string `json:"name"`
 }
 
-// Run is one query's ranked results.
+// Run is one query's ranked results, and how long its search took (the
+// scorer ignores it).
 type Run struct {
-	ID      string `json:"id"`
-	Results []Ref  `json:"results"`
+	ID        string  `json:"id"`
+	Results   []Ref   `json:"results"`
+	LatencyMS float64 `json:"latency_ms"`
 }
 
 // EvalRun loads catalogJSONL into a fresh temporary catalog, runs every query
@@ -103,12 +109,18 @@ func Evaluate(ctx context.Context, tools []Tool, queries []Query, k int) (_ []Ru
 		return nil, err
 	}
 	runs := make([]Run, 0, len(queries))
+	// The first search builds the index: time that apart, not as the
+	// first query's latency.
+	if _, err := c.Search(ctx, "", catalog.SearchOptions{Limit: 1}); err != nil {
+		return nil, err
+	}
 	for _, q := range queries {
+		start := time.Now()
 		res, err := c.Search(ctx, q.Query, catalog.SearchOptions{Limit: k})
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		r := Run{ID: q.ID, Results: []Ref{}}
+		r := Run{ID: q.ID, Results: []Ref{}, LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
 		for _, h := range res.Results {
 			r.Results = append(r.Results, Ref{Server: h.Server, Name: h.Name})
 		}
