@@ -72,13 +72,30 @@ type Catalog struct {
 	mu    sync.Mutex
 	index *index
 	vecs  *vectors
+
+	// writes has room for one writer: this process's writers take turns
+	// here, waiting as long as their contexts allow, instead of in SQLite's
+	// busy timeout, which a large write on a busy machine can outlast. The
+	// busy timeout is left for writers in other processes.
+	writes chan struct{}
+}
+
+// lockWrites waits for this process's turn to write, or for ctx to end.
+func (c *Catalog) lockWrites(ctx context.Context) (unlock func(), err error) {
+	select {
+	case c.writes <- struct{}{}:
+		return func() { <-c.writes }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // ErrNewerSchema reports a catalog file written by a newer Switchboard.
 var ErrNewerSchema = errors.New("catalog written by a newer version of switchboard")
 
 // busyTimeout bounds how long a statement waits for another process's write.
-const busyTimeout = 10 * time.Second
+// A variable for tests, which shorten it.
+var busyTimeout = 10 * time.Second
 
 // Open opens the catalog file at path, creating it (but not its directory)
 // if needed, and brings its schema up to date.
@@ -95,7 +112,7 @@ func Open(path string) (*Catalog, error) {
 	}
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	c := &Catalog{db: db, path: path}
+	c := &Catalog{db: db, path: path, writes: make(chan struct{}, 1)}
 	if err := c.migrateRetrying(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
@@ -108,13 +125,29 @@ func Open(path string) (*Catalog, error) {
 // mode fails at once with SQLITE_BUSY when two processes create it
 // together, busy timeout or not.
 func (c *Catalog) migrateRetrying(ctx context.Context) error {
-	deadline := time.Now().Add(busyTimeout)
+	ctx, cancel := context.WithTimeout(ctx, busyTimeout)
+	defer cancel()
+	return retryBusy(ctx, c.migrate)
+}
+
+// retryBusy calls f until it returns nil or an error other than busy,
+// backing off from 5ms to 200ms between calls. It gives up when ctx is
+// done, returning the last busy error with ctx's error.
+func retryBusy(ctx context.Context, f func(context.Context) error) error {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
 	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
-		err := c.migrate(ctx)
-		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+		err := f(ctx)
+		if err == nil || !isBusy(err) {
 			return err
 		}
-		time.Sleep(delay)
+		timer.Reset(delay)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (still busy: %w)", context.Cause(ctx), err)
+		case <-timer.C:
+		}
 	}
 }
 

@@ -23,6 +23,11 @@ type Failure struct {
 // recorded already.
 func (c *Catalog) PutFailure(ctx context.Context, f Failure) (err error) {
 	defer wrapf(&err, "recording the failure of %q in the catalog", f.Server)
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	_, err = c.db.ExecContext(ctx, `INSERT INTO failures (server, hash, class, error, at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (server) DO UPDATE SET hash = excluded.hash, class = excluded.class, error = excluded.error, at = excluded.at
 		WHERE excluded.at >= failures.at`,
@@ -34,6 +39,11 @@ func (c *Catalog) PutFailure(ctx context.Context, f Failure) (err error) {
 // server answered at t.
 func (c *Catalog) ClearFailure(ctx context.Context, server string, t time.Time) (err error) {
 	defer wrapf(&err, "clearing the failure of %q in the catalog", server)
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	_, err = c.db.ExecContext(ctx, `DELETE FROM failures WHERE server = ? AND at <= ?`, server, t.UnixMicro())
 	return err
 }

@@ -18,7 +18,7 @@ const (
 )
 
 // TestQualityFloor runs the search-eval path (searchbench.Evaluate, as
-// switchboard debug search-eval does) on the development set copied into
+// cmd/searcheval does) on the development set copied into
 // testdata, and on the shared bench directory beside the repository when it
 // is there.
 func TestQualityFloor(t *testing.T) {

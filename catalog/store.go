@@ -21,6 +21,11 @@ func (c *Catalog) Put(ctx context.Context, e *Entry) (err error) {
 	if err != nil {
 		return err
 	}
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -234,6 +239,11 @@ func getDocs[T any](ctx context.Context, tx *sql.Tx, table, server string) ([]*T
 // not an error.
 func (c *Catalog) Remove(ctx context.Context, server string) (err error) {
 	defer wrapf(&err, "removing %q from the catalog", server)
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -254,6 +264,11 @@ func (c *Catalog) Remove(ctx context.Context, server string) (err error) {
 // server's name to its definition hash.
 func (c *Catalog) Prune(ctx context.Context, current map[string]string) (removed []string, err error) {
 	defer wrapf(&err, "pruning the catalog")
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

@@ -154,6 +154,11 @@ func (c *Catalog) PutEmbeddings(ctx context.Context, model string, items []Embed
 			return fmt.Errorf("vector %d is zero or not finite", i)
 		}
 	}
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -177,6 +182,11 @@ func (c *Catalog) PutEmbeddings(ctx context.Context, model string, items []Embed
 // removed. An empty model removes every vector.
 func (c *Catalog) PruneEmbeddings(ctx context.Context, model string) (n int, err error) {
 	defer wrapf(&err, "pruning embeddings")
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err

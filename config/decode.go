@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/switchboard-mcp/switchboard/config/hosts"
+	"github.com/switchboard-mcp/switchboard/internal/jsonc"
 	"github.com/tailscale/hujson"
 )
 
@@ -132,16 +133,10 @@ func joinPath(path, key string) string {
 }
 
 func (d *decoder) file() *document {
-	root, err := parseJSONC(d.data)
+	root, err := jsonc.Parse(d.data)
 	if err != nil {
 		d.fatal = true
-		line, col := syntaxPosition(err)
-		msg := hujsonPrefixRE.ReplaceAllString(err.Error(), "")
-		if lit, ok := strings.CutPrefix(msg, "invalid literal: "); ok && strings.HasPrefix(lit, `"`) {
-			// The parser quotes the whole string, which may be a pasted
-			// token with a stray line break: never echo it.
-			msg = "invalid string: it holds a raw control character (such as a tab or a line break) or a bad escape (the text is not shown)"
-		}
+		line, col, msg := jsonc.Position(err)
 		d.problems = append(d.problems, Problem{Severity: SeverityError, File: d.src.Path, Line: line, Col: col,
 			Message: "invalid JSON: " + msg})
 		return nil
@@ -170,80 +165,6 @@ func (d *decoder) file() *document {
 		}
 	}
 	return doc
-}
-
-var (
-	hujsonPosRE    = regexp.MustCompile(`line (\d+), column (\d+)`)
-	hujsonPrefixRE = regexp.MustCompile(`^(?:hujson: )?line \d+, column \d+: `)
-)
-
-// maxDepth bounds how deeply a file nests arrays and objects. The parser
-// recurses once per level, so a few megabytes of '[' would exhaust the
-// stack, which kills the process instead of failing the file; no
-// configuration needs more than a handful of levels.
-const maxDepth = 1000
-
-// parseJSONC parses JSON with comments and trailing commas, refusing nesting
-// deeper than maxDepth before the parser can recurse into it.
-func parseJSONC(data []byte) (hujson.Value, error) {
-	if off := tooDeep(data); off >= 0 {
-		line := 1 + bytes.Count(data[:off], []byte("\n"))
-		col := 1 + off - (bytes.LastIndexByte(data[:off], '\n') + 1)
-		return hujson.Value{}, fmt.Errorf("line %d, column %d: arrays and objects nest deeper than %d levels", line, col, maxDepth)
-	}
-	return hujson.Parse(data)
-}
-
-// tooDeep returns the offset of the first bracket that opens a level deeper
-// than maxDepth, or -1. Brackets in strings and comments do not count. Where
-// the text is not valid JSONC it may count more than the parser would reach,
-// never less.
-func tooDeep(data []byte) int {
-	depth := 0
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		case '/':
-			switch {
-			case bytes.HasPrefix(data[i:], []byte("//")):
-				j := bytes.IndexByte(data[i:], '\n')
-				if j < 0 {
-					return -1
-				}
-				i += j
-			case bytes.HasPrefix(data[i:], []byte("/*")):
-				j := bytes.Index(data[i+2:], []byte("*/"))
-				if j < 0 {
-					return -1
-				}
-				i += j + 3
-			}
-		case '[', '{':
-			if depth++; depth > maxDepth {
-				return i
-			}
-		case ']', '}':
-			if depth > 0 {
-				depth--
-			}
-		}
-	}
-	return -1
-}
-
-func syntaxPosition(err error) (line, col int) {
-	m := hujsonPosRE.FindStringSubmatch(err.Error())
-	if m == nil {
-		return 0, 0
-	}
-	line, _ = strconv.Atoi(m[1])
-	col, _ = strconv.Atoi(m[2])
-	return line, col
 }
 
 // canonical returns the content as standard JSON with comments removed, for
@@ -517,7 +438,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 		return nil
 	}
 	for i, h := range list {
-		if !knownHost(h) {
+		if !hosts.Known(h) {
 			d.errorf(v, fmt.Sprintf("%s[%d]", path, i), "unknown host %q (known hosts: %s)", h, strings.Join(HostNames(), ", "))
 			return nil
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/jsonc"
 )
 
 var fuzzKinds = []Kind{KindUser, KindShared, KindAgents, KindProjectShared, KindProject, KindExplicit, KindImport}
@@ -289,7 +290,7 @@ func FuzzEdit(f *testing.F) {
 	f.Add([]byte("{\n  \"a\": 1, // x\n  /* y\n */ \"b\": 2, /* z\n */\n  \"c\": 3 // w\n}\n"))
 	f.Add([]byte("{\"a\": 1 /* a */, \"b\": 2,}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, err := parseJSONC(data)
+		root, err := jsonc.Parse(data)
 		if err != nil {
 			return
 		}
@@ -304,8 +305,8 @@ func FuzzEdit(f *testing.F) {
 		name := names[len(data)%len(names)]
 		edited := root.Clone()
 		eobj := edited.Value.(*hujson.Object)
-		removeMember(eobj, name)
-		reparsed, err := parseJSONC(edited.Pack())
+		jsonc.RemoveMember(eobj, name)
+		reparsed, err := jsonc.Parse(edited.Pack())
 		if err != nil {
 			t.Fatalf("after removing %q: %v\n%s", name, err, edited.Pack())
 		}
@@ -314,10 +315,10 @@ func FuzzEdit(f *testing.F) {
 			t.Fatalf("after removing %q: got %d members, want %d", name, got, want)
 		}
 
-		if err := setMember(eobj, "added", map[string]any{"command": "x"}, ""); err != nil {
+		if err := jsonc.SetMember(eobj, "added", map[string]any{"command": "x"}, ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := parseJSONC(edited.Pack()); err != nil {
+		if _, err := jsonc.Parse(edited.Pack()); err != nil {
 			t.Fatalf("after adding: %v\n%s", err, edited.Pack())
 		}
 	})

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
 
 // Import is what was read from one host's own MCP settings.
@@ -34,19 +36,13 @@ type ImportOptions struct {
 }
 
 // HostNames lists the hosts Switchboard imports from, sorted.
-func HostNames() []string {
-	names := []string{"claude-code", "claude-desktop", "codex", "cursor", "gemini", "opencode", "vscode", "windsurf"}
-	sort.Strings(names)
-	return names
-}
+func HostNames() []string { return hosts.Names() }
 
-func knownHost(name string) bool {
-	for _, h := range HostNames() {
-		if h == name {
-			return true
-		}
-	}
-	return false
+// Hosts returns the directories the other hosts' files are found in.
+func (d Dirs) Hosts() hosts.Dirs {
+	d = d.withDefaults()
+	return hosts.Dirs{GOOS: d.GOOS, Home: d.Home, ConfigHome: d.ConfigHome, CodexHome: d.CodexHome,
+		AppData: d.AppData, LocalAppData: d.LocalAppData}
 }
 
 // ImportHost reads a host's MCP server definitions, read-only. An unknown
@@ -56,13 +52,14 @@ func ImportHost(d Dirs, host string) *Import { return ImportHostWith(d, host, Im
 // ImportHostWith is ImportHost with options.
 func ImportHostWith(d Dirs, host string, opts ImportOptions) *Import {
 	d = d.withDefaults()
-	f, ok := hostImporters[host]
-	if !ok {
-		return &Import{Host: host, Problems: []Problem{{Severity: SeverityWarning, File: host,
-			Message: fmt.Sprintf("unknown host %q (known hosts: %v)", host, HostNames())}}}
+	files, err := hosts.Read(d.Hosts(), host)
+	if err != nil {
+		return &Import{Host: host, Problems: []Problem{{Severity: SeverityWarning, File: host, Message: err.Error()}}}
 	}
 	imp := &Import{Host: host, opts: opts}
-	f(d, imp)
+	for _, f := range files {
+		imp.add(f)
+	}
 	imp.skipSelf(d.Self)
 	imp.keepMoved()
 	return imp

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
 
 // Moving secrets: most hosts' files hold tokens as literals (Claude
@@ -30,22 +32,22 @@ type MovedSecret struct {
 }
 
 // moveSecrets replaces the literal credentials of e's env, headers and URL.
-func (imp *Import) moveSecrets(e *entry) {
+func (imp *Import) moveSecrets(e *hosts.Entry) {
 	// move records the value of field (a path inside the definition),
 	// named after what, and returns the reference to write instead.
 	move := func(field, what, value string) string {
-		name := secretNameFor(e.name, what)
-		imp.Moved = append(imp.Moved, MovedSecret{Server: e.name, Path: e.hostPath(field), Name: name, Value: newSecret(value)})
+		name := secretNameFor(e.Name, what)
+		imp.Moved = append(imp.Moved, MovedSecret{Server: e.Name, Path: e.HostPath(field), Name: name, Value: newSecret(value)})
 		return "${" + secretPrefix + name + "}"
 	}
-	if env, ok := e.def["env"].(map[string]any); ok {
+	if env, ok := e.Def["env"].(map[string]any); ok {
 		for _, k := range sortedKeys(env) {
 			if v, ok := env[k].(string); ok && isLiteral(v) && credentialKey(k) {
 				env[k] = move(joinPath("env", k), k, v)
 			}
 		}
 	}
-	if headers, ok := e.def["headers"].(map[string]any); ok {
+	if headers, ok := e.Def["headers"].(map[string]any); ok {
 		for _, k := range sortedKeys(headers) {
 			v, ok := headers[k].(string)
 			if !ok || !isLiteral(v) || !credentialHeader(k) {
@@ -58,8 +60,8 @@ func (imp *Import) moveSecrets(e *entry) {
 			}
 		}
 	}
-	if u, ok := e.def["url"].(string); ok {
-		e.def["url"] = moveURLSecrets(u, move)
+	if u, ok := e.Def["url"].(string); ok {
+		e.Def["url"] = moveURLSecrets(u, move)
 	}
 }
 

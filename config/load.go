@@ -5,12 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
 // maxFileSize bounds a configuration file; larger files are refused.
@@ -19,77 +18,125 @@ const maxFileSize = 4 << 20
 // Load reads every source described by d, merges them and validates the
 // result. It never fails: problems are reported in Config.Problems, and
 // Config.Err says whether the configuration failed closed.
+//
+// It runs in phases: read and decode each file; decide whether the
+// project's files count (trust); merge the settings of our own files;
+// define the servers, imports first, then each file by precedence; check
+// the count; fill defaults and sort.
 func Load(d Dirs) *Config {
 	d = d.withDefaults()
 	c := &Config{Dirs: d, Settings: DefaultSettings()}
-	trust := readTrust(d)
-
-	type loaded struct {
-		src Source
-		doc *document
-	}
-	var docs []loaded
-	var projectCanon [][]byte
-	var projectProblems []Problem
-	projectFatal := false
-	for _, src := range d.Sources() {
-		data, err := readLimited(src.Path, maxFileSize)
-		if errors.Is(err, fs.ErrNotExist) {
-			c.Files = append(c.Files, File{Source: src, State: FileMissing})
-			if src.Kind == KindExplicit {
-				// The user asked for this file: its absence is an error, not a default.
-				c.fail(Problem{Severity: SeverityError, File: src.Path, Message: "the configuration file given with --config or SWITCHBOARD_CONFIG does not exist"})
-			}
-			continue
-		}
-		if err != nil {
-			prob := Problem{Severity: SeverityError, File: src.Path, Message: "cannot read: " + withoutPath(err).Error()}
-			c.Files = append(c.Files, File{Source: src, State: FileInvalid})
-			if src.InProject() {
-				// Like a file that does not parse: fatal only once trusted.
-				c.Project.Files = append(c.Project.Files, src.Path)
-				projectCanon = append(projectCanon, []byte(src.Kind), []byte("unreadable"))
-				projectProblems = append(projectProblems, prob)
-				projectFatal = true
-				continue
-			}
-			c.fail(prob)
-			continue
-		}
-		doc, problems, fatal := decodeFile(src, data)
-		if src.InProject() {
-			c.Project.Files = append(c.Project.Files, src.Path)
-			if doc != nil {
-				projectCanon = append(projectCanon, []byte(src.Kind), doc.canon)
-			} else {
-				projectCanon = append(projectCanon, []byte(src.Kind), data)
-			}
-			projectProblems = append(projectProblems, problems...)
-			projectFatal = projectFatal || fatal
-			docs = append(docs, loaded{src, doc})
-			c.Files = append(c.Files, File{Source: src, State: stateOf(doc, fatal)})
-			continue
-		}
-		c.Problems = append(c.Problems, problems...)
-		if fatal {
-			c.err = fmt.Errorf("%w: %s", ErrInvalid, firstError(problems))
-		}
-		docs = append(docs, loaded{src, doc})
-		c.Files = append(c.Files, File{Source: src, State: stateOf(doc, fatal)})
-	}
-
+	docs, project := c.readSources()
 	c.Project.Dir = d.Project
-	c.Project.Hash = projectHash(projectCanon)
-	c.applyTrust(trust, projectProblems, projectFatal)
+	c.Project.Hash = projectHash(project.canon)
+	c.applyTrust(readTrust(d), project.problems, project.fatal)
+	c.mergeSettings(docs)
+	merged := c.defineServers(docs)
+	c.checkCount(merged)
+	c.Servers = c.finish(merged)
+	return c
+}
 
-	// Settings and imports come from our own files that count.
-	counts := func(l loaded) bool { return l.doc != nil && !(l.src.InProject() && !c.Project.Trusted) }
+// loaded is one source as read: doc is nil when it does not parse.
+type loaded struct {
+	src Source
+	doc *document
+}
+
+// projectFiles gathers what the trust decision needs of the project's
+// files: their canonical content, and their problems, which count only
+// once the project is trusted.
+type projectFiles struct {
+	canon    [][]byte
+	problems []Problem
+	fatal    bool
+}
+
+// readSources reads and decodes every source, recording each file's state.
+func (c *Config) readSources() ([]loaded, projectFiles) {
+	var docs []loaded
+	var project projectFiles
+	for _, src := range c.Dirs.Sources() {
+		data, err := readLimited(src.Path, maxFileSize)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			c.missing(src)
+		case err != nil:
+			c.unreadable(src, err, &project)
+		default:
+			docs = append(docs, c.decode(src, data, &project))
+		}
+	}
+	return docs, project
+}
+
+// missing records a source that does not exist: no problem, unless the
+// user named it.
+func (c *Config) missing(src Source) {
+	c.Files = append(c.Files, File{Source: src, State: FileMissing})
+	if src.Kind == KindExplicit {
+		// The user asked for this file: its absence is an error, not a default.
+		c.fail(Problem{Severity: SeverityError, File: src.Path, Message: "the configuration file given with --config or SWITCHBOARD_CONFIG does not exist"})
+	}
+}
+
+// unreadable records a source that exists but cannot be read.
+func (c *Config) unreadable(src Source, err error, project *projectFiles) {
+	prob := Problem{Severity: SeverityError, File: src.Path, Message: "cannot read: " + withoutPath(err).Error()}
+	c.Files = append(c.Files, File{Source: src, State: FileInvalid})
+	if !src.InProject() {
+		c.fail(prob)
+		return
+	}
+	// Like a file that does not parse: fatal only once trusted.
+	c.Project.Files = append(c.Project.Files, src.Path)
+	project.canon = append(project.canon, []byte(src.Kind), []byte("unreadable"))
+	project.problems = append(project.problems, prob)
+	project.fatal = true
+}
+
+// decode decodes one source. A project file's problems wait for the trust
+// decision; any other file's count now.
+func (c *Config) decode(src Source, data []byte, project *projectFiles) loaded {
+	doc, problems, fatal := decodeFile(src, data)
+	c.Files = append(c.Files, File{Source: src, State: stateOf(doc, fatal)})
+	if src.InProject() {
+		c.Project.Files = append(c.Project.Files, src.Path)
+		canon := data
+		if doc != nil {
+			canon = doc.canon
+		}
+		project.canon = append(project.canon, []byte(src.Kind), canon)
+		project.problems = append(project.problems, problems...)
+		project.fatal = project.fatal || fatal
+		return loaded{src, doc}
+	}
+	c.Problems = append(c.Problems, problems...)
+	if fatal {
+		c.err = fmt.Errorf("%w: %s", ErrInvalid, firstError(problems))
+	}
+	return loaded{src, doc}
+}
+
+// counts reports whether a decoded file's definitions and settings apply:
+// a project file only when the project is trusted.
+func (c *Config) counts(l loaded) bool {
+	return l.doc != nil && !(l.src.InProject() && !c.Project.Trusted)
+}
+
+// mergeSettings merges the settings and imports of our own files that count.
+func (c *Config) mergeSettings(docs []loaded) {
 	for _, l := range docs {
-		if counts(l) && l.src.Ours() {
+		if c.counts(l) && l.src.Ours() {
 			c.Settings.merge(l.doc)
 		}
 	}
+}
 
+// defineServers merges every definition, lowest precedence first: the
+// imported hosts' servers, then each file's. Files list their servers
+// whether or not they count, so that status can name them.
+func (c *Config) defineServers(docs []loaded) map[string]*Server {
 	merged := map[string]*Server{}
 	files := c.Files
 	c.Files = nil
@@ -104,16 +151,14 @@ func Load(d Dirs) *Config {
 				continue
 			}
 			for _, s := range l.doc.servers {
-				f.Servers = append(f.Servers, s.Name) // ignored files too, so status can name them
-				if counts(l) {
+				f.Servers = append(f.Servers, s.Name)
+				if c.counts(l) {
 					c.define(merged, s)
 				}
 			}
 		}
 	}
-	c.checkCount(merged)
-	c.Servers = c.finish(merged)
-	return c
+	return merged
 }
 
 // checkCount fails the configuration closed when all its files together
@@ -160,83 +205,10 @@ func withoutPath(err error) error {
 	return err
 }
 
-// readLimited reads a whole regular file of at most limit bytes. Errors do
-// not name the file: callers do.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%d bytes is over the limit of %d", st.Size(), limit)
-	}
-	// Read to the limit, not to the size seen: the file may grow meanwhile.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("over the limit of %d bytes", limit)
-	}
-	return data, nil
-}
-
-// openRegular opens path for reading if it is a regular file, and refuses
-// anything else with an error that says what it is. Opening a FIFO for
-// reading blocks until a writer comes, and reading a device may never end,
-// so a configuration named with --config could otherwise stall a command
-// forever: the name is checked before opening, and the file actually
-// opened is checked again, without blocking, in case the name changed
-// between the two.
-func openRegular(path string) (*os.File, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := regular(st.Mode()); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err = f.Stat()
-	if err == nil {
-		err = regular(st.Mode())
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// regular returns an error naming the kind of a file that is not regular.
-func regular(m fs.FileMode) error {
-	switch {
-	case m.IsRegular():
-		return nil
-	case m.IsDir():
-		return errors.New("it is a directory, not a file")
-	}
-	what := "an irregular file"
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		what = "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case m&fs.ModeDevice != 0:
-		what = "a block device"
-	}
-	return fmt.Errorf("it is %s, not a regular file, and only regular files are read (hint: save the configuration to a file and name that)", what)
-}
+// readLimited reads a whole regular file of at most limit bytes, without
+// blocking on a FIFO (privfile.ReadRegular). Errors do not name the file:
+// callers do.
+func readLimited(path string, limit int64) ([]byte, error) { return privfile.ReadRegular(path, limit) }
 
 func firstError(problems []Problem) string {
 	for _, p := range problems {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/switchboard-mcp/switchboard/internal/jsonc"
 )
 
 func TestPrecedence(t *testing.T) {
@@ -595,8 +596,8 @@ func TestDeepNesting(t *testing.T) {
 	}{
 		{"arrays", deep, false},
 		{"objects", strings.Repeat(`{"a":`, 200_000), false},
-		{"inside a server", srv(`{"command": "x", "autoApprove": ` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`), false},
-		{"at the bound", strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1), true},
+		{"inside a server", srv(`{"command": "x", "autoApprove": ` + strings.Repeat("[", jsonc.MaxDepth) + strings.Repeat("]", jsonc.MaxDepth) + `}`), false},
+		{"at the bound", strings.Repeat("[", jsonc.MaxDepth-1) + strings.Repeat("]", jsonc.MaxDepth-1), true},
 		{"brackets in strings and comments do not count", `{"mcpServers": {}, "$schema": "` + strings.Repeat("[", 2000) + `"} // ` + strings.Repeat("{", 2000) + "\n/* " + strings.Repeat("[", 2000) + " */", true},
 	}
 	for _, tt := range tests {

@@ -1,9 +1,9 @@
 package config
 
 import (
-	"path"
-	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
 
 // What differs between the platforms where Switchboard and the hosts keep
@@ -27,30 +27,8 @@ func HomeDir(goos string, getenv func(string) string) string {
 	return getenv("HOME")
 }
 
-// join joins path elements with the separator of d.GOOS, as filepath.Join
-// does on that platform: on Windows a backslash, with a leading \\ of a UNC
-// path kept. On the platform itself it is filepath.Join.
-func (d Dirs) join(elem ...string) string {
-	if d.GOOS != "windows" || filepath.Separator == '\\' {
-		return filepath.Join(elem...)
-	}
-	var parts []string
-	for _, e := range elem {
-		if e != "" {
-			parts = append(parts, strings.ReplaceAll(e, `\`, "/"))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	s := strings.Join(parts, "/")
-	unc := strings.HasPrefix(s, "//")
-	s = path.Clean(s)
-	if unc {
-		s = "/" + s
-	}
-	return strings.ReplaceAll(s, "/", `\`)
-}
+// join joins path elements with the separator of d.GOOS (hosts.Join).
+func (d Dirs) join(elem ...string) string { return hosts.Join(d.GOOS, elem...) }
 
 // samePath reports whether a and b name the same directory: they are
 // equal, or differ only in case and lead to the same file, as on Windows,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/switchboard-mcp/switchboard/internal/jsonc"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
@@ -132,7 +133,7 @@ func RemoveServer(d Dirs, scope Scope, name string) (path string, err error) {
 		if e.member < 0 {
 			return fmt.Errorf("server %q is not defined in %s", name, e.path)
 		}
-		removeMember(e.servers, name)
+		jsonc.RemoveMember(e.servers, name)
 		return nil
 	})
 }
@@ -164,15 +165,15 @@ func SetDisabled(d Dirs, scope Scope, name string, disabled bool) (path string, 
 		if !ok {
 			return fmt.Errorf("%s: mcpServers.%s is not an object", e.path, name)
 		}
-		if !disabled && len(obj.Members) == 1 && memberIndex(obj, "disabled") == 0 {
-			removeMember(e.servers, name) // a stub that only disabled a lower definition
+		if !disabled && len(obj.Members) == 1 && jsonc.MemberIndex(obj, "disabled") == 0 {
+			jsonc.RemoveMember(e.servers, name) // a stub that only disabled a lower definition
 			return nil
 		}
 		if !disabled {
-			removeMember(obj, "disabled")
+			jsonc.RemoveMember(obj, "disabled")
 			return nil
 		}
-		return setMember(obj, "disabled", true, indentOf(&e.servers.Members[e.member]))
+		return jsonc.SetMember(obj, "disabled", true, jsonc.IndentOf(&e.servers.Members[e.member]))
 	})
 }
 
@@ -193,7 +194,7 @@ type serversEdit struct {
 	member  int            // index of name in servers, or -1
 }
 
-func (e serversEdit) set(val any) error { return setMember(e.servers, e.name, val, e.indent) }
+func (e serversEdit) set(val any) error { return jsonc.SetMember(e.servers, e.name, val, e.indent) }
 
 // editServers applies edit to our file of the scope, validates the result
 // and writes it atomically; an edit that fails, or a result that would not
@@ -216,7 +217,7 @@ func editServers(d Dirs, scope Scope, name string, edit func(serversEdit) error)
 	case err != nil:
 		return path, err
 	}
-	root, err := parseJSONC(data)
+	root, err := jsonc.Parse(data)
 	if err != nil {
 		_, probs, _ := decodeFile(src, data)
 		return path, fmt.Errorf("not changing %s: it does not parse: %s (hint: fix it, or run switchboard config validate)", path, firstError(probs))
@@ -225,17 +226,17 @@ func editServers(d Dirs, scope Scope, name string, edit func(serversEdit) error)
 	if !ok {
 		return path, fmt.Errorf("not changing %s: the file must hold a JSON object", path)
 	}
-	if memberIndex(top, "mcpServers") < 0 {
-		if err := setMember(top, "mcpServers", map[string]any{}, ""); err != nil {
+	if jsonc.MemberIndex(top, "mcpServers") < 0 {
+		if err := jsonc.SetMember(top, "mcpServers", map[string]any{}, ""); err != nil {
 			return path, err
 		}
 	}
-	i := memberIndex(top, "mcpServers")
+	i := jsonc.MemberIndex(top, "mcpServers")
 	servers, ok := top.Members[i].Value.Value.(*hujson.Object)
 	if !ok {
 		return path, fmt.Errorf("not changing %s: mcpServers must be an object", path)
 	}
-	e := serversEdit{path: path, name: name, servers: servers, indent: indentOf(&top.Members[i]), member: memberIndex(servers, name)}
+	e := serversEdit{path: path, name: name, servers: servers, indent: jsonc.IndentOf(&top.Members[i]), member: jsonc.MemberIndex(servers, name)}
 	if err := edit(e); err != nil {
 		return path, err
 	}
@@ -271,40 +272,9 @@ func hasServerError(probs []Problem, name string) bool {
 	return false
 }
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename (privfile.Replace: MoveFileEx on Windows), so a
-// reader sees the old file or the new one, never a part. An existing file
-// keeps its mode.
-func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = privfile.Replace(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+// writeAtomic replaces path with data (privfile.WriteAtomic).
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	return privfile.WriteAtomic(path, data, mode)
 }
 
 // Hash identifies the definition: two definitions with the same hash start

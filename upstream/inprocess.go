@@ -32,7 +32,7 @@ func (s *server) openInProcess(ctx context.Context, client *mcp.Client, opts *mc
 		_ = ss.Close()
 		return nil, withClass(ClassStart, err)
 	}
-	rc := newRootsConn(newReadCapConn(conn, s.pool.opts.MaxReadBytes))
+	rc := newRootsConn(newReadCapConn(conn, s.pool.opts.MaxReadBytes), nil)
 	cs, err := client.Connect(ctx, connTransport{rc}, opts)
 	if err != nil {
 		_ = ss.Close()

@@ -26,14 +26,19 @@ func sizedServers(t *testing.T) []*config.Server {
 		return ts.URL
 	}
 	get := func(*http.Request) *mcp.Server { return testserver.SizedServer() }
+	// Megabytes under the race detector on a busy machine take long: the
+	// request timeout is generous, as it is not what is tested.
+	const timeout = 2 * time.Minute
+	stdio := fixture("stdio", testserver.Sized)
+	stdio.RequestTimeout = timeout
 	return []*config.Server{
-		fixture("stdio", testserver.Sized),
+		stdio,
 		{Name: "stream", Type: config.TransportHTTP, URL: serve(mcp.NewStreamableHTTPHandler(get, nil)),
-			RequestTimeout: 20 * time.Second, ProtocolVersion: "auto"},
+			RequestTimeout: timeout, ProtocolVersion: "auto"},
 		{Name: "json", Type: config.TransportHTTP, URL: serve(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{JSONResponse: true})),
-			RequestTimeout: 20 * time.Second, ProtocolVersion: "auto"},
+			RequestTimeout: timeout, ProtocolVersion: "auto"},
 		{Name: "sse", Type: config.TransportSSE, URL: serve(mcp.NewSSEHandler(get, nil)),
-			RequestTimeout: 20 * time.Second, ProtocolVersion: "legacy"},
+			RequestTimeout: timeout, ProtocolVersion: "legacy"},
 	}
 }
 

@@ -11,20 +11,39 @@ const stderrRingSize = 8 << 10
 
 // A ring keeps the last bytes written to it. It is safe for concurrent use.
 type ring struct {
+	wrote chan struct{} // has a value after a write not yet waited for
+
 	mu   sync.Mutex
+	seq  uint64 // bytes written so far
 	buf  []byte // len(buf) == size once full
 	next int    // where the next byte goes once full
 	full bool
 	size int
 }
 
-func newRing(size int) *ring { return &ring{size: size, buf: make([]byte, 0, size)} }
+func newRing(size int) *ring {
+	return &ring{size: size, buf: make([]byte, 0, size), wrote: make(chan struct{}, 1)}
+}
+
+// written returns how many bytes were ever written to the ring.
+func (r *ring) written() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seq
+}
 
 // Write keeps the tail of p. It never fails.
 func (r *ring) Write(p []byte) (int, error) {
 	n := len(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.seq += uint64(n)
+	if n > 0 {
+		select {
+		case r.wrote <- struct{}{}:
+		default:
+		}
+	}
 	if len(p) >= r.size {
 		p = p[len(p)-r.size:]
 		r.buf = append(r.buf[:0], p...)

@@ -108,13 +108,18 @@ func cloneRoots(roots []*mcp.Root) []*mcp.Root {
 	return out
 }
 
-// rootsSettle is how long a stdio connection is held back, once switchboard
-// has answered the roots/list its server sent as it started, before the
-// connection is used. A server may apply roots asynchronously after it got
-// them (server-filesystem checks each directory first, a few milliseconds
-// of file system calls): a call sent at once would find it with none, and a
-// one-shot CLI command never sends a second.
-const rootsSettle = 100 * time.Millisecond
+// rootsSettle bounds how long a stdio connection is held back, once
+// switchboard has answered the roots/list its server sent as it started,
+// before the connection is used. A server may apply roots asynchronously
+// after it got them (server-filesystem checks each directory first, file
+// system calls that take a few milliseconds, or much longer on a busy
+// machine): a call sent at once would find it with none, and a one-shot CLI
+// command never sends a second. The wait ends early when the server writes
+// to its stderr after the answer, which servers that apply roots do to say
+// so (server-filesystem: "Updated allowed directories from MCP roots"); a
+// server that says nothing costs the whole bound, once, on a connect where it
+// asked for roots.
+const rootsSettle = time.Second
 
 // A rootsConn watches a connection for the server's roots/list request and
 // for switchboard's answer to it.
@@ -123,13 +128,15 @@ type rootsConn struct {
 	asked    atomic.Bool
 	once     sync.Once
 	answered chan struct{} // closed when the answer to the first roots/list is written
+	stderr   *ring         // the server's stderr, or nil when it has none
 
-	mu sync.Mutex
-	id jsonrpc.ID // of the first roots/list request
+	mu     sync.Mutex
+	id     jsonrpc.ID // of the first roots/list request
+	errSeq uint64     // how much stderr had been written when the answer was
 }
 
-func newRootsConn(c mcp.Connection) *rootsConn {
-	return &rootsConn{Connection: c, answered: make(chan struct{})}
+func newRootsConn(c mcp.Connection, stderr *ring) *rootsConn {
+	return &rootsConn{Connection: c, answered: make(chan struct{}), stderr: stderr}
 }
 
 func (c *rootsConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -150,14 +157,22 @@ func (c *rootsConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		mine := resp.ID == c.id
 		c.mu.Unlock()
 		if mine {
-			c.once.Do(func() { close(c.answered) })
+			c.once.Do(func() {
+				if c.stderr != nil {
+					c.mu.Lock()
+					c.errSeq = c.stderr.written()
+					c.mu.Unlock()
+				}
+				close(c.answered)
+			})
 		}
 	}
 	return err
 }
 
 // settleRoots gives a server that asked for the roots as it started (on
-// notifications/initialized) rootsSettle to apply them. A ping tells: the
+// notifications/initialized) until it writes to stderr, at most rootsSettle,
+// to apply them. A ping tells: the
 // server's messages come in order, so a roots/list it sent on initialized
 // has been read by the time the ping is answered. Nothing is waited for
 // when there are no roots to apply, or on 2026-07-28, where roots are asked
@@ -179,8 +194,20 @@ func (s *server) settleRoots(ctx context.Context, cs *mcp.ClientSession, rc *roo
 	case <-ctx.Done():
 		return
 	}
-	select {
-	case <-t.C:
-	case <-ctx.Done():
+	rc.mu.Lock()
+	since := rc.errSeq
+	rc.mu.Unlock()
+	for rc.stderr == nil || rc.stderr.written() == since {
+		var wrote <-chan struct{}
+		if rc.stderr != nil {
+			wrote = rc.stderr.wrote
+		}
+		select {
+		case <-wrote:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }

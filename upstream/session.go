@@ -116,7 +116,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 	t := &mcp.IOTransport{Reader: newLineReader(proc.stdout, o.MaxMessageBytes, s.log), Writer: stdinWriter{proc}, MaxLineLength: -1}
 	conn, _ := t.Connect(ctx) // never fails
 	conn = newReadCapConn(conn, o.MaxReadBytes)
-	rc := newRootsConn(conn)
+	rc := newRootsConn(conn, proc.errRing)
 	conn = rc
 	var probe *probeConn
 	if opts.ProtocolVersion == "" {

@@ -12,18 +12,19 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
 
 // setupCommandEnv overrides the command written into a host's file.
 const setupCommandEnv = "SWITCHBOARD_SETUP_COMMAND"
 
 // setupCommand mounts Switchboard in an agent host. With --write it is the
-// only command that changes a file of another program (config.Setup.Write).
+// only command that changes a file of another program (hosts.Setup.Write).
 func setupCommand() *command {
 	return &command{
 		name:    "setup",
 		summary: "print (or --write) the snippet that mounts Switchboard in an agent host",
-		usage:   "HOST [--write [--force]] [--http URL | --command PATH] [--name NAME] [--json]",
+		usage:   "HOST [--write [--force]] [--migrate] [--http URL | --command PATH] [--name NAME] [--json] | HOST --undo",
 		help: `Prints the file of HOST's own user-scope MCP configuration and the entry
 that mounts Switchboard there: the host starts "switchboard serve" (the
 absolute path of this executable), or, with --http, connects to a running
@@ -45,8 +46,22 @@ go run exits, so --write refuses it (and printing warns). Install
 switchboard and run setup from there, or give --command PATH; --force
 writes it anyway. A program merely in the temporary directory is fine.
 
+With --migrate, setup also turns off, in that file, the servers Switchboard
+now serves (the same name, and the same command and arguments or URL, in
+Switchboard's own configuration), so that the host does not start them a
+second time beside Switchboard: Codex gets enabled = false, opencode
+"enabled": false (or "disabled": true in its V2 shape); the other hosts keep
+no such field in the file, so the entry is removed (the backup keeps it).
+Without --write it prints the change as a diff; with --write it mounts
+Switchboard first if needed, then makes the change after a backup. Running
+it again changes nothing.
+
+--undo reverses the last write setup made to HOST's file (--write or
+--migrate --write): it puts the backup back byte for byte, or removes a file
+setup created, and refuses if the file changed since setup wrote it.
+
 This is the only command that writes a file of another program, and only
-with --write.
+with --write or --undo.
 
 Hosts: ` + strings.Join(config.HostNames(), ", ") + `
 
@@ -60,8 +75,8 @@ Environment:
 }
 
 type setupOptions struct {
-	json, write, force bool
-	url, name, command string
+	json, write, force, migrate, undo bool
+	url, name, command                string
 }
 
 func setupFlags(o *setupOptions) *flags {
@@ -72,6 +87,8 @@ func setupFlags(o *setupOptions) *flags {
 	f.StringVar(&o.url, "http", "", "mount Switchboard's Streamable HTTP endpoint at `URL` instead of starting it")
 	f.StringVar(&o.command, "command", "", "the `PATH` of the switchboard the host starts (default: this executable)")
 	f.StringVar(&o.name, "name", "", "the server `NAME` in the host (default switchboard)")
+	f.BoolVar(&o.migrate, "migrate", false, "also turn off, in the host's file, the servers Switchboard serves")
+	f.BoolVar(&o.undo, "undo", false, "reverse the last write setup made to the host's file")
 	f.BoolVar(&o.json, "json", false, "print stable JSON instead of text")
 	return f
 }
@@ -86,6 +103,8 @@ type setupJSON struct {
 	Backup  string `json:"backup"`
 	State   string `json:"state"`           // no-file, absent, same, different or invalid
 	Error   string `json:"error,omitempty"` // why the file cannot be changed, for invalid
+	// Migrate is what --migrate turns off.
+	Migrate *migrateJSON `json:"migrate,omitempty"`
 }
 
 func runSetup(ctx context.Context, e *env, args []string) error {
@@ -93,13 +112,16 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := config.SetupOptions{Name: o.name, URL: o.url}
+	if o.undo {
+		return runSetupUndo(e, host, o)
+	}
+	opts := hosts.SetupOptions{Name: o.name, URL: o.url, Journal: setupJournal(e.dirs(""))}
 	if o.url == "" {
 		if opts.Command, err = setupExecutable(e, o); err != nil {
 			return err
 		}
 	}
-	s, err := config.PlanSetup(e.dirs(""), host, opts)
+	s, err := hosts.PlanSetup(e.dirs("").Hosts(), host, opts)
 	if err != nil {
 		return err
 	}
@@ -118,8 +140,13 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-	} else if !o.json {
+	} else if !o.json && !o.migrate {
 		setupHints(e, s, args)
+	}
+	if o.migrate {
+		if out.Migrate, err = runMigrate(e, host, o, args); err != nil {
+			return err
+		}
 	}
 	if o.json {
 		return writeJSON(e.stdout, out)
@@ -136,6 +163,8 @@ func parseSetup(args []string) (host string, o setupOptions, err error) {
 		return "", o, usagef("setup needs one HOST: %s", strings.Join(config.HostNames(), ", "))
 	case !contains(config.HostNames(), pos[0]):
 		return "", o, usagef("unknown host %q: use one of %s", pos[0], strings.Join(config.HostNames(), ", "))
+	case o.undo && (o.write || o.force || o.migrate || o.url != "" || o.command != "" || o.name != ""):
+		return "", o, usagef("--undo takes no other flag but --json: it reverses the last write setup made to %s's file", pos[0])
 	case o.force && !o.write:
 		return "", o, usagef("--force only applies with --write")
 	case o.command != "" && o.url != "":
@@ -146,18 +175,18 @@ func parseSetup(args []string) (host string, o setupOptions, err error) {
 
 // printSetup prints the file, whether it mounts Switchboard already, and
 // the snippet.
-func printSetup(e *env, s *config.Setup) {
+func printSetup(e *env, s *hosts.Setup) {
 	var status string
 	switch s.State {
-	case config.SetupNoFile:
+	case hosts.SetupNoFile:
 		status = "not set up (the file does not exist yet)"
-	case config.SetupAbsent:
+	case hosts.SetupAbsent:
 		status = fmt.Sprintf("not set up (%q is not in the file)", s.Name)
-	case config.SetupSame:
+	case hosts.SetupSame:
 		status = "already set up"
-	case config.SetupDifferent:
+	case hosts.SetupDifferent:
 		status = fmt.Sprintf("%q is in the file with another definition", s.Name)
-	case config.SetupInvalid:
+	case hosts.SetupInvalid:
 		status = fmt.Sprintf("the file cannot be changed: %v", s.Err)
 	}
 	fmt.Fprintf(e.stdout, "file:   %s\nstatus: %s\n\n%s", e.pretty(s.File), status, s.Snippet)
@@ -167,33 +196,33 @@ func printSetup(e *env, s *config.Setup) {
 }
 
 // setupHints says, on stderr, what to run next.
-func setupHints(e *env, s *config.Setup, args []string) {
+func setupHints(e *env, s *hosts.Setup, args []string) {
 	switch s.State {
-	case config.SetupSame:
+	case hosts.SetupSame:
 		return
-	case config.SetupDifferent:
+	case hosts.SetupDifferent:
 		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write --force replaces it (after a backup of the file)\n", shellJoin(e.goos, args))
-	case config.SetupInvalid:
+	case hosts.SetupInvalid:
 		fmt.Fprintln(e.stderr, "hint: fix the file, or add the snippet by hand")
-	case config.SetupNoFile:
+	case hosts.SetupNoFile:
 		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write creates the file with it\n", shellJoin(e.goos, args))
 	default:
 		fmt.Fprintf(e.stderr, "hint: switchboard setup %s --write adds it (after a backup of the file)\n", shellJoin(e.goos, args))
 	}
-	if s.HostCommand != nil && s.State != config.SetupInvalid {
+	if s.HostCommand != nil && s.State != hosts.SetupInvalid {
 		fmt.Fprintf(e.stderr, "hint: or let %s add it: %s\n", s.Title, shellJoin(e.goos, s.HostCommand))
 	}
 }
 
 // reportSetup says, on stderr, what a write did.
-func reportSetup(e *env, s *config.Setup, written bool, backup string) {
+func reportSetup(e *env, s *hosts.Setup, written bool, backup string) {
 	if backup != "" {
 		fmt.Fprintf(e.stderr, "backed up %s to %s\n", e.pretty(s.File), e.pretty(backup))
 	}
 	switch {
 	case written:
 		fmt.Fprintf(e.stderr, "wrote %s: restart %s (or reload its MCP servers) to use %q\n", e.pretty(s.File), s.Title, s.Name)
-	case s.State == config.SetupSame:
+	case s.State == hosts.SetupSame:
 		fmt.Fprintf(e.stderr, "already set up: %s mounts %q as shown; nothing written\n", e.pretty(s.File), s.Name)
 	}
 }

@@ -113,17 +113,17 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		statusCommand(),
-		toolsCommand(),
+		serverVerb("tools"),
 		searchCommand(),
 		describeCommand(),
 		callCommand(),
 		indexCommand(),
-		resourcesCommand(),
+		serverVerb("resources"),
 		readCommand(),
-		promptsCommand(),
+		serverVerb("prompts"),
 		promptCommand(),
-		instructionsCommand(),
-		reconnectCommand(),
+		serverVerb("instructions"),
+		serverVerb("reconnect"),
 		authCommand(),
 		serveCommand(),
 		configCommand(),
@@ -138,7 +138,6 @@ func commands() []*command {
 		completionCommand(),
 		completeCommand(),
 		versionCommand(),
-		debugCommand(),
 	}
 }
 

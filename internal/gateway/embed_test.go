@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -48,7 +47,7 @@ func hybridEngine(t *testing.T, baseURL string, log *syncBuffer) *Engine {
 	settings := map[string]any{"embeddings": map[string]any{"baseUrl": baseURL, "apiKey": "${SB_EMBED_KEY}", "model": "fake"}}
 	opts := &Options{Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	e := engineIn(t, t.TempDir(), map[string]def{"tools": fixture(testserver.Catalog)}, settings, opts)
-	e.emb.queryTimeout = 300 * time.Millisecond // the bound is the point; kept short
+	e.emb.client.QueryTimeout = 300 * time.Millisecond // the bound is the point; kept short
 	return e
 }
 
@@ -295,47 +294,6 @@ func TestEmbeddingsCanary(t *testing.T) {
 	})
 }
 
-func TestDecodeEmbeddings(t *testing.T) {
-	for _, tt := range []struct {
-		body string
-		n    int
-		want string // "" for success
-	}{
-		{`{"data":[{"index":1,"embedding":[0,1]},{"index":0,"embedding":[1,0]}]}`, 2, ""},
-		{`{"data":[{"index":0,"embedding":[1,0]}]}`, 2, "1 embeddings for 2 inputs"},
-		{`{"data":[{"index":0,"embedding":[1,0]},{"index":0,"embedding":[0,1]}]}`, 2, "bad or repeated index 0"},
-		{`{"data":[{"index":5,"embedding":[1,0]}]}`, 1, "bad or repeated index 5"},
-		{`{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":[1]}]}`, 2, "dimensions"},
-		{`{"data":[{"index":0,"embedding":[]}]}`, 1, "dimensions"},
-		{`{"data":[{"index":0,"embedding":["x"]}]}`, 1, "not an embeddings response"},
-		{`<html>`, 1, "not an embeddings response"},
-	} {
-		vs, err := decodeEmbeddings([]byte(tt.body), tt.n)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("%s: %v", tt.body, err)
-		case tt.want == "" && (vs[0][0] != 1 || vs[1][1] != 1):
-			t.Errorf("%s: got %v, want the vectors placed by index", tt.body, vs)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("%s: got %v, want an error containing %q", tt.body, err, tt.want)
-		}
-	}
-}
-
-// TestEmbeddingsResponseBound checks that an endless answer is cut off.
-func TestEmbeddingsResponseBound(t *testing.T) {
-	mcptest.CheckNoLeaks(t)
-	srv := embedtest.Start(t)
-	huge := `{"data":[{"index":0,"embedding":[` + strings.Repeat("0.1,", embedMaxResponse/4) + `1]}]}`
-	srv.FailWith(func(embedtest.Request) (int, string) { return http.StatusOK, huge })
-	var log syncBuffer
-	e := hybridEngine(t, srv.BaseURL, &log)
-	_, err := e.emb.embed(context.Background(), []string{"x"}, 10*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "larger than 32 MiB") {
-		t.Errorf("a huge answer: got %v, want it refused", err)
-	}
-}
-
 // waitFill waits for the background embedding to end, if one runs.
 func (em *embedder) waitFill() {
 	em.mu.Lock()
@@ -344,31 +302,4 @@ func (em *embedder) waitFill() {
 	if ch != nil {
 		<-ch
 	}
-}
-
-// FuzzDecodeEmbeddings feeds the endpoint's answer, untrusted input, to the
-// decoder: it errs or returns n finite vectors of one length, never panics.
-func FuzzDecodeEmbeddings(f *testing.F) {
-	f.Add([]byte(`{"data":[{"index":0,"embedding":[0.1,0.2]}]}`), 1)
-	f.Add([]byte(`{"data":[{"index":1,"embedding":[1]},{"index":0,"embedding":[2]}]}`), 2)
-	f.Add([]byte(`{"data":[{"index":-1,"embedding":[1e39]}]}`), 1)
-	f.Add([]byte(`{"data":null}`), 0)
-	f.Fuzz(func(t *testing.T, data []byte, n int) {
-		n = n % 64
-		if n < 0 {
-			n = -n
-		}
-		vs, err := decodeEmbeddings(data, n)
-		if err != nil {
-			return
-		}
-		if len(vs) != n {
-			t.Fatalf("%d vectors for %d inputs", len(vs), n)
-		}
-		for _, v := range vs {
-			if len(v) == 0 || len(v) != len(vs[0]) {
-				t.Fatalf("vector lengths %d and %d", len(v), len(vs[0]))
-			}
-		}
-	})
 }

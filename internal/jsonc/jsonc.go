@@ -1,19 +1,111 @@
-package config
+// Package jsonc parses and edits JSON with comments and trailing commas
+// (JWCC, through github.com/tailscale/hujson), the format of Switchboard's
+// own configuration files and of several hosts' files. Edits work on the
+// syntax tree, so that everything outside the member that changes stays
+// byte for byte: comments, blank lines, order and the user's indentation.
+package jsonc
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/tailscale/hujson"
 )
 
-// Edits of our own files work on the syntax tree, so comments, blank lines
+var (
+	hujsonPosRE    = regexp.MustCompile(`line (\d+), column (\d+)`)
+	hujsonPrefixRE = regexp.MustCompile(`^(?:hujson: )?line \d+, column \d+: `)
+)
+
+// MaxDepth bounds how deeply a file nests arrays and objects. The parser
+// recurses once per level, so a few megabytes of '[' would exhaust the
+// stack, which kills the process instead of failing the file; no
+// configuration needs more than a handful of levels.
+const MaxDepth = 1000
+
+// Parse parses JSON with comments and trailing commas, refusing nesting
+// deeper than MaxDepth before the parser can recurse into it.
+func Parse(data []byte) (hujson.Value, error) {
+	if off := tooDeep(data); off >= 0 {
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		col := 1 + off - (bytes.LastIndexByte(data[:off], '\n') + 1)
+		return hujson.Value{}, fmt.Errorf("line %d, column %d: arrays and objects nest deeper than %d levels", line, col, MaxDepth)
+	}
+	return hujson.Parse(data)
+}
+
+// tooDeep returns the offset of the first bracket that opens a level deeper
+// than MaxDepth, or -1. Brackets in strings and comments do not count. Where
+// the text is not valid JSONC it may count more than the parser would reach,
+// never less.
+func tooDeep(data []byte) int {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			switch {
+			case bytes.HasPrefix(data[i:], []byte("//")):
+				j := bytes.IndexByte(data[i:], '\n')
+				if j < 0 {
+					return -1
+				}
+				i += j
+			case bytes.HasPrefix(data[i:], []byte("/*")):
+				j := bytes.Index(data[i+2:], []byte("*/"))
+				if j < 0 {
+					return -1
+				}
+				i += j + 3
+			}
+		case '[', '{':
+			if depth++; depth > MaxDepth {
+				return i
+			}
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return -1
+}
+
+// Position returns where a parse error is, and its message without the
+// position (and without the parser's name): the text to show after
+// "FILE:LINE:COL: ". Line and col are 0 when the error names no position.
+// The message never quotes a string of the text, which may be a secret.
+func Position(err error) (line, col int, msg string) {
+	msg = hujsonPrefixRE.ReplaceAllString(err.Error(), "")
+	if lit, ok := strings.CutPrefix(msg, "invalid literal: "); ok && strings.HasPrefix(lit, `"`) {
+		// The parser quotes the whole string, which may be a pasted
+		// token with a stray line break: never echo it.
+		msg = "invalid string: it holds a raw control character (such as a tab or a line break) or a bad escape (the text is not shown)"
+	}
+	m := hujsonPosRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, 0, msg
+	}
+	line, _ = strconv.Atoi(m[1])
+	col, _ = strconv.Atoi(m[2])
+	return line, col, msg
+}
+
+// Edits work on the syntax tree, so comments, blank lines
 // and the user's indentation survive; only the member that changes is
 // written anew, indented like its siblings.
 
-// memberIndex returns the index of key in obj, or -1.
-func memberIndex(obj *hujson.Object, key string) int {
+// MemberIndex returns the index of key in obj, or -1.
+func MemberIndex(obj *hujson.Object, key string) int {
 	for i, m := range obj.Members {
 		if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == key {
 			return i
@@ -61,9 +153,9 @@ func indentStep(indent, parentIndent string) string {
 	return "  "
 }
 
-// setMember sets key in obj to the JSON value val, replacing an existing
+// SetMember sets key in obj to the JSON value val, replacing an existing
 // member in place or appending a new one after the last.
-func setMember(obj *hujson.Object, key string, val any, parentIndent string) error {
+func SetMember(obj *hujson.Object, key string, val any, parentIndent string) error {
 	multi, indent := multiline(obj, parentIndent)
 	step := indentStep(indent, parentIndent)
 	text, err := marshalAt(val, indent, step, multi)
@@ -75,7 +167,7 @@ func setMember(obj *hujson.Object, key string, val any, parentIndent string) err
 		return err
 	}
 	v.BeforeExtra = hujson.Extra(" ")
-	if i := memberIndex(obj, key); i >= 0 {
+	if i := MemberIndex(obj, key); i >= 0 {
 		v.AfterExtra = obj.Members[i].Value.AfterExtra
 		obj.Members[i].Value = v
 		return nil
@@ -105,15 +197,15 @@ func setMember(obj *hujson.Object, key string, val any, parentIndent string) err
 	return nil
 }
 
-// removeMember deletes key from obj and reports whether it was there.
+// RemoveMember deletes key from obj and reports whether it was there.
 //
 // A comment after a member's comma, on the same line, is held as the start
 // of the text before the next member (or after the last). So the removed
 // member's leading text begins with the tail of the line before it, which
 // stays, and the text after it begins with the tail of its own line, which
 // goes with it.
-func removeMember(obj *hujson.Object, key string) bool {
-	i := memberIndex(obj, key)
+func RemoveMember(obj *hujson.Object, key string) bool {
+	i := MemberIndex(obj, key)
 	if i < 0 {
 		return false
 	}
@@ -180,8 +272,8 @@ func marshalAt(val any, indent, step string, multi bool) ([]byte, error) {
 	return json.MarshalIndent(val, indent, step)
 }
 
-// indentOf returns the indentation of the line a member name starts on.
-func indentOf(m *hujson.ObjectMember) string {
+// IndentOf returns the indentation of the line a member name starts on.
+func IndentOf(m *hujson.ObjectMember) string {
 	before := string(m.Name.BeforeExtra)
 	if i := strings.LastIndexByte(before, '\n'); i >= 0 {
 		return blanks(before[i+1:])

@@ -1,4 +1,4 @@
-package config
+package hosts
 
 import (
 	"strings"
@@ -37,7 +37,7 @@ var (
 // false (or Gemini's enabled: false) turns OAuth off, true and an empty
 // object leave the defaults, and an object's fields map to ours, values
 // translated like any other (a client secret must come out a reference).
-func (o *hostOAuth) oauth(f *hostFile, e *entry, host, path string, v any, vars varSyntax) {
+func (o *hostOAuth) oauth(f *File, e *Entry, host, path string, v any, vars varSyntax) {
 	switch v := v.(type) {
 	case bool:
 		if !v {
@@ -63,9 +63,9 @@ func (o *hostOAuth) oauth(f *hostFile, e *entry, host, path string, v any, vars 
 				e.origin("oauth."+ours, o.key+"."+k)
 			default:
 				if lost, known := o.lost[k]; !known {
-					f.warnf(e.name, path, "unknown field %q ignored", k)
+					f.warnf(e.Name, path, "unknown field %q ignored", k)
 				} else if lost != "" {
-					f.warnf(e.name, p, "%s is not supported: %s", k, lost)
+					f.warnf(e.Name, p, "%s is not supported: %s", k, lost)
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package config
+package hosts
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 
 // importOpencode reads opencode's global opencode.json, then opencode.jsonc,
 // in $XDG_CONFIG_HOME/opencode (~/.config/opencode on macOS too).
-func importOpencode(d Dirs, imp *Import) {
+func importOpencode(d Dirs, imp *reader) {
 	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
 		path := filepath.Join(d.opencodeDir(), name)
 		root, read := imp.readJSON(path)
@@ -18,14 +18,13 @@ func importOpencode(d Dirs, imp *Import) {
 		if mcp, ok := root["mcp"]; ok {
 			opencodeServers(f, mcp)
 		}
-		imp.add(f)
 	}
 }
 
 // opencodeServers tells the two shapes apart: V2 keeps servers in
 // mcp.servers, V1 directly in mcp. An mcp.servers with a "type", or whose
 // values are not all objects, is a V1 server named "servers".
-func opencodeServers(f *hostFile, mcp any) {
+func opencodeServers(f *File, mcp any) {
 	obj, ok := mcp.(map[string]any)
 	if !ok {
 		f.warnf("", "mcp", "must be an object, not %s (nothing imported)", kindOf(mcp))
@@ -53,7 +52,7 @@ func opencodeV2(servers map[string]any) bool {
 // opencodeEntry normalizes an entry of either shape: "local" runs command
 // (one array, program first) with environment, "remote" is reached at url.
 // V1 turns a server off with enabled: false, V2 with disabled: true.
-func opencodeEntry(f *hostFile, name, path string, v any) *entry {
+func opencodeEntry(f *File, name, path string, v any) *Entry {
 	const host = "opencode"
 	vars := varSyntax(opencodeVars)
 	e, obj := f.newEntry(name, path, v)

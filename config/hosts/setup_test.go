@@ -1,4 +1,4 @@
-package config
+package hosts
 
 import (
 	"os"
@@ -42,7 +42,7 @@ func TestSetupHostsAreImportHosts(t *testing.T) {
 		names = append(names, h)
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff(HostNames(), names); diff != "" {
+	if diff := cmp.Diff(Names(), names); diff != "" {
 		t.Errorf("setup hosts (-import hosts +setup hosts):\n%s", diff)
 	}
 }
@@ -383,7 +383,7 @@ func (f *setupFile) dir() []string {
 }
 
 func TestSetupWriteCreates(t *testing.T) {
-	for _, host := range HostNames() {
+	for _, host := range Names() {
 		t.Run(host, func(t *testing.T) {
 			f := newSetupFile(t, host)
 			f.path = filepath.Join(f.d.Home, filepath.FromSlash(setupFiles[host])) // opencode.json by default
@@ -415,7 +415,7 @@ func TestSetupWriteCreates(t *testing.T) {
 }
 
 func TestSetupWriteExisting(t *testing.T) {
-	for _, host := range HostNames() {
+	for _, host := range Names() {
 		t.Run(host, func(t *testing.T) {
 			before, after := setupFixture(t, host)
 			f := newSetupFile(t, host)
@@ -447,18 +447,22 @@ func TestSetupWriteExisting(t *testing.T) {
 				t.Errorf("directory: got %v, want %v", got, want)
 			}
 
-			// The importer reads what setup wrote, and knows it for
-			// Switchboard itself, which it never imports.
-			imp := ImportHost(f.d, host)
-			skipped := false
-			for _, p := range imp.Problems {
-				skipped = skipped || (p.Server == "switchboard" && strings.Contains(p.Message, `"`+setupCommand+` serve" starts Switchboard itself`))
+			// The importer reads what setup wrote (config's import then
+			// knows it for Switchboard itself, and skips it).
+			files, err := Read(f.d, host)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, srv := range imp.Servers {
-				skipped = skipped && srv.Name != "switchboard"
+			var mount map[string]any
+			for _, file := range files {
+				for _, e := range file.Entries {
+					if e.Name == "switchboard" && !e.Skip {
+						mount = e.Def
+					}
+				}
 			}
-			if !skipped {
-				t.Errorf("import after setup: got servers %v, problems %v; want the switchboard entry skipped as Switchboard itself", imp.Servers, imp.Problems)
+			if mount["command"] != setupCommand || !cmp.Equal(mount["args"], []any{"serve"}) {
+				t.Errorf("read after setup: got %v, want the entry setup wrote", mount)
 			}
 
 			// Idempotent: no second write, no second backup.
@@ -489,7 +493,7 @@ var setupConflicts = map[string][2]string{
 }
 
 func TestSetupRefuses(t *testing.T) {
-	for _, host := range HostNames() {
+	for _, host := range Names() {
 		for i, what := range []string{"conflict", "invalid"} {
 			t.Run(host+"/"+what, func(t *testing.T) {
 				content := setupConflicts[host][i]
@@ -871,4 +875,85 @@ func FuzzSetupCodex(f *testing.F) {
 			t.Fatalf("after the write: state %v, %v; want same", s2.State, err)
 		}
 	})
+}
+
+// Where each host's file goes in a fake home directory.
+const (
+	claudeDesktopLinux = ".config/Claude/claude_desktop_config.json"
+	claudeDesktopMac   = "Library/Application Support/Claude/claude_desktop_config.json"
+	claudeCodeFile     = ".claude.json"
+	cursorFile         = ".cursor/mcp.json"
+	vscodeLinux        = ".config/Code/User/mcp.json"
+	vscodeMac          = "Library/Application Support/Code/User/mcp.json"
+	windsurfFile       = ".codeium/windsurf/mcp_config.json"
+	codexFile          = ".codex/config.toml"
+	opencodeJSON       = ".config/opencode/opencode.json"
+	opencodeJSONC      = ".config/opencode/opencode.jsonc"
+	geminiFile         = ".gemini/settings.json"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// fileMode returns the permission bits of path.
+func fileMode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Mode().Perm()
+}
+
+// listTree lists the files under dir with their contents.
+func listTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			out[path] = string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// dirNames lists the names in dir: a write leaves no temporary file behind.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
 }

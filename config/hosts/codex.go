@@ -1,4 +1,4 @@
-package config
+package hosts
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 
 // importCodex reads $CODEX_HOME/config.toml (default ~/.codex/config.toml).
 // Project files (.codex/config.toml, trusted projects only) are not read.
-func importCodex(d Dirs, imp *Import) {
+func importCodex(d Dirs, imp *reader) {
 	path := d.codexConfig()
 	data, ok := imp.read(path)
 	if !ok {
@@ -28,8 +28,10 @@ func importCodex(d Dirs, imp *Import) {
 	if v, ok := root["mcp_servers"]; ok {
 		f.servers(v, "mcp_servers", codexEntry)
 	}
-	imp.add(f)
 }
+
+// varNameRE matches the name of an environment variable.
+var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var quotedRE = regexp.MustCompile(`"[^"]*"`)
 
@@ -52,7 +54,7 @@ var codexOther = map[string]string{
 }
 
 // codexEntry normalizes a [mcp_servers.NAME] table.
-func codexEntry(f *hostFile, name, path string, v any) *entry {
+func codexEntry(f *File, name, path string, v any) *Entry {
 	e, obj := f.newEntry(name, path, v)
 	env, headers := map[string]any{}, map[string]any{}
 	for _, k := range sortedKeys(obj) {
@@ -64,7 +66,7 @@ func codexEntry(f *hostFile, name, path string, v any) *entry {
 			f.codexVariables(e, k, val, env, headers)
 		case "bearer_token":
 			f.warnf(name, p, "an inline bearer_token is not supported, by Codex either: use bearer_token_env_var (the value is not shown; server skipped)")
-			e.skip = true
+			e.Skip = true
 		case "enabled":
 			if b, ok := val.(bool); !ok || !b {
 				e.set("disabled", disabledFromEnabled(val), k)
@@ -83,10 +85,10 @@ func codexEntry(f *hostFile, name, path string, v any) *entry {
 		}
 	}
 	if len(env) > 0 {
-		e.def["env"] = env
+		e.Def["env"] = env
 	}
 	if len(headers) > 0 {
-		e.def["headers"] = headers
+		e.Def["headers"] = headers
 	}
 	return e
 }
@@ -96,8 +98,8 @@ func codexEntry(f *hostFile, name, path string, v any) *entry {
 // env_http_headers and bearer_token_env_var name environment variables,
 // which become our references. Fields are visited in sorted order, so a
 // value in env wins over the same name in env_vars.
-func (f *hostFile) codexVariables(e *entry, k string, v any, env, headers map[string]any) {
-	p := joinPath(e.path, k)
+func (f *File) codexVariables(e *Entry, k string, v any, env, headers map[string]any) {
+	p := joinPath(e.Path, k)
 	switch k {
 	case "env", "http_headers":
 		dst, field := env, "env"
@@ -120,8 +122,8 @@ func (f *hostFile) codexVariables(e *entry, k string, v any, env, headers map[st
 	case "env_vars":
 		list, ok := anyList(v)
 		if !ok {
-			f.warnf(e.name, p, "must be an array, not %s (server skipped)", kindOf(v))
-			e.skip = true
+			f.warnf(e.Name, p, "must be an array, not %s (server skipped)", kindOf(v))
+			e.Skip = true
 		}
 		for i, x := range list {
 			if t, ok := x.(map[string]any); ok { // { name = "…", source = "local" | "remote" }
@@ -157,25 +159,25 @@ func anyList(v any) ([]any, bool) {
 }
 
 // table returns a TOML table; anything else skips the server.
-func (f *hostFile) table(e *entry, path string, v any) (map[string]any, bool) {
+func (f *File) table(e *Entry, path string, v any) (map[string]any, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		f.warnf(e.name, path, "must be a table, not %s (server skipped)", kindOf(v))
-		e.skip = true
+		f.warnf(e.Name, path, "must be a table, not %s (server skipped)", kindOf(v))
+		e.Skip = true
 	}
 	return m, ok
 }
 
 // varName turns the name of an environment variable into our reference.
-func (f *hostFile) varName(e *entry, path string, v any) (string, bool) {
+func (f *File) varName(e *Entry, path string, v any) (string, bool) {
 	s, ok := v.(string)
 	if !ok || !varNameRE.MatchString(s) {
 		what := kindOf(v)
 		if ok {
 			what = "not a variable name"
 		}
-		f.warnf(e.name, path, "must name an environment variable (letters, digits and '_'), but is %s (server skipped)", what)
-		e.skip = true
+		f.warnf(e.Name, path, "must name an environment variable (letters, digits and '_'), but is %s (server skipped)", what)
+		e.Skip = true
 		return "", false
 	}
 	return "${" + s + "}", true

@@ -1,4 +1,4 @@
-package config
+package hosts
 
 import (
 	"path/filepath"
@@ -45,7 +45,7 @@ var (
 )
 
 // entry normalizes one server entry of the host.
-func (sh *shape) entry(f *hostFile, name, path string, v any) *entry {
+func (sh *shape) entry(f *File, name, path string, v any) *Entry {
 	e, obj := f.newEntry(name, path, v)
 	var alt any
 	for _, k := range sortedKeys(obj) {
@@ -73,14 +73,14 @@ func (sh *shape) entry(f *hostFile, name, path string, v any) *entry {
 			f.unmodeled(e, k, sh.other)
 		}
 	}
-	_, typed := e.def["type"]
+	_, typed := e.Def["type"]
 	switch {
 	case alt != nil:
 		e.set("url", alt, sh.urlKey)
 		if sh.urlHTTP {
 			e.set("type", "http", sh.urlKey)
 		}
-	case e.def["url"] != nil && !typed && sh.urlType != "":
+	case e.Def["url"] != nil && !typed && sh.urlType != "":
 		e.set("type", sh.urlType, "url")
 	}
 	return e
@@ -88,18 +88,18 @@ func (sh *shape) entry(f *hostFile, name, path string, v any) *entry {
 
 // unmodeled reports a host field that has no place in our schema: silently
 // for known fields whose loss changes nothing the server receives.
-func (f *hostFile) unmodeled(e *entry, field string, other map[string]string) {
+func (f *File) unmodeled(e *Entry, field string, other map[string]string) {
 	lost, known := other[field]
 	switch {
 	case !known:
-		f.warnf(e.name, e.path, "unknown field %q ignored", field)
+		f.warnf(e.Name, e.Path, "unknown field %q ignored", field)
 	case lost != "":
-		f.warnf(e.name, joinPath(e.path, field), "%s is not supported: %s", field, lost)
+		f.warnf(e.Name, joinPath(e.Path, field), "%s is not supported: %s", field, lost)
 	}
 }
 
 // importJSONFile imports the servers at key of a host's JSON file.
-func (imp *Import) importJSONFile(path, key string, sh *shape) {
+func (imp *reader) importJSONFile(path, key string, sh *shape) {
 	root, read := imp.readJSON(path)
 	if !read {
 		return
@@ -108,13 +108,12 @@ func (imp *Import) importJSONFile(path, key string, sh *shape) {
 	if v, ok := root[key]; ok {
 		f.servers(v, key, sh.entry)
 	}
-	imp.add(f)
 }
 
 // importClaudeDesktop reads claude_desktop_config.json. Claude Desktop ships
 // for macOS and Windows; unofficial Linux builds use ~/.config/Claude
 // (reported).
-func importClaudeDesktop(d Dirs, imp *Import) {
+func importClaudeDesktop(d Dirs, imp *reader) {
 	imp.importJSONFile(d.claudeDesktopConfig(), "mcpServers", claudeDesktopShape)
 }
 
@@ -123,19 +122,19 @@ func importClaudeDesktop(d Dirs, imp *Import) {
 // not imported: it belongs to one directory, keyed by where claude was
 // started, and outranks Claude Code's own user and project scopes there,
 // which an import below all our sources cannot reproduce.
-func importClaudeCode(d Dirs, imp *Import) {
+func importClaudeCode(d Dirs, imp *reader) {
 	imp.importJSONFile(d.claudeCodeConfig(), "mcpServers", claudeCodeShape)
 }
 
 // importCursor reads ~/.cursor/mcp.json.
-func importCursor(d Dirs, imp *Import) {
+func importCursor(d Dirs, imp *reader) {
 	imp.importJSONFile(d.cursorConfig(), "mcpServers", cursorShape)
 }
 
 // importWindsurf reads the Windsurf editor's mcp_config.json, after the
 // JetBrains plugin's and the one Devin Desktop is reported to use, so the
 // editor's wins a name they share.
-func importWindsurf(d Dirs, imp *Import) {
+func importWindsurf(d Dirs, imp *reader) {
 	for _, path := range d.windsurfConfigs() {
 		imp.importJSONFile(path, "mcpServers", windsurfShape)
 	}
@@ -145,7 +144,7 @@ func importWindsurf(d Dirs, imp *Import) {
 // that older releases kept in settings.json (VS Code migrates it into
 // mcp.json, which is read last so that it wins). Other profiles, Insiders
 // and the Copilot CLI's mcp-config.json are not read.
-func importVSCode(d Dirs, imp *Import) {
+func importVSCode(d Dirs, imp *reader) {
 	dir := d.vscodeUserDir()
 	settings := filepath.Join(dir, "settings.json")
 	if root, read := imp.readJSON(settings); read {
@@ -154,7 +153,6 @@ func importVSCode(d Dirs, imp *Import) {
 			if obj, ok := mcp.(map[string]any); ok && obj["servers"] != nil {
 				f.servers(obj["servers"], "mcp.servers", vscodeShape.entry)
 			}
-			imp.add(f)
 		}
 	}
 	imp.importJSONFile(filepath.Join(dir, "mcp.json"), "servers", vscodeShape)
@@ -163,7 +161,7 @@ func importVSCode(d Dirs, imp *Import) {
 // importGemini reads ~/.gemini/settings.json. Names in mcp.excluded, or
 // missing from a non-empty mcp.allowed, are imported disabled, since Gemini
 // CLI does not start them.
-func importGemini(d Dirs, imp *Import) {
+func importGemini(d Dirs, imp *reader) {
 	path := d.geminiSettings()
 	root, read := imp.readJSON(path)
 	if !read {
@@ -174,13 +172,12 @@ func importGemini(d Dirs, imp *Import) {
 		f.servers(v, "mcpServers", geminiShape.entry)
 		mcp, _ := root["mcp"].(map[string]any)
 		excluded, allowed := nameSet(mcp["excluded"]), nameSet(mcp["allowed"])
-		for _, e := range f.entries {
-			if excluded[e.name] || (len(allowed) > 0 && !allowed[e.name]) {
-				e.def["disabled"] = true
+		for _, e := range f.Entries {
+			if excluded[e.Name] || (len(allowed) > 0 && !allowed[e.Name]) {
+				e.Def["disabled"] = true
 			}
 		}
 	}
-	imp.add(f)
 }
 
 func nameSet(v any) map[string]bool {

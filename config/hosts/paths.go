@@ -1,9 +1,11 @@
-package config
+package hosts
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Where each host keeps its user-scope MCP settings on each platform
@@ -114,3 +116,28 @@ func (d Dirs) opencodeDir() string { return d.join(d.ConfigHome, "opencode") }
 
 // geminiSettings is ~/.gemini/settings.json on every platform.
 func (d Dirs) geminiSettings() string { return d.join(d.Home, ".gemini", "settings.json") }
+
+// Join joins path elements with the separator of goos, as filepath.Join
+// does on that platform: on Windows a backslash, with a leading \\ of a UNC
+// path kept. On the platform itself it is filepath.Join.
+func Join(goos string, elem ...string) string {
+	if goos != "windows" || filepath.Separator == '\\' {
+		return filepath.Join(elem...)
+	}
+	var parts []string
+	for _, e := range elem {
+		if e != "" {
+			parts = append(parts, strings.ReplaceAll(e, `\`, "/"))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, "/")
+	unc := strings.HasPrefix(s, "//")
+	s = path.Clean(s)
+	if unc {
+		s = "/" + s
+	}
+	return strings.ReplaceAll(s, "/", `\`)
+}

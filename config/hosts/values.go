@@ -1,4 +1,4 @@
-package config
+package hosts
 
 import (
 	"encoding/json"
@@ -64,25 +64,25 @@ func opencodeVars(s string) (string, string) {
 
 // str translates a string value found at path; other values pass through
 // for validation to judge. A reference we cannot express skips the entry.
-func (vs varSyntax) str(f *hostFile, e *entry, host, path string, v any) any {
+func (vs varSyntax) str(f *File, e *Entry, host, path string, v any) any {
 	s, ok := v.(string)
 	if !ok || vs == nil {
 		return v
 	}
 	out, bad := vs(s)
-	if bad != "" && !e.skip {
-		e.skip = true
+	if bad != "" && !e.Skip {
+		e.Skip = true
 		if id, ok := strings.CutPrefix(bad, "${input:"); ok {
-			f.warnf(e.name, path, "uses the VS Code input %q, which Switchboard cannot resolve: VS Code prompts for its value and keeps it (server skipped; hint: add the server to Switchboard with a reference such as ${API_KEY})", strings.TrimSuffix(id, "}"))
+			f.warnf(e.Name, path, "uses the VS Code input %q, which Switchboard cannot resolve: VS Code prompts for its value and keeps it (server skipped; hint: add the server to Switchboard with a reference such as ${API_KEY})", strings.TrimSuffix(id, "}"))
 		} else {
-			f.warnf(e.name, path, "uses %s, which only %s can expand (server skipped)", bad, host)
+			f.warnf(e.Name, path, "uses %s, which only %s can expand (server skipped)", bad, host)
 		}
 	}
 	return out
 }
 
 // list translates the strings of an array.
-func (vs varSyntax) list(f *hostFile, e *entry, host, path string, v any) any {
+func (vs varSyntax) list(f *File, e *Entry, host, path string, v any) any {
 	arr, ok := v.([]any)
 	if !ok {
 		return v
@@ -97,7 +97,7 @@ func (vs varSyntax) list(f *hostFile, e *entry, host, path string, v any) any {
 // dict translates the values of an object of strings (env, headers). A null
 // value, which unsets an inherited variable in VS Code, has no equivalent:
 // it is dropped with a warning.
-func (vs varSyntax) dict(f *hostFile, e *entry, host, path string, v any) any {
+func (vs varSyntax) dict(f *File, e *Entry, host, path string, v any) any {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return v
@@ -106,7 +106,7 @@ func (vs varSyntax) dict(f *hostFile, e *entry, host, path string, v any) any {
 	for _, k := range sortedKeys(obj) {
 		p := joinPath(path, k)
 		if obj[k] == nil {
-			f.warnf(e.name, p, "null ignored: Switchboard cannot unset a variable or header")
+			f.warnf(e.Name, p, "null ignored: Switchboard cannot unset a variable or header")
 			continue
 		}
 		out[k] = vs.str(f, e, host, p, obj[k])
@@ -138,11 +138,11 @@ const maxTimeoutMs = 24 * 60 * 60 * 1000
 // setTimeout converts a host's timeout, counted in unit, to requestTimeoutMs.
 // A value the host ignores (below floor) is dropped; a value our schema
 // cannot hold is dropped with a warning rather than costing the server.
-func (f *hostFile) setTimeout(e *entry, field string, v any, unit, floor time.Duration) {
+func (f *File) setTimeout(e *Entry, field string, v any, unit, floor time.Duration) {
 	n, ok := number(v)
-	p := joinPath(e.path, field)
+	p := joinPath(e.Path, field)
 	if !ok {
-		f.warnf(e.name, p, "must be a number, not %s; ignored", kindOf(v))
+		f.warnf(e.Name, p, "must be a number, not %s; ignored", kindOf(v))
 		return
 	}
 	ms := math.Round(n * float64(unit) / float64(time.Millisecond))
@@ -150,7 +150,7 @@ func (f *hostFile) setTimeout(e *entry, field string, v any, unit, floor time.Du
 		return
 	}
 	if ms < 1 || ms > maxTimeoutMs {
-		f.warnf(e.name, p, "%v is outside 1ms to 24h; ignored", v)
+		f.warnf(e.Name, p, "%v is outside 1ms to 24h; ignored", v)
 		return
 	}
 	e.set("requestTimeoutMs", int64(ms), field)

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestShippedDeps checks what the switchboard binary is built from: the
+// search evaluation (cmd/searcheval) and the tokenizer the tests measure
+// descriptions with are development tools, and must not be linked in.
+func TestShippedDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed %d packages: %q", len(deps), deps)
+	}
+	for _, d := range deps {
+		for _, banned := range []string{"/internal/searchbench", "github.com/pkoukk/tiktoken-go"} {
+			if strings.Contains(d, banned) {
+				t.Errorf("the switchboard binary imports %s, which is for development only", d)
+			}
+		}
+	}
+}
