@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // Options configures an Engine. The zero value works.
@@ -102,6 +103,17 @@ type Options struct {
 	// upstream.SupervisorMain first thing in main. See
 	// upstream.Options.Supervise.
 	Supervise bool
+
+	// Stderr, if set, is called with each line a stdio server writes to
+	// stderr (see upstream.Options.Stderr). Default: only the tail of a
+	// server's stderr is kept, to explain a failure.
+	Stderr func(server, line string)
+
+	// Telemetry, if set, traces every request to a server and every
+	// connection attempt, as children of the span in the operation's
+	// context, and passes the trace context on to servers
+	// (telemetry.New makes one from a host's TracerProvider). Default: none.
+	Telemetry *telemetry.Tracer
 
 	// Servers are MCP servers the host ships in its own binary, which
 	// Switchboard connects in memory and treats like configured ones (see

@@ -94,14 +94,16 @@ func (c *Catalog) lockWrites(ctx context.Context) (unlock func(), err error) {
 var ErrNewerSchema = errors.New("catalog written by a newer version of switchboard")
 
 // busyTimeout bounds how long a statement waits for another process's write.
-// A variable for tests, which shorten it.
-var busyTimeout = 10 * time.Second
+const busyTimeout = 10 * time.Second
 
 // Open opens the catalog file at path, creating it (but not its directory)
 // if needed, and brings its schema up to date.
-func Open(path string) (*Catalog, error) {
+func Open(path string) (*Catalog, error) { return open(path, busyTimeout) }
+
+// open is Open with SQLite's busy timeout given (tests shorten it).
+func open(path string, busy time.Duration) (*Catalog, error) {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -16,10 +17,11 @@ import (
 // SQLITE_BUSY however long another's write takes (on a busy machine, a
 // 10,000-tool write outlasted the 10 s timeout).
 func TestWritersTakeTurns(t *testing.T) {
-	old := busyTimeout
-	busyTimeout = time.Millisecond
-	t.Cleanup(func() { busyTimeout = old })
-	c, _ := openTemp(t)
+	c, err := open(filepath.Join(t.TempDir(), "catalog.db"), time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 
 	const writers, tools = 6, 1500

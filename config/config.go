@@ -291,6 +291,16 @@ type Settings struct {
 	// tokens are kept: "keychain", "file", or "" for the default (see
 	// credstore.Open).
 	CredentialStore string
+	// Telemetry says where serve sends traces; the standard
+	// OTEL_EXPORTER_OTLP_* variables win over it.
+	Telemetry Telemetry
+}
+
+// Telemetry is settings.telemetry.
+type Telemetry struct {
+	// Endpoint is the base URL of an OTLP/HTTP receiver, such as
+	// http://127.0.0.1:4318 (spans go to its /v1/traces).
+	Endpoint string
 }
 
 // Output bounds every model-visible result.

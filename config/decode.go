@@ -35,6 +35,7 @@ type fileSettings struct {
 	imports        []string
 	embeddings     *Embeddings
 	credStore      *string
+	telemetry      *Telemetry
 }
 
 // decoder walks the syntax tree of one JSONC file. Our own files are strict:
@@ -446,7 +447,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -485,6 +486,8 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.imports = d.imports(m.value, p)
 		case "embeddings":
 			s.embeddings = d.embeddings(m.value, p)
+		case "telemetry":
+			s.telemetry = d.telemetry(m.value, p)
 		case "credentialStore":
 			if str, ok := d.str(m.value, p); ok {
 				if str != "keychain" && str != "file" {

@@ -385,6 +385,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.credStore != nil {
 		st.CredentialStore = *fs.credStore
 	}
+	if fs.telemetry != nil {
+		st.Telemetry = *fs.telemetry
+	}
 }
 
 func appendNew(list []string, items ...string) []string {

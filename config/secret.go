@@ -333,6 +333,34 @@ func (s *Server) refNames(secret bool) []string {
 	return compactStrings(names)
 }
 
+// Reference is one reference in a server's definition.
+type Reference struct {
+	Path    string // the JSON path of the value that holds it, such as mcpServers.github.env.TOKEN
+	Name    string // the variable's, or the secret's, name
+	Secret  bool   // ${secret:NAME}
+	Default bool   // it gives a default: unset is not an error
+}
+
+// ReferenceList returns every reference in the server's URL, env and
+// headers, in that order (env and headers by key).
+func (s *Server) ReferenceList() []Reference {
+	var out []Reference
+	add := func(path, v string) {
+		refs, _ := parseRefs(v)
+		for _, r := range refs {
+			out = append(out, Reference{Path: path, Name: r.name, Secret: r.secret, Default: r.hasDef})
+		}
+	}
+	add(s.Path+".url", s.URL)
+	for _, k := range sortedKeys(s.Env) {
+		add(s.Path+".env."+k, s.Env[k])
+	}
+	for _, k := range sortedKeys(s.Headers) {
+		add(s.Path+".headers."+k, s.Headers[k])
+	}
+	return out
+}
+
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func truncate(s string, n int) string {

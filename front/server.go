@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -276,12 +277,15 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
 			done := s.opts.Metrics.start("mcp")
+			began := time.Now()
+			ctx, span := s.startSpan(ctx, req)
 			ctx, _, release := s.bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
 			defer release()
 			es, ctx, cancel := s.session(ctx, req.Session)
 			defer cancel()
 			r := es.Handle(ctx, args)
 			done(r.Details.Server, r.IsError)
+			s.observeProxy(ctx, req, span, args, r, began)
 			return r.MCP()
 		}), nil, nil
 	})
@@ -400,6 +404,8 @@ func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transpare
 // that fits is passed on as it came (gateway.Engine.Fits).
 func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, transparent bool) *mcp.CallToolResult {
 	done := s.opts.Metrics.start("call")
+	began := time.Now()
+	ctx, span := s.startSpan(ctx, req)
 	_, ctx, cancel := s.session(ctx, req.Session)
 	defer cancel()
 	ctx, up, release := s.bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
@@ -414,17 +420,16 @@ func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt di
 		params.SetProgressToken(up)
 	}
 	res, err := s.eng.CallTool(ctx, dt.server, params)
+	if err == nil && (!transparent || !s.eng.Fits(res)) {
+		res, err = s.eng.Bound("call-"+dt.name, res)
+	}
 	if err != nil {
 		done(dt.server, true)
+		s.observeDirect(ctx, req, span, dt, nil, err, began)
 		return errorResult(err)
 	}
-	if !transparent || !s.eng.Fits(res) {
-		if res, err = s.eng.Bound("call-"+dt.name, res); err != nil {
-			done(dt.server, true)
-			return errorResult(err)
-		}
-	}
 	done(dt.server, res.IsError)
+	s.observeDirect(ctx, req, span, dt, res, nil, began)
 	return res
 }
 

@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -27,13 +28,45 @@ var knownContent = map[string]bool{
 
 var contentKey = []byte(`"content"`)
 
+// inspect checks that line is one JSON value, and repairs content blocks of
+// unknown types in it (see sanitizeMessage). Every message from a stdio
+// server passes here, so a message is parsed once: a message that cannot
+// hold content is only validated, and one that may is decoded just far
+// enough to see its content types, which validates it on the way
+// (json.Unmarshal checks the whole input before it decodes).
+func inspect(line []byte) (out []byte, ok bool) {
+	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, contentKey) {
+		return line, json.Valid(line)
+	}
+	unknown, err := hasUnknownContent(line)
+	if err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, false
+		}
+	}
+	if !unknown {
+		return line, true
+	}
+	fixed, _ := rewriteContent(line)
+	return fixed, true
+}
+
 // sanitizeMessage returns msg, a JSON-RPC message, with content blocks of
 // unknown types in result.content and result.messages[].content replaced,
 // and whether it replaced any.
 func sanitizeMessage(msg []byte) ([]byte, bool) {
-	if len(msg) == 0 || msg[0] != '{' || !bytes.Contains(msg, contentKey) || !hasUnknownContent(msg) {
+	if len(msg) == 0 || msg[0] != '{' || !bytes.Contains(msg, contentKey) {
 		return msg, false
 	}
+	if unknown, _ := hasUnknownContent(msg); !unknown {
+		return msg, false
+	}
+	return rewriteContent(msg)
+}
+
+// rewriteContent replaces the content blocks of unknown types in msg.
+func rewriteContent(msg []byte) ([]byte, bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil || m["result"] == nil {
 		return msg, false
@@ -52,8 +85,10 @@ func sanitizeMessage(msg []byte) ([]byte, bool) {
 
 // hasUnknownContent reports whether msg holds a content block that needs
 // repair. It decodes only the types, which is cheaper than a rewrite: every
-// tool result passes here.
-func hasUnknownContent(msg []byte) bool {
+// tool result passes here. A message it cannot decode so (err != nil) may
+// need repair: the full pass decides, unless err is a *json.SyntaxError,
+// when msg is not JSON at all.
+func hasUnknownContent(msg []byte) (bool, error) {
 	type block struct {
 		Type string `json:"type"`
 	}
@@ -65,20 +100,23 @@ func hasUnknownContent(msg []byte) bool {
 			} `json:"messages"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(msg, &m) != nil || m.Result == nil {
-		return true // let the full pass decide
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return true, err
+	}
+	if m.Result == nil {
+		return false, nil
 	}
 	for _, b := range m.Result.Content {
 		if !knownContent[b.Type] {
-			return true
+			return true, nil
 		}
 	}
 	for _, pm := range m.Result.Messages {
 		if !knownContent[pm.Content.Type] {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 func sanitizeResult(raw json.RawMessage) (json.RawMessage, bool) {

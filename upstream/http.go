@@ -17,9 +17,11 @@ import (
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // An httpTransport is the http.RoundTripper of one HTTP connection. It
@@ -45,6 +47,7 @@ type httpTransport struct {
 	server       string         // the server's name, for hints
 	oauth        bool           // the server may log in with OAuth: hints say how
 	auth         *oauth.Handler // for SSE, which authorizes here; nil otherwise
+	trace        *telemetry.Tracer
 
 	probing atomic.Bool
 
@@ -66,6 +69,7 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range t.header {
 		req.Header[k] = v
 	}
+	t.trace.InjectHTTP(req.Context(), propagation.HeaderCarrier(req.Header))
 	cancel := context.CancelFunc(func() {})
 	head := postHead(req)
 	if t.probing.Load() && isProbe(head) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +142,44 @@ func FuzzLineReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzInspect checks that inspect, which validates a message and repairs
+// its content in one parse, accepts exactly the valid JSON, and agrees
+// with sanitizeMessage on what it returns.
+func FuzzInspect(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"x"}]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"}]}}`))
+	f.Add([]byte(`{"result":{"content":"no"}} trailing`))
+	f.Add([]byte(`{"content":1,"result":[1]}`))
+	f.Add([]byte(`[{"content":1}]`))
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		out, ok := inspect(msg)
+		if ok != json.Valid(msg) {
+			t.Fatalf("inspect(%q) ok = %v, json.Valid = %v", msg, ok, !ok)
+		}
+		if !ok {
+			return
+		}
+		want, _ := sanitizeMessage(msg)
+		if !bytes.Equal(out, want) {
+			t.Errorf("inspect(%q) = %q, sanitizeMessage = %q", msg, out, want)
+		}
+	})
+}
+
+func TestLineWriter(t *testing.T) {
+	var got []string
+	w := newLineWriter(func(l string) { got = append(got, l) })
+	long := strings.Repeat("x", maxStderrLine+10)
+	for _, chunk := range []string{"one\ntw", "o\r\n", long, "\nthree\n", "no newline yet"} {
+		w.Write([]byte(chunk))
+	}
+	want := []string{"one", "two", long[:maxStderrLine], "three"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	if newLineWriter(nil) != nil {
+		t.Errorf("a nil func makes a writer")
+	}
 }

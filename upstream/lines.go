@@ -79,11 +79,15 @@ func (l *lineReader) next() ([]byte, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
+		if line[0] != '{' && line[0] != '[' {
 			l.warn("ignored a line of stdout that is not JSON", "line", preview(line))
 			continue
 		}
-		fixed, _ := sanitizeMessage(line)
+		fixed, ok := inspect(line)
+		if !ok {
+			l.warn("ignored a line of stdout that is not JSON", "line", preview(line))
+			continue
+		}
 		return append(fixed, '\n'), nil
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // Operations. Each connects the server if needed (lazily: this is the first
@@ -137,7 +139,7 @@ func (p *Pool) Reconnect(ctx context.Context, name string) error {
 	s.stopReconnectLocked()
 	old := s.sess
 	s.sess = nil
-	d, _ := s.dialLocked(old)
+	d, _ := s.dialLocked(old, telemetry.From(ctx))
 	s.mu.Unlock()
 	s.pool.notify(name)
 	select {
@@ -197,7 +199,7 @@ func (s *server) opFailed(ctx context.Context, sess *session, op string, err err
 		errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, mcp.ErrSessionMissing),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.ErrClosedPipe):
 		class = ClassTransport
-		if why := s.connectionLost(sess, err); why != nil {
+		if why := s.connectionLost(ctx, sess, err); why != nil {
 			err, class = why, classOf(why, class)
 		}
 	case errors.As(err, &wire) && isReadCap(wire):
@@ -219,12 +221,13 @@ func (s *server) opFailed(ctx context.Context, sess *session, op string, err err
 // when its child exits, and the exit status says more than the read error: it
 // is given a moment to end. Otherwise (an HTTP server went away, a session
 // expired) the session is dropped at once.
-func (s *server) connectionLost(sess *session, err error) error {
+func (s *server) connectionLost(ctx context.Context, sess *session, err error) error {
 	if sess.proc != nil {
 		if why := sess.reason(); why != nil {
 			return why
 		}
 	}
+	telemetry.Event(ctx, "connection_lost", telemetry.KeyServer.String(s.cfg.Name))
 	lost := withClass(ClassTransport, fmt.Errorf("connection lost: %w", err))
 	s.pool.goOwned(func() { sess.drop(lost) })
 	return nil

@@ -42,12 +42,13 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // Defaults of Options.
 const (
 	DefaultProbeTimeout     = 3 * time.Second
-	DefaultTerminateTimeout = time.Second
+	DefaultTerminateTimeout = 100 * time.Millisecond
 	DefaultCloseTimeout     = 5 * time.Second
 	DefaultPingInterval     = 30 * time.Second
 )
@@ -100,7 +101,11 @@ type Options struct {
 	ProbeTimeout time.Duration
 
 	// TerminateTimeout is how long closing a stdio server waits after
-	// closing its stdin before it signals the process group. Default 1s.
+	// closing its stdin before it signals the process group (SIGTERM, then
+	// SIGKILL a second later). Default 100ms: a server that exits when its
+	// input ends (as the MCP stdio transport asks) does so well within it,
+	// and one that does not (most Node servers keep running) would make
+	// every one-shot command wait for nothing.
 	TerminateTimeout time.Duration
 
 	// CloseTimeout bounds Close: after it, children still running are
@@ -146,6 +151,18 @@ type Options struct {
 	// ignored. Without it, the kernel kills only the server's own process,
 	// on Linux, and the groups left are ended by the next pool (GroupDir).
 	Supervise bool
+
+	// Stderr, if set, is called with each line a stdio server writes to
+	// stderr (at most 4 KiB of it; the rest of a longer line is dropped),
+	// besides the tail every server keeps (Pool.Stderr). It runs on the
+	// goroutine that reads the server's stderr: it must not block for long.
+	// A line may hold anything the server printed.
+	Stderr func(server, line string)
+
+	// Telemetry, if set, traces every request to a server and every
+	// connection attempt, and passes the trace context on (see package
+	// telemetry). Nil traces nothing.
+	Telemetry *telemetry.Tracer
 
 	// InProcess holds the go-sdk servers of the in-process servers
 	// (config.TransportInProcess), by name: a Go host's packaged servers.

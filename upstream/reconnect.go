@@ -4,6 +4,10 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // Defaults of config.Reconnect.
@@ -57,18 +61,26 @@ func (s *server) reconnectLoop(ctx context.Context, loop *reconnectLoop) {
 	if attempts <= 0 {
 		attempts = defaultReconnectAttempts
 	}
+	ctx, span := s.pool.opts.Telemetry.StartReconnect(ctx, s.cfg.Name)
+	outcome, errType := telemetry.OutcomeError, "gave_up"
+	defer func() { span.End(outcome, errType) }()
 	for i := range attempts {
 		if !sleep(ctx, backoff(s.cfg.Reconnect.BaseDelay, i)) {
+			errType = "canceled"
 			return
 		}
+		span.Event("attempt", telemetry.KeyAttempt.Int(i+1))
 		d, ok := s.reconnectAttempt(ctx)
 		if !ok {
+			outcome, errType = telemetry.OutcomeOK, ""
 			return
 		}
 		if d.err == nil {
+			outcome, errType = telemetry.OutcomeOK, ""
 			return
 		}
 		if c := classOf(d.err, ClassTransport); c == ClassConfig || c == ClassAuth || c == ClassClosed {
+			errType = string(c)
 			return
 		}
 		s.log.Warn("reconnect attempt failed", "attempt", i+1, "of", attempts, "error", d.err)
@@ -120,7 +132,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // made; a keep-alive server that fails keeps trying.
 func (s *server) connectEagerly() {
 	s.mu.Lock()
-	d, started := s.dialLocked(nil)
+	d, started := s.dialLocked(nil, trace.SpanContext{})
 	s.mu.Unlock()
 	if started {
 		s.pool.notify(s.cfg.Name)

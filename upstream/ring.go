@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"sync"
 )
@@ -92,4 +93,54 @@ func (r *ring) tail(max int) string {
 		}
 	}
 	return strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+}
+
+// maxStderrLine bounds one stderr line passed to Options.Stderr.
+const maxStderrLine = 4 << 10
+
+// A lineWriter splits what is written to it into lines and passes each,
+// without its newline and cut at maxStderrLine, to f. It is used by one
+// goroutine.
+type lineWriter struct {
+	f    func(string)
+	buf  []byte
+	over bool // the current line passed maxStderrLine: drop until newline
+}
+
+// newLineWriter returns a lineWriter for f, or nil when f is nil.
+func newLineWriter(f func(string)) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return &lineWriter{f: f}
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if !w.over {
+			room := maxStderrLine - len(w.buf)
+			if len(chunk) > room {
+				chunk, w.over = chunk[:room], true
+				w.f(strings.TrimRight(strings.ToValidUTF8(string(append(w.buf, chunk...)), "\uFFFD"), "\r"))
+				w.buf = w.buf[:0]
+			} else {
+				w.buf = append(w.buf, chunk...)
+			}
+		}
+		if i < 0 {
+			break
+		}
+		if !w.over {
+			w.f(strings.TrimRight(strings.ToValidUTF8(string(w.buf), "\uFFFD"), "\r"))
+		}
+		w.buf, w.over = w.buf[:0], false
+		p = p[i+1:]
+	}
+	return n, nil
 }

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // A server is the connection state machine of one configured server.
@@ -49,8 +51,9 @@ type server struct {
 // A dialCall is one connection attempt, shared by every caller that needs
 // the server while it runs.
 type dialCall struct {
-	prev *session      // a session to close before connecting (reconnect)
-	done chan struct{} // closed when sess or err is set
+	prev *session          // a session to close before connecting (reconnect)
+	from trace.SpanContext // the span of the operation that started it, if any
+	done chan struct{}     // closed when sess or err is set
 	sess *session
 	err  error
 }
@@ -155,7 +158,7 @@ func (s *server) acquire(ctx context.Context, op string) (*session, error) {
 // way, releases s.mu (held by the caller) and waits for the attempt to end
 // or ctx to be done.
 func (s *server) awaitDialUnlock(ctx context.Context) (*dialCall, error) {
-	d, started := s.dialLocked(nil)
+	d, started := s.dialLocked(nil, telemetry.From(ctx))
 	s.mu.Unlock()
 	if started {
 		s.pool.notify(s.cfg.Name)
@@ -181,11 +184,12 @@ func (s *server) release(sess *session) {
 
 // dialLocked returns the connection attempt in flight, or starts one that
 // first closes prev. started reports whether it started one.
-func (s *server) dialLocked(prev *session) (d *dialCall, started bool) {
+// from is the span of the operation that starts it, for its trace.
+func (s *server) dialLocked(prev *session, from trace.SpanContext) (d *dialCall, started bool) {
 	if s.dial != nil {
 		return s.dial, false
 	}
-	d = &dialCall{prev: prev, done: make(chan struct{})}
+	d = &dialCall{prev: prev, from: from, done: make(chan struct{})}
 	if s.closed || !s.pool.goOwned(func() { s.runDial(d) }) {
 		d.err = &Error{Server: s.cfg.Name, Op: opConnect, Class: ClassClosed, Err: ErrClosed}
 		close(d.done)
@@ -202,11 +206,14 @@ func (s *server) runDial(d *dialCall) {
 	}
 	ctx, cancel := withTimeout(s.pool.ctx, s.timeout)
 	defer cancel()
+	ctx, span := s.pool.opts.Telemetry.StartConnect(ctx, d.from, s.cfg.Name, string(s.cfg.Type))
 	sess, err := s.connect(ctx)
 	if err != nil {
 		err = opError(ctx, s.cfg.Name, opConnect, s.timeout, err, ClassStart)
+		span.End(telemetry.OutcomeError, string(classOf(err, ClassStart)))
 	} else {
 		s.restore(ctx, sess)
+		span.End(telemetry.OutcomeOK, "")
 	}
 	s.finishDial(d, sess, err)
 }

@@ -11,7 +11,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // exitWait bounds how long an error waits for a dying child to be reaped, so
@@ -55,6 +58,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	scrub := newScrubber(s.cfg, res)
 	sess, retry, err := s.open(ctx, res, version)
 	if err != nil && retry != "" && ctx.Err() == nil {
+		telemetry.Event(ctx, "retry", attribute.String("switchboard.protocol", retry))
 		if retry == legacyVersion {
 			s.log.Info("server died on the protocol probe; connecting again with the legacy handshake", "version", retry, "error", scrub.error(err))
 			s.mu.Lock()
@@ -104,7 +108,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		env[k] = v.Reveal()
 	}
 	o := &s.pool.opts
-	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise})
+	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine()})
 	if err != nil {
 		return nil, "", err
 	}
@@ -183,7 +187,7 @@ func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 	if err != nil {
 		return nil, err
 	}
-	rt.server, rt.oauth = s.cfg.Name, auth != nil
+	rt.server, rt.oauth, rt.trace = s.cfg.Name, auth != nil, o.Telemetry
 	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt, auth), opts)
 	rt.probing.Store(false)
 	if err != nil {
@@ -220,8 +224,20 @@ func (s *server) newClient() *mcp.Client {
 	})
 	c := mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
 	c.AddReceivingMiddleware(s.pool.opts.ClientMiddleware...)
+	if mw := s.pool.opts.Telemetry.Middleware(s.cfg.Name); mw != nil {
+		c.AddSendingMiddleware(mw)
+	}
 	s.pool.roots.register(c)
 	return c
+}
+
+// stderrLine returns what receives the server's stderr lines, or nil.
+func (s *server) stderrLine() func(string) {
+	f := s.pool.opts.Stderr
+	if f == nil {
+		return nil
+	}
+	return func(line string) { f(s.cfg.Name, line) }
 }
 
 // chain returns a handler calling ours, then theirs if set.

@@ -36,6 +36,7 @@ type process struct {
 	stderr    *os.File // our end of the child's stderr
 	report    *os.File // our end of the supervisor's report; nil without one
 	errRing   *ring
+	errLines  io.Writer     // besides errRing; nil for none
 	terminate time.Duration // how long close waits after closing stdin
 	writeMax  time.Duration // bound on one write to stdin
 
@@ -56,6 +57,7 @@ type procOptions struct {
 	terminate time.Duration // how long close waits after closing stdin
 	writeMax  time.Duration // bound on one write to stdin
 	supervise bool          // start the server under a supervisor (Linux)
+	stderr    func(string)  // receives each stderr line; nil for none
 }
 
 // startProcess starts the server's command with env in the server's working
@@ -99,7 +101,7 @@ func startProcess(s *config.Server, env []string, o procOptions) (*process, erro
 	p := &process{
 		cmd: cmd, pid: cmd.Process.Pid, tree: t,
 		stdin: files[1], stdout: files[2], stderr: files[4], report: report,
-		errRing: newRing(stderrRingSize), terminate: o.terminate, writeMax: o.writeMax,
+		errRing: newRing(stderrRingSize), errLines: newLineWriter(o.stderr), terminate: o.terminate, writeMax: o.writeMax,
 		exited: make(chan struct{}), closed: make(chan struct{}), reported: make(chan struct{}),
 	}
 	p.wg.Add(3)
@@ -146,7 +148,11 @@ func unwrapExec(err error) error {
 
 func (p *process) copyStderr() {
 	defer p.wg.Done()
-	_, _ = io.Copy(p.errRing, p.stderr)
+	var w io.Writer = p.errRing
+	if p.errLines != nil {
+		w = io.MultiWriter(p.errRing, p.errLines)
+	}
+	_, _ = io.Copy(w, p.stderr)
 }
 
 // readReport reads the supervisor's report, if there is a supervisor,

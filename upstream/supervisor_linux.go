@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // A supervisor stands between switchboard and a stdio server so that the
@@ -179,11 +180,17 @@ func reap(server int, exits chan<- syscall.WaitStatus) {
 // endGroup kills the supervisor's descendants that left its process group,
 // then the group, the supervisor with it. It does not return when the
 // supervisor leads its group, as it was started to.
+//
+// Finding descendants reads every process's /proc entry; it is skipped when
+// the supervisor has no child left: a subreaper adopts what its children
+// leave, so every living descendant has an ancestor that is its child.
 func endGroup() {
 	pgrp := syscall.Getpgrp()
-	for _, p := range descendants(os.Getpid()) {
-		if p.pgrp != pgrp {
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	if hasChildren() {
+		for _, p := range descendants(os.Getpid()) {
+			if p.pgrp != pgrp {
+				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			}
 		}
 	}
 	if pgrp == os.Getpid() {
@@ -192,6 +199,21 @@ func endGroup() {
 	}
 	os.Exit(1)
 }
+
+// hasChildren reports whether the calling process has a child, living or
+// not yet reaped, without reaping it (waitid with WNOWAIT).
+func hasChildren() bool {
+	var info [128]byte // siginfo_t
+	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, _P_ALL, 0, uintptr(unsafe.Pointer(&info[0])),
+		syscall.WEXITED|syscall.WNOHANG|_WNOWAIT, 0, 0)
+	return errno != syscall.ECHILD
+}
+
+// waitid(2) constants missing from package syscall.
+const (
+	_P_ALL   = 0
+	_WNOWAIT = 0x01000000
+)
 
 // readReport reads a supervisor's report until the supervisor is gone. It
 // calls onPID with the server's pid, and returns the server's wait status,

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -16,7 +19,9 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/front"
+	"github.com/switchboard-mcp/switchboard/internal/logfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 func serveCommand() *command {
@@ -35,7 +40,8 @@ serves Prometheus metrics. SIGINT or SIGTERM shut down gracefully: upstream
 servers are closed and spill files removed.
 
 Logs go to stderr (warnings only over stdio, where stdout is the protocol),
-or to --log-file.
+or to --log-file; and always, at info, with each stdio server's stderr, to
+serve.log in the state directory (see: switchboard logs).
 
 Examples:
   switchboard serve
@@ -93,24 +99,31 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 			return err
 		}
 	}
-	logger, closeLog, err := e.serveLogger(o)
+	d := e.dirs(o.config)
+	log, err := e.serveLogger(o, d)
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-	d := e.dirs(o.config)
+	defer log.close()
+	logger := log.Logger
+	logger.Info("starting", "pid", os.Getpid(), "version", versionString())
 	d.Self.Addr = o.http // an imported entry for this address is this gateway
 	cfg := config.Load(d)
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}
+	tracer, stopTraces, err := telemetry.Open(ctx, telemetry.Config{Endpoint: cfg.Settings.Telemetry.Endpoint, Getenv: e.getenv, Version: versionString()})
+	if err != nil {
+		logger.Warn("traces are off", "err", err)
+	}
+	defer stopTraces() // after the server (and its engine) has closed: its last spans are sent
 	metrics := front.NewMetrics()
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
 	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "",
 		Engine: switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
-			Supervise: true, Prompt: e.servePrompter()}})
+			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr}})
 	if err != nil {
 		return err
 	}
@@ -161,24 +174,71 @@ func (e *env) serveToken(o serveOptions) (string, error) {
 	return token, nil
 }
 
-func (e *env) serveLogger(o serveOptions) (*slog.Logger, func(), error) {
+// serveLog is where serve logs: stderr or --log-file at the chosen level,
+// and always the log file in the state directory (logfile) at info or
+// below, which also gets each stdio server's stderr lines. Every line
+// names this serve process's session.
+type serveLog struct {
+	*slog.Logger
+	file    *slog.Logger // the state directory's file alone; nil if it could not be opened
+	session string
+	closers []func()
+}
+
+func (l *serveLog) close() {
+	for _, c := range l.closers {
+		c()
+	}
+}
+
+// stderr writes a line a server wrote to stderr to the log file.
+func (l *serveLog) stderr(server, line string) {
+	if l.file != nil {
+		l.file.Info("stderr", "server", server, "line", line)
+	}
+}
+
+// serveLogPath is the log file in the state directory.
+func serveLogPath(d config.Dirs) string { return filepath.Join(d.StateDir(), "serve.log") }
+
+func (e *env) serveLogger(o serveOptions, d config.Dirs) (*serveLog, error) {
 	level := slog.LevelWarn
 	if o.http != "" {
 		level = slog.LevelInfo
 	}
 	if o.logLevel != "" {
 		if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-			return nil, nil, usagef("--log-level must be debug, info, warn or error")
+			return nil, usagef("--log-level must be debug, info, warn or error")
 		}
 	}
+	l := &serveLog{session: newSessionID()}
 	var w io.Writer = e.stderr
-	closer := func() {}
 	if o.logFile != "" {
 		f, err := os.OpenFile(o.logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 		if err != nil {
-			return nil, nil, fmt.Errorf("opening the log file: %w", err)
+			return nil, fmt.Errorf("opening the log file: %w", err)
 		}
-		w, closer = f, func() { f.Close() }
+		w = f
+		l.closers = append(l.closers, func() { f.Close() })
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closer, nil
+	main := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
+	fw, err := logfile.Open(serveLogPath(d), 0)
+	if err != nil {
+		l.Logger = slog.New(main).With("session", l.session)
+		l.Warn("logging to the state directory", "err", err)
+		return l, nil
+	}
+	l.closers = append(l.closers, func() { fw.Close() })
+	file := slog.NewTextHandler(fw, &slog.HandlerOptions{Level: min(level, slog.LevelInfo)})
+	l.file = slog.New(file).With("session", l.session)
+	l.Logger = slog.New(slog.NewMultiHandler(main, file)).With("session", l.session)
+	return l, nil
+}
+
+// newSessionID names one serve process in the log: several may write to
+// the same file (each agent host starts its own).
+func newSessionID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -126,6 +126,8 @@ func commands() []*command {
 		serverVerb("reconnect"),
 		authCommand(),
 		serveCommand(),
+		logsCommand(),
+		doctorCommand(),
 		configCommand(),
 		addCommand(),
 		removeCommand(),

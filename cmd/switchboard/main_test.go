@@ -59,6 +59,9 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 				}
 			}
 			e.Setenv("HOME", home)
+			// $SBBIN holds the switchboard command, for scripts that set
+			// PATH: testscript puts it first on PATH.
+			e.Setenv("SBBIN", filepath.SplitList(e.Getenv("PATH"))[0])
 			for _, v := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "SWITCHBOARD_CONFIG", "CODEX_HOME"} {
 				e.Setenv(v, "")
 			}

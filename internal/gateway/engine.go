@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
@@ -45,6 +46,8 @@ type Options struct {
 	Prompt           oauth.Prompter
 	Roots            []*mcp.Root
 	Supervise        bool
+	Stderr           func(server, line string)
+	Telemetry        *telemetry.Tracer
 
 	Servers []host.Server
 	Facades []host.Facade
@@ -117,7 +120,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
-		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log),
+		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log), Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
 	})
 	e.def = e.NewSession()
 	return e, nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,9 +33,13 @@ type sizeArgs struct {
 }
 
 // serveGood serves a well-behaved go-sdk server over stdio.
-func serveGood() error {
+// extra, if any, adds more to it.
+func serveGood(extra ...func(*mcp.Server)) error {
 	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{Instructions: Instructions})
 	addTools(s)
+	for _, f := range extra {
+		f(s)
+	}
 	s.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "name"}}},
 		func(_ context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user",
@@ -105,13 +110,7 @@ func addTools(s *mcp.Server) {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "spawn", Description: "Starts a grandchild and returns its pid."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			exe, _ := os.Executable()
-			cmd := exec.Command(exe, "-test.run=^$")
-			cmd.Env = append(os.Environ(), Env+"="+Sleeper)
-			if err := cmd.Start(); err != nil {
-				return nil, nil, err
-			}
-			return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
+			return spawnSleeper(nil)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add-tool", Description: "Adds a tool named after text; the server sends tools/list_changed."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
@@ -143,4 +142,25 @@ func addTools(s *mcp.Server) {
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprint(os.Getpid())), nil, nil
 		})
+}
+
+// addSpawnAway adds the tool of mode Away.
+func addSpawnAway(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "spawn-away", Description: "Starts a grandchild in a process group of its own (on Unix) and returns its pid."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return spawnSleeper(awayAttr())
+		})
+}
+
+// spawnSleeper starts a grandchild that sleeps until killed, with attr,
+// and answers with its pid.
+func spawnSleeper(attr *syscall.SysProcAttr) (*mcp.CallToolResult, any, error) {
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), Env+"="+Sleeper)
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
 }

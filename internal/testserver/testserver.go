@@ -12,6 +12,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +31,7 @@ const (
 	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, a prompt, a resource
 	Roots          = "roots"           // go-sdk server whose tool "roots" lists the client's roots
 	EnvReport      = "env-report"      // go-sdk server whose tool "env" tells whether a variable is set, and its SHA-256
+	Meta           = "meta"            // go-sdk server whose tool "meta" answers with the request's _meta as JSON; it writes "meta: called" to stderr
 	ExitAtStart    = "exit-at-start"   // prints "Error: Cannot find module …" to stderr and exits 1
 	NoInit         = "no-init"         // reads requests, never answers
 	ExitOnProbe    = "exit-on-probe"   // exits when it receives server/discover
@@ -43,6 +46,9 @@ const (
 	Sleeper        = "sleeper"         // sleeps until killed (a grandchild for group tests)
 	SlowGood       = "slow-good"       // Good, after sleeping $SWITCHBOARD_TESTSERVER_DELAY (a Go duration)
 	SlowModern     = "slow-modern"     // speaks only 2026-07-28 (initialize after server/discover ends it), after the delay
+	Linger         = "linger"          // Good, but stays after its input ends (as most Node servers do), until signalled
+	Stubborn       = "stubborn"        // Linger, and ignores SIGTERM: only SIGKILL ends it
+	Away           = "away"            // Good, and tool "spawn-away" starts a grandchild in a process group of its own
 )
 
 // Main runs the mode named by $SWITCHBOARD_TESTSERVER, if any, and exits.
@@ -92,10 +98,20 @@ func run(mode string) error {
 		return serveRoots()
 	case EnvReport:
 		return serveEnvReport()
+	case Meta:
+		return serveMeta()
 	case ExitAtStart:
 		fmt.Fprintln(os.Stderr, "node:internal/modules/cjs/loader:1228\n  throw err;\n\nError: Cannot find module '/nowhere/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)")
 		os.Exit(1)
 	case Sleeper:
+		select {}
+	case Away:
+		return serveGood(addSpawnAway)
+	case Linger, Stubborn:
+		if mode == Stubborn {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		_ = serveGood() // returns when its input ends
 		select {}
 	}
 	b, ok := behaviours[mode]

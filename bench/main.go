@@ -1,0 +1,140 @@
+// Command bench measures Switchboard against the same upstream called
+// directly, a bare go-sdk relay, and TBXark/mcp-proxy (the fastest Go
+// gateway we know of), in one run on one machine, and prints a table of
+// medians and ratios. Every subject is a real process; the upstream is the
+// fixture server of the project's tests (a go-sdk server over stdio), and
+// the cold call also runs against @modelcontextprotocol/server-everything
+// when $MCP_PEERS_DIR holds the npm peers.
+//
+//	cd bench && go run .              # ~3 minutes on a 2-core machine
+//	cd bench && go run . -calls 500 -load 2000 -cold 5   # quicker, noisier
+//
+// It lives in a module of its own so that the product's go.mod does not
+// carry the peer. See docs/bench.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+)
+
+type options struct {
+	calls   int // calls per subject, one client at a time
+	clients int // concurrent HTTP clients for throughput
+	load    int // calls per subject at `clients` clients
+	cold    int // cold calls per upstream and side
+	peer    bool
+	sbEnv   []string // added to the environment of switchboard serve
+}
+
+func main() {
+	testserver.Main() // the fixture upstream
+	modeMain()        // the relay or the bare cold client
+	var o options
+	flag.IntVar(&o.calls, "calls", 2000, "calls per subject for latency, one client at a time")
+	flag.IntVar(&o.clients, "clients", 50, "concurrent HTTP clients for throughput and memory")
+	flag.IntVar(&o.load, "load", 6000, "calls per subject at -clients clients")
+	flag.IntVar(&o.cold, "cold", 10, "cold CLI calls per upstream, each side")
+	flag.BoolVar(&o.peer, "peer", true, "build and measure TBXark/mcp-proxy")
+	flag.Func("sb-env", "`KEY=VALUE` added to switchboard serve's environment (repeatable), to try a tunable such as GOMEMLIMIT", func(kv string) error {
+		if !strings.Contains(kv, "=") {
+			return fmt.Errorf("want KEY=VALUE, got %q", kv)
+		}
+		o.sbEnv = append(o.sbEnv, kv)
+		return nil
+	})
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	dir, err := os.MkdirTemp("", "switchboard-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	root, err := productRoot()
+	if err != nil {
+		return err
+	}
+	// The product is built in its own module, with its own build list.
+	sb, err := build(dir, "switchboard", "./cmd/switchboard", root)
+	if err != nil {
+		return err
+	}
+	var peer string
+	if o.peer {
+		if peer, err = build(dir, "mcp-proxy", "github.com/TBXark/mcp-proxy", ""); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: TBXark/mcp-proxy left out: %v\n", err)
+			peer = ""
+		}
+	}
+	u := goUpstream()
+	subjects := []*subject{
+		{name: "direct", tool: u.tool, args: argsFor(u, false)},
+		{name: "sb-transparent", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "transparent", u, "none", o.sbEnv)},
+		{name: "sb-stateless", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "stateless", u, "none", o.sbEnv, "--stateless")},
+		{name: "sb-mcp", tool: "mcp", args: argsFor(u, true), start: startSwitchboard(sb, dir, "mcp", u, "server", o.sbEnv)},
+		{name: "relay", tool: u.tool, args: argsFor(u, false), start: startRelay(u)},
+	}
+	if peer != "" {
+		subjects = append(subjects, &subject{name: "mcp-proxy", tool: u.tool, args: argsFor(u, false), start: startPeer(peer, dir, u)})
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s, %d cores; latency %d calls, load %d calls at %d clients, %d cold calls\n",
+		time.Now().UTC().Format(time.RFC3339), numCPU(), o.calls, o.load, o.clients, o.cold)
+	w, err := measureWarm(ctx, o, u, subjects)
+	if err != nil {
+		return err
+	}
+	printWarm(os.Stdout, subjects, w, o)
+	ups := []upstream{u}
+	if n, ok := nodeUpstream(); ok {
+		ups = append(ups, n)
+	} else {
+		fmt.Fprintln(os.Stderr, "bench: no node upstream for the cold call (set MCP_PEERS_DIR to the installed npm peers)")
+	}
+	cold, err := measureCold(ctx, o, sb, dir, ups)
+	if err != nil {
+		return err
+	}
+	printCold(os.Stdout, cold)
+	return nil
+}
+
+// build builds a package into dir, in the module at moduleDir ("": the
+// bench module, where the peer is a tool dependency).
+func build(dir, name, pkg, moduleDir string) (string, error) {
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = moduleDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, out)
+	}
+	return bin, nil
+}
+
+// productRoot is the directory of the product's module: the one the bench
+// module replaces github.com/switchboard-mcp/switchboard with.
+func productRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/switchboard-mcp/switchboard").Output()
+	if err != nil {
+		return "", fmt.Errorf("locating the product module (run the bench in bench/): %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,103 @@
+package front
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/telemetry"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// A call a client makes is observed twice: a log line at info (client
+// session, server, operation, tool, outcome, duration) and, when tracing
+// is on, a span. Neither holds the call's arguments or result.
+
+// startSpan starts the span of a client's tool call, when tracing is on
+// (Options.Engine.Telemetry, whose upstream spans are its children). The
+// client may have sent its own trace context in _meta.
+func (s *Server) startSpan(ctx context.Context, req *mcp.CallToolRequest) (context.Context, *telemetry.Span) {
+	t := s.opts.Engine.Telemetry
+	if t == nil {
+		return ctx, nil
+	}
+	return t.StartRequest(ctx, req.Params.Name, req.Params.Meta, clientID(req))
+}
+
+func clientID(req *mcp.CallToolRequest) string {
+	if req.Session == nil {
+		return ""
+	}
+	return req.Session.ID()
+}
+
+// observeProxy records a finished call of the mcp tool: what it did (the
+// operation, server and tool it named, never its arguments), sizes and
+// spill files.
+func (s *Server) observeProxy(ctx context.Context, req *mcp.CallToolRequest, span *telemetry.Span, args json.RawMessage, r *proxy.Result, began time.Time) {
+	logging := s.log.Enabled(ctx, slog.LevelInfo)
+	if span == nil && !logging {
+		return
+	}
+	d := r.Details
+	var tool string
+	if p, err := proxy.Parse(args); err == nil {
+		tool = p.Name
+	}
+	outcome := telemetry.OutcomeOK
+	if r.IsError {
+		outcome = telemetry.OutcomeError
+	}
+	if logging {
+		s.log.InfoContext(ctx, "call", "client", clientID(req), "server", d.Server, "operation", d.Operation, "tool", tool,
+			"outcome", outcome, "spills", len(d.Spills), "ms", time.Since(began).Milliseconds())
+	}
+	if span == nil {
+		return
+	}
+	span.Set(telemetry.KeyOperation.String(d.Operation), telemetry.KeyRequestBytes.Int(len(args)),
+		telemetry.KeyResponseBytes.Int(len(r.Text)), telemetry.KeySpills.Int(len(d.Spills)))
+	if d.Server != "" {
+		span.Set(telemetry.KeyServer.String(d.Server))
+	}
+	if tool != "" {
+		span.Set(telemetry.KeyTargetTool.String(tool))
+	}
+	errType := ""
+	if r.IsError {
+		errType = "error_result"
+	}
+	span.End(outcome, errType)
+}
+
+// observeDirect records a finished call of a direct or mirrored tool.
+func (s *Server) observeDirect(ctx context.Context, req *mcp.CallToolRequest, span *telemetry.Span, dt directTool, res *mcp.CallToolResult, err error, began time.Time) {
+	outcome, errType := telemetry.OutcomeOK, ""
+	switch {
+	case err != nil:
+		var e *upstream.Error
+		outcome, errType = telemetry.OutcomeError, "error"
+		if errors.As(err, &e) {
+			errType = string(e.Class)
+		}
+	case res.IsError:
+		outcome = telemetry.OutcomeToolError
+	}
+	s.log.InfoContext(ctx, "call", "client", clientID(req), "server", dt.server, "operation", "call", "tool", dt.name,
+		"outcome", outcome, "ms", time.Since(began).Milliseconds())
+	if span == nil {
+		return
+	}
+	span.Set(telemetry.KeyOperation.String("call"), telemetry.KeyServer.String(dt.server), telemetry.KeyTargetTool.String(dt.name))
+	if res != nil {
+		if b, err := json.Marshal(res); err == nil {
+			span.Set(telemetry.KeyResponseBytes.Int(len(b)))
+		}
+	}
+	span.End(outcome, errType)
+}

@@ -1,0 +1,83 @@
+package telemetry
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/otlptest"
+)
+
+func TestOpen(t *testing.T) {
+	recv := otlptest.New(t)
+	cases := []struct {
+		name     string
+		env      map[string]string
+		endpoint string
+		on       bool
+		err      string
+	}{
+		{"nothing configured", nil, "", false, ""},
+		{"settings", nil, recv.URL, true, ""},
+		{"environment", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": recv.URL}, "", true, ""},
+		{"traces endpoint", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": recv.URL + "/v1/traces"}, "", true, ""},
+		{"disabled", map[string]string{"OTEL_SDK_DISABLED": "true"}, recv.URL, false, ""},
+		{"exporter none", map[string]string{"OTEL_TRACES_EXPORTER": "none"}, recv.URL, false, ""},
+		{"grpc", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, recv.URL, false, "http/protobuf only"},
+		{"zipkin", map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, recv.URL, false, "otlp (or none)"},
+		{"bad settings URL", nil, "localhost:4318", false, "is not an http(s) URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			getenv := func(k string) string { return c.env[k] }
+			tr, stop, err := Open(t.Context(), Config{Endpoint: c.endpoint, Getenv: getenv})
+			defer stop()
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err %v, want %q", err, c.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if (tr != nil) != c.on {
+				t.Fatalf("tracer %v, want on=%v", tr, c.on)
+			}
+		})
+	}
+}
+
+// The settings endpoint is a base URL: spans go to its /v1/traces.
+func TestOpenSends(t *testing.T) {
+	recv := otlptest.New(t)
+	tr, stop, err := Open(t.Context(), Config{Endpoint: recv.URL + "/", Version: "v9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := tr.StartReconnect(context.Background(), "s")
+	span.Event("attempt", KeyAttempt.Int(1))
+	span.End(OutcomeOK, "")
+	stop()
+	spans := recv.Spans()
+	if len(spans) != 1 || spans[0].Name != "reconnect s" || spans[0].Attrs["switchboard.outcome"] != "ok" || len(spans[0].Events) != 1 {
+		t.Fatalf("spans %+v", spans)
+	}
+}
+
+// A nil Tracer does nothing, and its spans are nil and safe.
+func TestNilTracer(t *testing.T) {
+	var tr *Tracer
+	ctx := context.Background()
+	if c, s := tr.StartRequest(ctx, "mcp", nil, ""); c != ctx || s != nil {
+		t.Errorf("StartRequest on nil made something")
+	}
+	if tr.Middleware("s") != nil {
+		t.Errorf("Middleware on nil is not nil")
+	}
+	var s *Span
+	s.Set(KeyServer.String("x"))
+	s.Event("e")
+	s.End(OutcomeOK, "")
+	if New(nil) != nil {
+		t.Errorf("New(nil) is not nil")
+	}
+}
