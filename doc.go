@@ -1,22 +1,32 @@
-// Package switchboard is one MCP endpoint in front of all of a user's MCP
-// servers.
+// Package switchboard is the Go library of Switchboard: one MCP endpoint in
+// front of all of a user's MCP servers, embedded in a Go agent host.
 //
-// An agent that mounts Switchboard sees one compact proxy tool, mcp, instead
-// of every tool of every server. Behind it an [Engine] reads the user's
-// configuration (package config), connects each server lazily on first use
-// and owns those connections (package upstream), keeps a catalog of what
-// the servers offer for search and description (package catalog), bounds
-// every result and labels untrusted data (package bound), and keeps secrets
-// out of everything it shows. The request contract lives in package proxy.
+// A model that uses Switchboard sees one compact tool, mcp, instead of
+// every tool of every server: it searches for a tool by need, describes it
+// and calls it by name. Behind the tool an [Engine] reads the configuration
+// (package config), connects each server lazily on first use, keeps a
+// catalog of what the servers offer for search, bounds every result and
+// labels untrusted data, and keeps secrets out of everything it shows.
 //
-// The same engine serves the switchboard command line, switchboard serve,
-// and Go programs that embed it: make one with [New], register the tool that
-// [Engine.Tool] describes with the host, and pass each call's arguments to
-// [Engine.Handle]. [Result.MCP] turns a result into an MCP tool result. Give
-// each agent its own [Session] where several share one engine.
+// A host makes an engine with [New] and closes it with [Engine.Close];
+// registers the tool that [Engine.Tool] describes with its model; and
+// passes each call's arguments to [Engine.Handle], whose answer is a
+// proxy.Result: text for the model, images, and details for programs
+// (Result.MCP makes it an MCP tool result). Package proxy is the whole
+// contract of the tool: every request and its answer.
+//
+// Where several agents share one engine, give each its own [Session]
+// ([Engine.NewSession]): the resource references one was given mean
+// nothing to another. [Engine.Status] shows every server without
+// connecting; [Engine.Subscribe] tells of changes of a server's state or
+// of what it offers; [Engine.Index] lists servers ahead of time for
+// search.
 //
 // A host can ship MCP servers in its own binary (host.Server, in
 // [Options].Servers), which the engine connects in memory and treats like
 // configured ones, and declare narrow tools over any server's tools, with
 // some arguments fixed (host.Facade, in [Options].Facades).
+//
+// The same engine serves the switchboard command line and switchboard
+// serve (package front, which serves it over stdio and Streamable HTTP).
 package switchboard

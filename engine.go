@@ -111,8 +111,9 @@ type Event struct {
 // the returned function is called. f runs on a goroutine of the engine's,
 // with a context that Close cancels (Close waits for f to return). Events
 // of one server come in order; those of different servers may come
-// concurrently. f must not block for long, and must not connect a server:
-// a call of Handle from f that needs a connection fails or waits.
+// concurrently. f must not block for long, and must not connect a server
+// (as a request through Handle may): the engine handles the server's
+// further changes on the same goroutine, after f returns.
 func (e *Engine) Subscribe(f func(ctx context.Context, ev Event)) (cancel func()) {
 	return e.core.Subscribe(func(ctx context.Context, ev gateway.Event) {
 		kind, ok := eventKinds[ev.Kind]

@@ -12,7 +12,6 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 
@@ -40,15 +39,121 @@ func Example() {
 	// hello false
 }
 
-// exampleHome writes a user configuration whose one server is the test
-// fixture; a real host would use config.FromEnv.
+// ExampleEngine_Status shows every configured server without connecting
+// one.
+func ExampleEngine_Status() {
+	ctx := context.Background()
+	home := exampleHome()
+	defer os.RemoveAll(home)
+	eng, err := switchboard.New(ctx, config.Load(config.Dirs{Home: home}), &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+
+	for _, st := range eng.Status(ctx) {
+		fmt.Println(st.Name, st.State, st.Transport)
+	}
+	// Output:
+	// demo disconnected stdio
+}
+
+// ExampleEngine_Index lists what each server offers, and stores it in the
+// catalog for search.
+func ExampleEngine_Index() {
+	ctx := context.Background()
+	home := exampleHome()
+	defer os.RemoveAll(home)
+	eng, err := switchboard.New(ctx, config.Load(config.Dirs{Home: home}), &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+
+	results, err := eng.Index(ctx, nil, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range results {
+		fmt.Printf("%s: %d tool(s) %q\n", r.Server, r.Tools, r.Error)
+	}
+	r := eng.Handle(ctx, json.RawMessage(`{"search": "echo"}`))
+	fmt.Println(r.Details.Tools[0].Server, r.Details.Tools[0].Name)
+	// Output:
+	// demo: 1 tool(s) ""
+	// demo echo
+}
+
+// ExampleEngine_Subscribe follows the servers' states: a host shows them,
+// or registers a server's tools again when its lists change. The callback
+// runs on a goroutine of the engine's, with a context Close cancels; it
+// must not connect a server.
+func ExampleEngine_Subscribe() {
+	ctx := context.Background()
+	home := exampleHome()
+	defer os.RemoveAll(home)
+	eng, err := switchboard.New(ctx, config.Load(config.Dirs{Home: home}), &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+
+	connected := make(chan string, 1)
+	cancel := eng.Subscribe(func(ctx context.Context, ev switchboard.Event) {
+		if ev.Kind == switchboard.ServerState && ev.Status.State == "connected" {
+			select {
+			case connected <- ev.Server:
+			default:
+			}
+		}
+	})
+	defer cancel()
+
+	eng.Handle(ctx, json.RawMessage(`{"server": "demo"}`)) // connects it
+	fmt.Println(<-connected, "connected")
+	// Output:
+	// demo connected
+}
+
+// ExampleEngine_NewSession gives each agent of a host its own session:
+// resource references one agent was given mean nothing to another.
+// Connections and the catalog are shared.
+func ExampleEngine_NewSession() {
+	ctx := context.Background()
+	home := exampleHome()
+	defer os.RemoveAll(home)
+	eng, err := switchboard.New(ctx, config.Load(config.Dirs{Home: home}), &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+
+	alice, bob := eng.NewSession(), eng.NewSession()
+	for _, s := range []*switchboard.Session{alice, bob} {
+		r := s.Handle(ctx, json.RawMessage(`{"tool": "demo_echo", "args": {"text": "hi"}}`))
+		fmt.Println(r.Text)
+	}
+	// Output:
+	// hi
+	// hi
+}
+
+// exampleHome writes a user configuration whose one server, demo, is this
+// test binary serving one tool (see TestMain); a real host would use
+// config.FromEnv.
 func exampleHome() string {
 	home, err := os.MkdirTemp("", "switchboard-example-")
 	if err != nil {
 		log.Fatal(err)
 	}
-	path, args, env := testserver.Command(testserver.Good)
-	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"demo": map[string]any{"command": path, "args": args, "env": env}}})
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	demo := map[string]any{"command": exe, "args": []string{"-test.run=^$"},
+		// A -race binary waits a second at exit, which would slow Close.
+		"env": map[string]string{demoEnv: "1", "GORACE": "atexit_sleep_ms=0"}}
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"demo": demo}})
 	d := config.Dirs{Home: home}
 	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o700); err != nil {
 		log.Fatal(err)

@@ -7,9 +7,13 @@
 // resources, resource templates, prompts and completions pass through under
 // their own names, and there is no proxy tool.
 //
-// Every client session has its own engine session (resource references are
-// kept apart), while all sessions share the engine's upstream connections:
-// one child process per stdio server, however many agents are connected.
+// New makes the engine and the server in front of it together, so that
+// what upstream servers send toward a client (progress, sampling,
+// elicitation, log messages, login prompts) reaches the client session
+// whose call caused it. Every client session has its own engine session
+// (resource references are kept apart), while all sessions share the
+// engine's upstream connections: one child process per stdio server,
+// however many agents are connected. Close ends it all.
 package front
 
 import (

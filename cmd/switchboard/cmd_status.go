@@ -111,14 +111,11 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// serverState is what the definition says of a server (as the mcp tool's
+// status says it), or "enabled" when it may be used.
 func serverState(c *config.Config, s *config.Server) string {
-	switch {
-	case c.Err() != nil:
-		return "blocked"
-	case s.Disabled:
-		return "disabled"
-	case s.Err != nil:
-		return "invalid"
+	if st := gateway.DefinitionState(c, s); st != "" {
+		return st
 	}
 	return "enabled"
 }
@@ -158,7 +155,7 @@ func statusOf(c *config.Config, live map[string]proxy.ServerStatus) statusJSON {
 		}
 		if l, ok := live[s.Name]; ok {
 			sj.Tools, sj.IndexedAt, sj.Quarantined, sj.Warnings = l.Tools, l.IndexedAt, l.Quarantined, l.Warnings
-			if sj.State == "enabled" && (l.State == "needs-auth" || l.State == "failed") {
+			if sj.State == "enabled" && (l.State == proxy.StateNeedsAuth || l.State == proxy.StateFailed) {
 				sj.State, sj.ErrorClass, sj.Error, sj.ErrorAt = l.State, l.ErrorClass, l.Error, l.ErrorAt
 			}
 		}
@@ -191,7 +188,7 @@ func dropped(c *config.Config) []serverJSON {
 		if _, ok := c.Server(p.Server); ok {
 			continue
 		}
-		sj := serverJSON{Name: p.Server, State: "invalid", Source: p.File, Tools: -1, ErrorClass: "config", Error: p.Error()}
+		sj := serverJSON{Name: p.Server, State: proxy.StateInvalid, Source: p.File, Tools: -1, ErrorClass: "config", Error: p.Error()}
 		for _, f := range c.Files {
 			if f.Path == p.File {
 				sj.SourceKind = string(f.Kind)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -224,5 +222,3 @@ func (s *Session) reconnect(ctx context.Context, server string) *proxy.Result {
 	s.e.onChange(server)
 	return proxy.Reconnected(server)
 }
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

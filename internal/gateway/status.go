@@ -30,14 +30,12 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 	var out []proxy.ServerStatus
 	for _, s := range e.cfg.Servers {
 		st := proxy.ServerStatus{Name: s.Name, Transport: string(s.Type), Tools: -1}
-		switch {
-		case e.cfg.Err() != nil && !s.Packaged():
-			st.State, st.Error = "blocked", e.cfg.Err().Error()
-		case s.Disabled:
-			st.State = "disabled"
-		case s.Err != nil:
-			st.State, st.ErrorClass, st.Error = "invalid", "config", s.Err.Error()
-		default:
+		switch st.State = DefinitionState(e.cfg, s); st.State {
+		case proxy.StateBlocked:
+			st.Error = e.cfg.Err().Error()
+		case proxy.StateInvalid:
+			st.ErrorClass, st.Error = "config", s.Err.Error()
+		case "":
 			l := live[s.Name]
 			st.State, st.Tools = string(l.State), l.Tools
 			st.ErrorClass, st.Error, st.ErrorAt = string(l.ErrorClass), l.Error, l.ErrorAt
@@ -59,6 +57,24 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 	out = append(out, e.dropped()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// DefinitionState is the state of a server that its definition decides,
+// without a connection: blocked when the configuration failed closed (no
+// server from the files is usable; a host's packaged server still is),
+// disabled, or invalid (the definition cannot be used); "" when the server
+// may be used, and its connection tells its state. Status and the CLI's
+// status both classify servers by it.
+func DefinitionState(c *config.Config, s *config.Server) string {
+	switch {
+	case c.Err() != nil && !s.Packaged():
+		return proxy.StateBlocked
+	case s.Disabled:
+		return proxy.StateDisabled
+	case s.Err != nil:
+		return proxy.StateInvalid
+	}
+	return ""
 }
 
 // untouched reports whether this engine has not used a server yet.
@@ -85,7 +101,7 @@ func (e *Engine) dropped() []proxy.ServerStatus {
 		}
 		seen[p.Server] = true
 		if _, ok := e.cfg.Server(p.Server); !ok {
-			out = append(out, proxy.ServerStatus{Name: p.Server, State: "invalid", Tools: -1, ErrorClass: "config", Error: p.Error()})
+			out = append(out, proxy.ServerStatus{Name: p.Server, State: proxy.StateInvalid, Tools: -1, ErrorClass: "config", Error: p.Error()})
 		}
 	}
 	return out
