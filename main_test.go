@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // demoEnv, set in a child's environment, makes this test binary the demo
@@ -14,6 +16,7 @@ import (
 const demoEnv = "SWITCHBOARD_EXAMPLE_SERVER"
 
 func TestMain(m *testing.M) {
+	testserver.Main() // runs a fixture server when this binary is started as one (calls_test.go)
 	if os.Getenv(demoEnv) != "" {
 		if err := serveDemo(); err != nil {
 			fmt.Fprintln(os.Stderr, "demo server:", err)
