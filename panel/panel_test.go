@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/front"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -371,5 +372,24 @@ func TestEnableDisable(t *testing.T) {
 	r.waitFor("enabled broken")
 	if s, _ := config.Load(f.local.Dirs).Server("broken"); s.Disabled {
 		t.Error("broken is still disabled after enable")
+	}
+}
+
+// TestServersScreenQuarantine: a server with tools quarantined by pinning
+// shows how many in its row, and the command that shows and accepts the
+// change under the table.
+func TestServersScreenQuarantine(t *testing.T) {
+	f := newFixture(t, nil)
+	m := New(t.Context(), f.local, Options{Home: f.home, Refresh: -1})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 16})
+	st := front.AdminStatus{Servers: []front.AdminServer{{ServerStatus: proxy.ServerStatus{
+		Name: "calc", State: proxy.StateConnected, Transport: "http", Tools: 3, Quarantined: 2,
+		Warnings: []string{`approve glob "nope*" matches no tool`}}}}}
+	m.Update(statusMsg{status: st})
+	view := m.View()
+	for _, want := range []string{"3 (2 changed)", "2 quarantined", "switchboard approve calc", `approve glob "nope*" matches no tool`} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the servers screen does not show %q:\n%s", want, view)
+		}
 	}
 }

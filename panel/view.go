@@ -170,6 +170,9 @@ func (m *Model) serversView() []string {
 		if s.Tools >= 0 {
 			tools = fmt.Sprint(s.Tools)
 		}
+		if s.Quarantined > 0 {
+			tools += fmt.Sprintf(" (%d changed)", s.Quarantined)
+		}
 		rows = append(rows, []string{s.Name, s.Transport, shownState(s.State), tools, m.age(s.LastCall), m.tilde(s.Source)})
 	}
 	s := m.status.Servers[m.srvSel]
@@ -187,6 +190,15 @@ func (m *Model) serversView() []string {
 			what += ")"
 		}
 		detail = append(detail, m.wrap(m.pal.Bad(what)+": "+s.Error, 4)...)
+	}
+	if s.Quarantined > 0 {
+		// Pinned tools whose definition the server changed: not callable
+		// until approved (docs/policy.md).
+		detail = append(detail, m.wrap(m.pal.Bad(fmt.Sprintf("%d quarantined", s.Quarantined))+
+			fmt.Sprintf(": the server changed what these tools say or take; see what changed and accept it with: switchboard approve %s", s.Name), 4)...)
+	}
+	for _, w := range s.Warnings {
+		detail = append(detail, m.wrap("warning: "+w, 4)...)
 	}
 	// The table gets what the detail leaves, and at least half the room.
 	h := m.bodyHeight()
