@@ -33,6 +33,7 @@ type session struct {
 	protocol     string
 	instructions string
 	scrub        *scrubber
+	cancels      *cancels // the cancellations it owes, for close to wait for
 
 	closeOnce sync.Once
 	mu        sync.Mutex
@@ -86,12 +87,12 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 func (s *server) open(ctx context.Context, res *config.Resolved, version string) (sess *session, retry string, err error) {
 	client := s.newClient()
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
-	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{})}
+	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{}), cancels: newCancels()}
 	switch s.cfg.Type {
 	case config.TransportStdio:
 		sess.cs, retry, err = s.openStdio(ctx, client, opts, res, sess)
 	case config.TransportInProcess:
-		sess.cs, err = s.openInProcess(ctx, client, opts)
+		sess.cs, err = s.openInProcess(ctx, client, opts, sess.cancels)
 	default:
 		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
 	}
@@ -130,7 +131,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		probe = newProbeConn(conn, s.probeTimeout(), s.timeout/2)
 		conn = probe
 	}
-	cs, err := client.Connect(ctx, connTransport{conn}, opts)
+	cs, err := client.Connect(ctx, cancelTransport{connTransport{conn}, sess.cancels}, opts)
 	if err == nil {
 		if probe != nil && probe.timedOut.Load() && !probe.answeredLate() {
 			// The server ignores the probe: do not wait for it next time.
@@ -191,7 +192,7 @@ func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 		return nil, err
 	}
 	rt.server, rt.oauth, rt.trace = s.cfg.Name, auth != nil, o.Telemetry
-	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt, auth), opts)
+	cs, err := client.Connect(ctx, cancelTransport{httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt, auth), sess.cancels}, opts)
 	rt.probing.Store(false)
 	if err != nil {
 		return nil, rt.classify(withClass(ClassTransport, err))
@@ -286,8 +287,11 @@ func (sess *session) drop(reason error) {
 }
 
 // close closes the session and waits for its child, if any. It is idempotent.
+// It first lets go-sdk write the cancellations of requests whose context
+// ended (see cancelGrace).
 func (sess *session) close() {
 	sess.closeOnce.Do(func() {
+		sess.cancels.wait()
 		sess.roots.forget(sess.client)
 		_ = sess.cs.Close()
 		if sess.proc != nil {

@@ -1,0 +1,63 @@
+package upstream_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// TestCloseSendsCancellation cancels a call and closes the pool at once, as
+// the CLI does on Ctrl-C: the server is still told that the call was
+// cancelled (go-sdk sends that after the call has returned).
+func TestCloseSendsCancellation(t *testing.T) {
+	for range 5 { // the race with Close was lost only some of the time
+		started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+		s := mcp.NewServer(&mcp.Implementation{Name: "waiter", Version: "1"}, nil)
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "notifications/cancelled" {
+					select {
+					case cancelled <- struct{}{}:
+					default:
+					}
+				}
+				return next(ctx, method, req)
+			}
+		})
+		mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Waits until cancelled."},
+			func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return nil, nil, ctx.Err()
+			})
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+		h := newPool(t, []*config.Server{{Name: "w", Type: config.TransportHTTP, URL: ts.URL,
+			RequestTimeout: time.Minute, ProtocolVersion: "auto"}}, nil)
+
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := h.call(ctx, "w", "wait", nil)
+			errc <- err
+		}()
+		<-started
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Fatalf("the cancelled call: %v", err)
+		}
+		h.Close()
+		select {
+		case <-cancelled:
+		case <-time.After(time.Minute): // generous: not what is tested
+			t.Fatal("the server was never sent notifications/cancelled")
+		}
+		ts.Close()
+	}
+}
