@@ -48,6 +48,7 @@ type httpTransport struct {
 	oauth        bool           // the server may log in with OAuth: hints say how
 	auth         *oauth.Handler // for SSE, which authorizes here; nil otherwise
 	trace        *telemetry.Tracer
+	cancels      *cancels // told of each notifications/cancelled sent; nil for none
 
 	probing atomic.Bool
 
@@ -82,6 +83,9 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		send = t.authRoundTrip
 	}
 	resp, err := send(req)
+	if t.cancels != nil && bytes.Contains(head, []byte(`"notifications/cancelled"`)) {
+		t.cancels.paid() // sent, or failed for good: nothing more to wait for
+	}
 	if err != nil {
 		cancel()
 		if req.Context().Err() == nil && authCause(err, nil) == nil {

@@ -192,7 +192,10 @@ func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 		return nil, err
 	}
 	rt.server, rt.oauth, rt.trace = s.cfg.Name, auth != nil, o.Telemetry
-	cs, err := client.Connect(ctx, cancelTransport{httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt, auth), sess.cancels}, opts)
+	// Not through a cancelTransport: go-sdk's HTTP connection has methods
+	// of its own that a wrapper would hide; rt counts the cancellations.
+	rt.cancels = sess.cancels
+	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt, auth), opts)
 	rt.probing.Store(false)
 	if err != nil {
 		return nil, rt.classify(withClass(ClassTransport, err))
