@@ -80,6 +80,25 @@ type Catalog struct {
 	writes chan struct{}
 }
 
+// writeTx runs f in a write transaction, in this process's turn to write,
+// and commits it if f returns nil.
+func (c *Catalog) writeTx(ctx context.Context, f func(*sql.Tx) error) error {
+	unlock, err := c.lockWrites(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	tx, err := c.db.BeginTx(ctx, nil) // immediate: the write lock is taken first
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // lockWrites waits for this process's turn to write, or for ctx to end.
 func (c *Catalog) lockWrites(ctx context.Context) (unlock func(), err error) {
 	select {

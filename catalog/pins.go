@@ -51,24 +51,13 @@ func (c *Catalog) Pins(ctx context.Context, server string) (_ map[string]Pin, er
 // take turns, and the second sees what the first wrote.
 func (c *Catalog) UpdatePins(ctx context.Context, server string, update func(map[string]Pin) []Pin) (err error) {
 	defer wrapf(&err, "updating the pins of %q", server)
-	unlock, err := c.lockWrites(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil) // immediate: the write lock is taken first
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	stored, err := pins(ctx, tx, server)
-	if err != nil {
-		return err
-	}
-	if err := setPins(ctx, tx, update(stored)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		stored, err := pins(ctx, tx, server)
+		if err != nil {
+			return err
+		}
+		return setPins(ctx, tx, update(stored))
+	})
 }
 
 type querier interface {
@@ -100,20 +89,7 @@ func (c *Catalog) SetPins(ctx context.Context, pins []Pin) (err error) {
 		return nil
 	}
 	defer wrapf(&err, "writing pins")
-	unlock, err := c.lockWrites(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := setPins(ctx, tx, pins); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return c.writeTx(ctx, func(tx *sql.Tx) error { return setPins(ctx, tx, pins) })
 }
 
 func setPins(ctx context.Context, tx *sql.Tx, pins []Pin) error {

@@ -239,23 +239,12 @@ func getDocs[T any](ctx context.Context, tx *sql.Tx, table, server string) ([]*T
 // not an error.
 func (c *Catalog) Remove(ctx context.Context, server string) (err error) {
 	defer wrapf(&err, "removing %q from the catalog", server)
-	unlock, err := c.lockWrites(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := deleteServer(ctx, tx, server); err != nil {
-		return err
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := deleteServer(ctx, tx, server); err != nil {
+			return err
+		}
+		return bumpGeneration(ctx, tx)
+	})
 }
 
 // Prune removes every entry whose server is not in current, or is stored

@@ -31,6 +31,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
 
 // Dirs describes where configuration lives on this machine. Callers fill it
@@ -253,20 +255,10 @@ type Problem struct {
 	Message  string
 }
 
-// Error formats the problem as file:line:col: path: message.
+// Error formats the problem as file:line:col: path: message, as a host
+// file's problems are.
 func (p Problem) Error() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", p.Line, p.Col)
-	}
-	b.WriteString(": ")
-	if p.Path != "" {
-		b.WriteString(p.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(p.Message)
-	return b.String()
+	return hosts.Problem{File: p.File, Line: p.Line, Col: p.Col, Path: p.Path, Message: p.Message}.Error()
 }
 
 // Project describes the project directory and its trust.
