@@ -1,19 +1,15 @@
 package policy
 
 import (
-	"bufio"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sync"
+	"slices"
 	"time"
-
-	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/privfile"
 )
 
 // Audit events.
@@ -25,17 +21,29 @@ const (
 	EventNewTool    = "new-tool"   // a tool new on a known server
 )
 
-// Record is one line of the audit trail. It holds no argument or result
+// Record is one entry of the audit trail. It holds no argument or result
 // unless settings.audit.payloads asks for them.
 type Record struct {
-	Time     time.Time `json:"time"`
-	Session  string    `json:"session,omitempty"`
-	Event    string    `json:"event"`
-	Server   string    `json:"server"`
-	Tool     string    `json:"tool,omitempty"`
-	Decision string    `json:"decision,omitempty"` // allow-once, allow-session, deny; for a call: allowed, not-needed, denied, quarantined
-	Rule     string    `json:"rule,omitempty"`     // file:line: path of the approval rule
-	Why      string    `json:"why,omitempty"`
+	// ID is the entry's number in the shared store, in the order entries
+	// reached it; 0 in the file.
+	ID   int64     `json:"id,omitempty"`
+	Time time.Time `json:"time"` // the clock of the process that wrote it
+	// Replica is the process that wrote the entry to the shared store
+	// (see NewReplicaID); "" in the file.
+	Replica string `json:"replica,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Seq numbers the entries of one session (of one replica) from 1, in
+	// the order they happened there: entries read back in that order
+	// whatever the replicas' clocks say, and a missing one leaves a gap.
+	// Entries of no session are numbered per replica. The shared store
+	// needs it; the file does not keep it.
+	Seq      int64  `json:"seq,omitempty"`
+	Event    string `json:"event"`
+	Server   string `json:"server"`
+	Tool     string `json:"tool,omitempty"`
+	Decision string `json:"decision,omitempty"` // allow-once, allow-session, deny; for a call: allowed, not-needed, denied, quarantined
+	Rule     string `json:"rule,omitempty"`     // file:line: path of the approval rule
+	Why      string `json:"why,omitempty"`
 	// DurationMs is how long a call took at the server, or how long a
 	// person took to answer.
 	DurationMs  float64         `json:"durationMs,omitempty"`
@@ -46,155 +54,23 @@ type Record struct {
 	Result      json.RawMessage `json:"result,omitempty"`
 }
 
-// AuditFile is the name of the audit trail in the state directory; the
-// rotated one has ".1" appended.
-const AuditFile = "audit.jsonl"
 
-// Auditor appends records to the audit trail: JSON lines in a file of mode
-// 0600, rotated when it would grow past its bound (the file before is kept
-// as AuditFile.1, so the trail takes about twice the bound). Several
-// processes may write the same file: each line is one append, and a writer
-// checks every second whether another rotated the file (then it opens the
-// new one) or grew it (which counts toward the bound from then on). Its methods
-// are safe for concurrent use; a nil *Auditor records nothing.
-type Auditor struct {
-	path     string
-	max      int64
-	payloads bool
-
-	mu      sync.Mutex
-	f       *os.File
-	checked time.Time // when the file was last checked to be the one named path
-	size    int64     // its size then, plus what this writer wrote since
-	failed  bool      // the last write failed: say so once, not per record
+// Auditor is the audit trail: a file of one machine (OpenAudit) or a table
+// of the store that replicas share (OpenPostgresAudit). Its methods are
+// safe for concurrent use.
+type Auditor interface {
+	// Write appends r, stamped with the time when it has none, without
+	// its arguments and result unless Payloads. It returns within a
+	// bound, whatever ctx says, and an error when r was not written.
+	Write(ctx context.Context, r Record) error
+	// Read returns the records that pass f.
+	Read(ctx context.Context, f Filter) (*Trail, error)
+	// Payloads reports whether records keep arguments and results
+	// (settings.audit.payloads).
+	Payloads() bool
+	// Close releases what the trail holds. It is idempotent.
+	Close() error
 }
-
-// OpenAudit returns an auditor that writes to path, rotated at maxBytes.
-// With payloads, records keep their arguments and results. Nothing is
-// opened until the first record.
-func OpenAudit(path string, maxBytes int64, payloads bool) *Auditor {
-	if maxBytes <= 0 {
-		maxBytes = config.DefaultAuditBytes
-	}
-	return &Auditor{path: path, max: maxBytes, payloads: payloads}
-}
-
-// Payloads reports whether records keep arguments and results.
-func (a *Auditor) Payloads() bool { return a != nil && a.payloads }
-
-// Write appends r, stamped with the time when it has none. Arguments and
-// results are dropped unless payloads were asked for.
-func (a *Auditor) Write(r Record) error {
-	if a == nil {
-		return nil
-	}
-	if r.Time.IsZero() {
-		r.Time = time.Now()
-	}
-	r.Time = r.Time.UTC()
-	if !a.payloads {
-		r.Args, r.Result = nil, nil
-	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("writing the audit trail: %w", err)
-	}
-	line = append(line, '\n')
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.write(line); err != nil {
-		if a.failed {
-			return nil
-		}
-		a.failed = true
-		return fmt.Errorf("writing the audit trail %s: %w", a.path, err)
-	}
-	a.failed = false
-	return nil
-}
-
-func (a *Auditor) write(line []byte) error {
-	if err := a.open(); err != nil {
-		return err
-	}
-	if a.size > 0 && a.size+int64(len(line)) > a.max {
-		if err := a.rotate(); err != nil {
-			return err
-		}
-	}
-	n, err := a.f.Write(line)
-	a.size += int64(n)
-	return err
-}
-
-// reopenAfter is how often a writer checks that another process has not
-// rotated the file under it; records written meanwhile go to the rotated
-// file, which is read too.
-const reopenAfter = time.Second
-
-// open opens the file, again when another process rotated it.
-func (a *Auditor) open() error {
-	if a.f != nil {
-		if time.Since(a.checked) < reopenAfter {
-			return nil
-		}
-		cur, err1 := a.f.Stat()
-		named, err2 := os.Stat(a.path)
-		if err1 == nil && err2 == nil && os.SameFile(cur, named) {
-			// Other processes' records count from here on.
-			a.checked, a.size = time.Now(), cur.Size()
-			return nil
-		}
-		a.f.Close()
-		a.f = nil
-	}
-	if err := privfile.MkdirAll(filepath.Dir(a.path)); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(a.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := privfile.Restrict(a.path); err != nil {
-		f.Close()
-		return err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	a.f, a.checked, a.size = f, time.Now(), st.Size()
-	return nil
-}
-
-func (a *Auditor) rotate() error {
-	a.f.Close()
-	a.f = nil
-	if err := privfile.Replace(a.path, a.path+".1"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return a.open()
-}
-
-// Close closes the file. It is idempotent.
-func (a *Auditor) Close() error {
-	if a == nil {
-		return nil
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f == nil {
-		return nil
-	}
-	err := a.f.Close()
-	a.f = nil
-	return err
-}
-
-// maxAuditLine bounds a line read back: a record with payloads is bounded
-// by the output limit, far below.
-const maxAuditLine = 64 << 20
 
 // Filter selects records to read.
 type Filter struct {
@@ -202,57 +78,92 @@ type Filter struct {
 	Since  time.Time // zero for all
 }
 
-// ReadAudit reads the records of the trail at path (the rotated file
-// first) that pass f, oldest first. Lines that do not parse are skipped
-// and counted.
-func ReadAudit(path string, f Filter) (recs []Record, skipped int, err error) {
-	for _, p := range []string{path + ".1", path} {
-		n, err := readAuditFile(p, f, &recs)
-		skipped += n
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return recs, skipped, fmt.Errorf("reading the audit trail: %w", err)
-		}
-	}
-	return recs, skipped, nil
+// Trail is what Auditor.Read returns.
+type Trail struct {
+	// Records are oldest first: in the order they were written, each
+	// session's in the order of its Seq.
+	Records []Record
+	// Unreadable counts lines of the file that could not be read.
+	Unreadable int
+	// Missing counts records absent from their session's sequence
+	// between two that were read: writes that failed (the writer's log
+	// says why). It is counted only when no Filter.Server was given,
+	// since a session's calls go to many servers.
+	Missing int
 }
 
-func readAuditFile(path string, f Filter, recs *[]Record) (skipped int, err error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return 0, err
+// prepare stamps r with the time and drops what payloads do not keep.
+func prepare(r Record, payloads bool) Record {
+	if r.Time.IsZero() {
+		r.Time = time.Now()
 	}
-	defer file.Close()
-	r := bufio.NewReaderSize(file, 64<<10)
-	for {
-		line, err := readLine(r)
-		if len(line) > 0 {
-			var rec Record
-			if json.Unmarshal(line, &rec) != nil {
-				skipped++
-			} else if (f.Server == "" || rec.Server == f.Server) && !rec.Time.Before(f.Since) {
-				*recs = append(*recs, rec)
-			}
+	r.Time = r.Time.UTC()
+	if !payloads {
+		r.Args, r.Result = nil, nil
+	}
+	return r
+}
+
+// NewReplicaID returns a name for this process in the shared store: its
+// host name and process id, for a person to find it, and 4 random bytes,
+// since a restarted container has the same host name and, often, pid 1.
+func NewReplicaID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+type sessionKey struct{ replica, session string }
+
+// inSessionOrder puts the records of each session (of each replica) in the
+// order of their Seq, each in a place its session's records held: the
+// order of recs otherwise stays. Writes of one session that raced reach the
+// store in either order; Seq says which came first.
+func inSessionOrder(recs []Record) {
+	places := map[sessionKey][]int{}
+	for i, r := range recs {
+		k := sessionKey{r.Replica, r.Session}
+		places[k] = append(places[k], i)
+	}
+	for _, idx := range places {
+		if len(idx) < 2 {
+			continue
 		}
-		if err == io.EOF {
-			return skipped, nil
+		group := make([]Record, len(idx))
+		for j, i := range idx {
+			group[j] = recs[i]
 		}
-		if err != nil {
-			return skipped, err
+		slices.SortStableFunc(group, func(a, b Record) int { return cmp.Compare(a.Seq, b.Seq) })
+		for j, i := range idx {
+			recs[i] = group[j]
 		}
 	}
 }
 
-// readLine reads one line, at most maxAuditLine bytes; a longer one is
-// returned cut, and will not parse.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var out []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(out)+len(chunk) <= maxAuditLine {
-			out = append(out, chunk...)
+// missing counts the numbers absent between the lowest and highest Seq of
+// each session in recs. Records without a Seq are not counted.
+func missing(recs []Record) int {
+	type span struct{ lo, hi, n int64 }
+	spans := map[sessionKey]*span{}
+	for _, r := range recs {
+		if r.Seq <= 0 {
+			continue
 		}
-		if err != bufio.ErrBufferFull {
-			return out, err
+		k := sessionKey{r.Replica, r.Session}
+		s := spans[k]
+		if s == nil {
+			spans[k] = &span{r.Seq, r.Seq, 1}
+			continue
 		}
+		s.lo, s.hi, s.n = min(s.lo, r.Seq), max(s.hi, r.Seq), s.n+1
 	}
+	n := 0
+	for _, s := range spans {
+		n += int(s.hi - s.lo + 1 - s.n)
+	}
+	return n
 }

@@ -40,7 +40,7 @@ func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, args
 	req := &policy.Request{Server: ref.Server, Tool: ref.Name, Prefixed: ref.Prefixed(), Args: args, Rule: rule}
 	start := time.Now()
 	ans := policy.Ask(ctx, approve, req, def.RequestTimeout)
-	s.e.auditDecision(s, req, ans, time.Since(start))
+	s.e.auditDecision(ctx, s, req, ans, time.Since(start))
 	if !ans.Decision.Allows() {
 		return &policy.DeniedError{Request: req, Why: ans.Why}
 	}

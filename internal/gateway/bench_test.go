@@ -123,6 +123,6 @@ func BenchmarkCallPolicy(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.finish(rec, time.Millisecond, res, nil)
+		s.finish(ctx, rec, time.Millisecond, res, nil)
 	}
 }

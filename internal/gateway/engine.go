@@ -121,6 +121,10 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		return nil, err
 	}
 	e.cat = cat
+	if err := e.openPolicy(ctx); err != nil {
+		cat.Close()
+		return nil, err
+	}
 	if !e.opts.Passive {
 		e.emb = newEmbedder(cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
 	}
@@ -130,7 +134,6 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log), Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
 	})
-	e.openPolicy()
 	e.def = e.NewSession()
 	return e, nil
 }
@@ -203,7 +206,10 @@ func (e *Engine) Close() error {
 		cancel()
 		errs := []error{e.pool.Close()}
 		e.bg.Wait()
-		errs = append(errs, e.closeSpill(), e.cat.Close(), e.pol.audit.Close())
+		errs = append(errs, e.closeSpill(), e.cat.Close())
+		if e.pol.audit != nil {
+			errs = append(errs, e.pol.audit.Close())
+		}
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr

@@ -83,7 +83,7 @@ func (e *Engine) reconcile(ctx context.Context, ent *catalog.Entry) map[string]*
 		}
 		q = r.Quarantined
 		for _, ev := range r.Events {
-			e.record(ev)
+			e.record(ctx, nil, ev)
 			if ev.Event == policy.EventQuarantine {
 				e.log.Warn("tool quarantined", "server", ev.Server, "tool", ev.Tool, "why", ev.Why)
 			}
@@ -191,6 +191,6 @@ func (e *Engine) Approve(ctx context.Context, server, tool string) (*policy.Quar
 	e.pol.mu.Lock()
 	delete(e.pol.pins, name) // reconcile again
 	e.pol.mu.Unlock()
-	e.record(policy.Record{Event: policy.EventRelease, Server: name, Tool: tool, Decision: "accepted"})
+	e.record(ctx, nil, policy.Record{Event: policy.EventRelease, Server: name, Tool: tool, Decision: "accepted"})
 	return q, nil
 }

@@ -20,16 +20,29 @@ import (
 // enginePolicy is what the engine keeps for policy: the audit trail and
 // the numbering of sessions in it.
 type enginePolicy struct {
-	audit    *policy.Auditor
+	audit    policy.Auditor // nil: no audit trail
 	sessions atomic.Int64
+	seq      atomic.Int64 // numbers the records of no session
+	failures auditFailures
 
 	mu   sync.Mutex
 	pins map[string]*pinState // by server (pins.go)
 }
 
-func (e *Engine) openPolicy() {
+// openPolicy opens the audit trail: a table of the shared store with
+// Options.Store, else the file.
+func (e *Engine) openPolicy(ctx context.Context) error {
 	if e.opts.Passive {
-		return // status only: it calls nothing
+		return nil // status only: it calls nothing
+	}
+	a := e.cfg.Settings.Audit
+	if e.opts.Store != nil {
+		pg, err := policy.OpenPostgresAudit(ctx, e.opts.Store, &policy.PostgresOptions{Payloads: a.Payloads})
+		if err != nil {
+			return err
+		}
+		e.pol.audit = pg
+		return nil
 	}
 	path := e.opts.AuditPath
 	if path == "" {
@@ -38,19 +51,23 @@ func (e *Engine) openPolicy() {
 			// No home directory: there is no state directory to keep it
 			// in, and a relative path would write wherever the process runs.
 			e.log.Warn("no audit trail: the state directory is unknown (set HOME, or Options.AuditPath)")
-			return
+			return nil
 		}
 	}
-	a := e.cfg.Settings.Audit
 	e.pol.audit = policy.OpenAudit(path, a.MaxBytes, a.Payloads)
+	return nil
 }
 
+// payloads reports whether audit records keep arguments and results.
+func (e *Engine) payloads() bool { return e.pol.audit != nil && e.pol.audit.Payloads() }
+
 // sessionPolicy is what a session keeps for policy: the approvals given for
-// it, and its name in the audit trail.
+// it, its name in the audit trail and the number of its last record there.
 type sessionPolicy struct {
 	grants policy.Grants
 	once   sync.Once
 	id     string
+	seq    atomic.Int64
 }
 
 func (s *Session) auditID() string {
@@ -60,14 +77,68 @@ func (s *Session) auditID() string {
 	return s.pol.id
 }
 
-func (e *Engine) record(r policy.Record) {
-	if err := e.pol.audit.Write(r); err != nil {
-		e.log.Warn("audit trail", "err", err)
+// record writes r to the audit trail as the next record of s (nil: of
+// none). A record that is not written is counted (AuditFailures) and
+// logged, the first of a run of failures at once and the rest at most
+// once a minute with their number: the call it records goes on (see
+// docs/policy.md).
+func (e *Engine) record(ctx context.Context, s *Session, r policy.Record) {
+	if e.pol.audit == nil {
+		return
+	}
+	if s != nil {
+		r.Session, r.Seq = s.auditID(), s.pol.seq.Add(1)
+	} else {
+		r.Seq = e.pol.seq.Add(1)
+	}
+	err := e.pol.audit.Write(ctx, r)
+	if n, warn := e.pol.failures.note(err, time.Now()); warn {
+		e.log.Warn("audit trail: a record was not written", "err", err, "records-lost", n)
 	}
 }
 
-func (e *Engine) auditDecision(s *Session, req *policy.Request, ans policy.Answer, took time.Duration) {
-	e.record(policy.Record{Session: s.auditID(), Event: policy.EventApproval, Server: req.Server, Tool: req.Tool,
+// AuditFailures returns how many audit records this engine failed to
+// write, for metrics.
+func (e *Engine) AuditFailures() uint64 { return e.pol.failures.total.Load() }
+
+// auditWarnEvery is how often a run of failed audit writes is logged
+// again.
+const auditWarnEvery = time.Minute
+
+// auditFailures counts failed audit writes and decides which to log.
+type auditFailures struct {
+	total   atomic.Uint64
+	failing atomic.Bool // the last write failed
+
+	mu       sync.Mutex
+	lastWarn time.Time // when a failure was last logged
+	unwarned uint64    // failures since then
+}
+
+// note counts the outcome of a write. It reports whether to log err, and
+// how many failures that log line stands for. A success costs an atomic
+// load.
+func (f *auditFailures) note(err error, now time.Time) (n uint64, warn bool) {
+	if err == nil {
+		if f.failing.Load() {
+			f.failing.Store(false)
+		}
+		return 0, false
+	}
+	f.total.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.unwarned++
+	if f.failing.Swap(true) && now.Sub(f.lastWarn) < auditWarnEvery {
+		return 0, false
+	}
+	f.lastWarn = now
+	n, f.unwarned = f.unwarned, 0
+	return n, true
+}
+
+func (e *Engine) auditDecision(ctx context.Context, s *Session, req *policy.Request, ans policy.Answer, took time.Duration) {
+	e.record(ctx, s, policy.Record{Event: policy.EventApproval, Server: req.Server, Tool: req.Tool,
 		Decision: string(ans.Decision), Rule: req.Rule.Where(), Why: ans.Why, DurationMs: ms(took)})
 }
 
@@ -80,18 +151,18 @@ func (s *Session) send(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, para
 	}
 	start := time.Now()
 	res, err := s.e.poolCall(ctx, ref.Server, params)
-	s.finish(rec, time.Since(start), res, err)
+	s.finish(ctx, rec, time.Since(start), res, err)
 	return res, err
 }
 
 // admit decides whether a call may be sent, and returns its audit record
 // so far; a call that may not is recorded, and the error says why.
 func (s *Session) admit(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, params *mcp.CallToolParams) (*policy.Record, error) {
-	rec := &policy.Record{Session: s.auditID(), Event: policy.EventCall, Server: ref.Server, Tool: ref.Name, Decision: "allowed"}
+	rec := &policy.Record{Event: policy.EventCall, Server: ref.Server, Tool: ref.Name, Decision: "allowed"}
 	if s.e.pol.audit != nil {
 		args, _ := json.Marshal(params.Arguments)
 		rec.ArgsBytes = len(args)
-		if s.e.pol.audit.Payloads() {
+		if s.e.payloads() {
 			rec.Args = args
 		}
 	}
@@ -104,14 +175,14 @@ func (s *Session) admit(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, par
 	}
 	if err != nil {
 		rec.Outcome, rec.Why = "not-sent", err.Error()
-		s.e.record(*rec)
+		s.e.record(ctx, s, *rec)
 		return nil, err
 	}
 	return rec, nil
 }
 
 // finish records a call that was sent.
-func (s *Session) finish(rec *policy.Record, took time.Duration, res *mcp.CallToolResult, err error) {
+func (s *Session) finish(ctx context.Context, rec *policy.Record, took time.Duration, res *mcp.CallToolResult, err error) {
 	if s.e.pol.audit == nil {
 		return
 	}
@@ -120,7 +191,7 @@ func (s *Session) finish(rec *policy.Record, took time.Duration, res *mcp.CallTo
 	case err != nil:
 		// The error may quote the arguments (a validation error does).
 		rec.Outcome, rec.Why = "error", errorKind(err)
-		if s.e.pol.audit.Payloads() {
+		if s.e.payloads() {
 			rec.Why = err.Error()
 		}
 	case res.IsError:
@@ -130,11 +201,11 @@ func (s *Session) finish(rec *policy.Record, took time.Duration, res *mcp.CallTo
 	}
 	if res != nil {
 		rec.ResultBytes = resultSize(res)
-		if s.e.pol.audit.Payloads() {
+		if s.e.payloads() {
 			rec.Result, _ = json.Marshal(res)
 		}
 	}
-	s.e.record(*rec)
+	s.e.record(ctx, s, *rec)
 }
 
 // resultSize is the size of a result's content: its text and data, and its
