@@ -54,7 +54,6 @@ type Record struct {
 	Result      json.RawMessage `json:"result,omitempty"`
 }
 
-
 // Auditor is the audit trail: a file of one machine (OpenAudit) or a table
 // of the store that replicas share (OpenPostgresAudit). Its methods are
 // safe for concurrent use.
