@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 
@@ -22,7 +26,8 @@ func auditCommand() *command {
 		help: `Prints the audit trail (docs/policy.md): every tool call with its
 decision, duration, outcome and sizes; every approval asked and its
 answer; every tool quarantined or accepted. Arguments and results are
-recorded only with settings.audit.payloads.
+recorded only with settings.audit.payloads. With settings.store, the
+trail of every replica is read from the shared PostgreSQL store.
 
   --server S    only records of server S
   --since DUR   only records of the last DUR, such as 30m, 24h or 7d
@@ -51,11 +56,16 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 		filter.Since = time.Now().Add(-d)
 	}
-	path := filepath.Join(e.dirs(f.config).StateDir(), policy.AuditFile)
-	recs, skipped, err := policy.ReadAudit(path, filter)
+	trail, where, err := e.openAuditTrail(ctx, f.config)
 	if err != nil {
 		return err
 	}
+	defer trail.Close()
+	got, err := trail.Read(ctx, filter)
+	if err != nil {
+		return err
+	}
+	recs := got.Records
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
@@ -72,12 +82,65 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(e.stderr, "%d %s in %s\n", len(recs), plural(len(recs), "record"), e.pretty(path))
-	if skipped > 0 {
-		fmt.Fprintf(e.stderr, "warning: %d %s could not be read\n", skipped, plural(skipped, "line"))
+	fmt.Fprintf(e.stderr, "%d %s in %s\n", len(recs), plural(len(recs), "record"), where)
+	if got.Unreadable > 0 {
+		fmt.Fprintf(e.stderr, "warning: %d %s could not be read\n", got.Unreadable, plural(got.Unreadable, "line"))
+	}
+	if got.Missing > 0 {
+		fmt.Fprintf(e.stderr, "warning: %d %s missing from the sessions' sequences: writes that failed (the replicas' logs say why)\n", got.Missing, plural(got.Missing, "record"))
 	}
 	return nil
 }
+
+// openAuditTrail opens the audit trail the configuration keeps, and says
+// where it is: the shared store's table with settings.store, else the
+// file in the state directory. Only settings.store is read: a
+// configuration with other problems still shows the file, saying so.
+func (e *env) openAuditTrail(ctx context.Context, explicit string) (policy.Auditor, string, error) {
+	cfg := config.Load(e.dirs(explicit))
+	if st := cfg.Settings.Store; st != nil {
+		db, where, err := e.openStoreDB(ctx, st)
+		if err != nil {
+			return nil, "", err
+		}
+		a, err := policy.OpenPostgresAudit(ctx, db, nil)
+		if err != nil {
+			db.Close()
+			return nil, "", err
+		}
+		return closing{a, db}, where, nil
+	}
+	if cfg.Err() != nil {
+		fmt.Fprintf(e.stderr, "warning: the configuration has problems (switchboard config validate shows them); reading the audit file, as without settings.store\n")
+	}
+	path := filepath.Join(cfg.Dirs.StateDir(), policy.AuditFile)
+	return policy.OpenAudit(path, 0, false), e.pretty(path), nil
+}
+
+// openStoreDB opens the shared store that settings.store names, and says
+// where it is without the password.
+//
+// TODO(pgcred): replace with the one place that opens the shared state
+// from the configuration.
+func (e *env) openStoreDB(ctx context.Context, st *config.Store) (*sql.DB, string, error) {
+	dsn, _, err := st.Resolve(e.lookupEnv)
+	if err != nil {
+		return nil, "", err
+	}
+	db, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		return nil, "", err
+	}
+	return db, "the shared store (" + st.Postgres + ")", nil
+}
+
+// closing is an audit trail that closes its database with it.
+type closing struct {
+	policy.Auditor
+	db *sql.DB
+}
+
+func (c closing) Close() error { return errors.Join(c.Auditor.Close(), c.db.Close()) }
 
 func outcome(r policy.Record) string {
 	if r.Outcome == "" || r.DurationMs == 0 {

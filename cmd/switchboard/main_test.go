@@ -8,6 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -17,7 +18,16 @@ import (
 func TestMain(m *testing.M) {
 	upstream.SupervisorMain() // first: a supervisor's environment names the fixture server too
 	testserver.Main()         // when started as the fixture server
-	testscript.Main(m, map[string]func(){"switchboard": main, "follow": followMain})
+	testscript.Main(stopPostgres{m}, map[string]func(){"switchboard": main, "follow": followMain})
+}
+
+// stopPostgres runs the tests and then stops the PostgreSQL server they
+// started, if any (pgtest.Main, where testscript.Main must run them).
+type stopPostgres struct{ m *testing.M }
+
+func (s stopPostgres) Run() int {
+	defer pgtest.Stop()
+	return s.m.Run()
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script starts in $WORK/proj
