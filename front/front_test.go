@@ -479,6 +479,7 @@ func TestStatelessAndMetrics(t *testing.T) {
 		`switchboard_call_errors_total{kind="mcp",server="f"} 1`,
 		`switchboard_call_duration_seconds_count{kind="mcp",server="f"} 4`,
 		`switchboard_server_state{server="f",state="connected"} 1`,
+		"switchboard_audit_write_failures_total 0\n",
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)

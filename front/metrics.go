@@ -132,4 +132,6 @@ func (m *Metrics) writeStates(ctx context.Context, b *strings.Builder) {
 	for _, st := range eng.Status(ctx) {
 		fmt.Fprintf(b, "switchboard_server_state{server=%q,state=%q} 1\n", st.Name, st.State)
 	}
+	b.WriteString("# HELP switchboard_audit_write_failures_total Audit records this process failed to write (its log says why).\n# TYPE switchboard_audit_write_failures_total counter\n")
+	fmt.Fprintf(b, "switchboard_audit_write_failures_total %d\n", eng.AuditFailures())
 }
