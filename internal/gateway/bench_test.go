@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -104,12 +105,30 @@ func quantile(lat []time.Duration, p int) time.Duration {
 
 // BenchmarkCallPolicy measures what policy adds to a call that needs no
 // approval, without the call itself: the quarantine lookup, the approval
-// rule, and the audit record (encoded and appended to the file). Set it
-// against BenchmarkProxiedCall's engine-p50-µs for the share of a call.
+// rule, and the audit record (encoded and appended to the file, or
+// inserted into the shared store's table). Set it against
+// BenchmarkProxiedCall's engine-p50-µs for the share of a call. The
+// postgres case needs the private server (pgtest); it reports the median
+// and p99 of one call's policy work.
 //
 //	go test -run '^$' -bench 'CallPolicy|ProxiedCall' -benchtime 2000x .
 func BenchmarkCallPolicy(b *testing.B) {
-	e := newBenchEngine(b)
+	b.Run("file", func(b *testing.B) { benchCallPolicy(b, newBenchEngine(b)) })
+	b.Run("postgres", func(b *testing.B) {
+		path, args, env := testserver.Command(testserver.Good)
+		db := pgtest.DB(b)
+		e := engineIn(b, b.TempDir(), map[string]def{"f": {"command": path, "args": args, "env": env}}, nil, &Options{Store: db})
+		benchCallPolicy(b, e)
+		// The table's size (with its indexes) per record, for retention.
+		var perRecord float64
+		if err := db.QueryRow(`SELECT pg_total_relation_size('switchboard_audit')::float8 / count(*) FROM switchboard_audit`).Scan(&perRecord); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(perRecord, "table-bytes/record")
+	})
+}
+
+func benchCallPolicy(b *testing.B, e *Engine) {
 	ctx := context.Background()
 	if r := e.Handle(ctx, json.RawMessage(`{"tool":"echo","server":"f","args":{"text":"hello"}}`)); r.IsError {
 		b.Fatalf("warm-up call: %q", r.Text)
@@ -118,11 +137,18 @@ func BenchmarkCallPolicy(b *testing.B) {
 	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello"}}}
 	s := e.def
+	var lat []time.Duration
 	for b.Loop() {
+		start := time.Now()
 		rec, err := s.admit(ctx, ref, nil, params)
 		if err != nil {
 			b.Fatal(err)
 		}
 		s.finish(ctx, rec, time.Millisecond, res, nil)
+		lat = append(lat, time.Since(start))
 	}
+	if n := e.AuditFailures(); n > 0 {
+		b.Fatalf("%d audit records not written", n)
+	}
+	report(b, "", lat)
 }
