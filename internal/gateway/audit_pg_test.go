@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/internal/pgtest"
@@ -156,5 +158,41 @@ func TestAuditWriteFailurePostgres(t *testing.T) {
 	out := log.String()
 	if strings.Count(out, "audit trail: a record was not written") != 1 || !strings.Contains(out, "switchboard_audit") || !strings.Contains(out, "level=WARN") {
 		t.Errorf("log: want one warning naming the cause:\n%s", out)
+	}
+}
+
+// TestAuditFailureWarnings: failed audit writes are all counted, and
+// logged at most once a minute: the first at once, the rest with the next
+// failure or success a minute after the last warning.
+func TestAuditFailureWarnings(t *testing.T) {
+	var f auditFailures
+	fail := errors.New("the database is away")
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	type want struct {
+		n    uint64
+		what int
+	}
+	for i, step := range []struct {
+		at   time.Duration
+		err  error
+		want want
+	}{
+		{0, nil, want{0, auditQuiet}},
+		{time.Second, fail, want{1, auditFailed}},
+		{2 * time.Second, fail, want{0, auditQuiet}},
+		{3 * time.Second, nil, want{0, auditQuiet}},
+		{62 * time.Second, nil, want{1, auditRecovered}},
+		{63 * time.Second, nil, want{0, auditQuiet}},
+		{64 * time.Second, fail, want{0, auditQuiet}},
+		{200 * time.Second, fail, want{2, auditFailed}},
+		{201 * time.Second, nil, want{0, auditQuiet}},
+	} {
+		n, what := f.note(step.err, t0.Add(step.at))
+		if (want{n, what}) != step.want {
+			t.Errorf("step %d (%v, err %v): got %d lost, kind %d; want %+v", i, step.at, step.err, n, what, step.want)
+		}
+	}
+	if got := f.total.Load(); got != 4 {
+		t.Errorf("%d failures counted, want 4", got)
 	}
 }

@@ -79,9 +79,8 @@ func (s *Session) auditID() string {
 
 // record writes r to the audit trail as the next record of s (nil: of
 // none). A record that is not written is counted (AuditFailures) and
-// logged, the first of a run of failures at once and the rest at most
-// once a minute with their number: the call it records goes on (see
-// docs/policy.md).
+// logged with its cause, at most once a minute (see auditFailures.note).
+// The call it records goes on (see docs/policy.md).
 func (e *Engine) record(ctx context.Context, s *Session, r policy.Record) {
 	if e.pol.audit == nil {
 		return
@@ -92,8 +91,11 @@ func (e *Engine) record(ctx context.Context, s *Session, r policy.Record) {
 		r.Seq = e.pol.seq.Add(1)
 	}
 	err := e.pol.audit.Write(ctx, r)
-	if n, warn := e.pol.failures.note(err, time.Now()); warn {
+	switch n, what := e.pol.failures.note(err, time.Now()); what {
+	case auditFailed:
 		e.log.Warn("audit trail: a record was not written", "err", err, "records-lost", n)
+	case auditRecovered:
+		e.log.Warn("audit trail: records are written again", "records-lost", n)
 	}
 }
 
@@ -101,40 +103,52 @@ func (e *Engine) record(ctx context.Context, s *Session, r policy.Record) {
 // write, for metrics.
 func (e *Engine) AuditFailures() uint64 { return e.pol.failures.total.Load() }
 
-// auditWarnEvery is how often a run of failed audit writes is logged
-// again.
+// auditWarnEvery bounds how often failed audit writes are logged.
 const auditWarnEvery = time.Minute
 
 // auditFailures counts failed audit writes and decides which to log.
 type auditFailures struct {
 	total   atomic.Uint64
-	failing atomic.Bool // the last write failed
+	pending atomic.Bool // unwarned > 0
 
 	mu       sync.Mutex
 	lastWarn time.Time // when a failure was last logged
 	unwarned uint64    // failures since then
 }
 
-// note counts the outcome of a write. It reports whether to log err, and
-// how many failures that log line stands for. A success costs an atomic
+// What note says to log.
+const (
+	auditQuiet     = iota
+	auditFailed    // this failure, and n in all since the last warning
+	auditRecovered // a write worked after n failures not logged yet
+)
+
+// note counts the outcome of a write and says what to log, and how many
+// failures that stands for: at most one warning every auditWarnEvery, the
+// first failure after a quiet spell at once, with its cause; failures not
+// logged yet are logged with the next failure, or the next success, once
+// auditWarnEvery has passed. A success after a success costs an atomic
 // load.
-func (f *auditFailures) note(err error, now time.Time) (n uint64, warn bool) {
-	if err == nil {
-		if f.failing.Load() {
-			f.failing.Store(false)
-		}
-		return 0, false
+func (f *auditFailures) note(err error, now time.Time) (n uint64, what int) {
+	if err == nil && !f.pending.Load() {
+		return 0, auditQuiet
 	}
-	f.total.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.unwarned++
-	if f.failing.Swap(true) && now.Sub(f.lastWarn) < auditWarnEvery {
-		return 0, false
+	what = auditRecovered
+	if err != nil {
+		f.total.Add(1)
+		f.unwarned++
+		what = auditFailed
+	}
+	f.pending.Store(f.unwarned > 0)
+	if f.unwarned == 0 || !f.lastWarn.IsZero() && now.Sub(f.lastWarn) < auditWarnEvery {
+		return 0, auditQuiet
 	}
 	f.lastWarn = now
 	n, f.unwarned = f.unwarned, 0
-	return n, true
+	f.pending.Store(false)
+	return n, what
 }
 
 func (e *Engine) auditDecision(ctx context.Context, s *Session, req *policy.Request, ans policy.Answer, took time.Duration) {
