@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 )
 
 // Benchmarks over generated catalogs of 1k, 10k and 100k tools. Run with
@@ -124,6 +125,7 @@ func TestMain(m *testing.M) {
 		l.c.Close()
 		os.RemoveAll(l.dir)
 	}
+	pgtest.Stop()
 	os.Exit(code)
 }
 

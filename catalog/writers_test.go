@@ -54,15 +54,17 @@ func TestWritersTakeTurns(t *testing.T) {
 // TestWriteWaitEndsWithContext: a writer waiting for its turn gives up when
 // its context ends, with the context's error.
 func TestWriteWaitEndsWithContext(t *testing.T) {
-	c, _ := openTemp(t)
-	unlock, err := c.lockWrites(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := c.Put(ctx, &Entry{Server: "a", Hash: "h"}); err == nil || ctx.Err() == nil {
-		t.Fatalf("Put with the turn held and its context ended: %v; want the context's error", err)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c, _ := b.openTemp(t)
+		unlock, err := c.lockWrites(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unlock()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := c.Put(ctx, &Entry{Server: "a", Hash: "h"}); err == nil || ctx.Err() == nil {
+			t.Fatalf("Put with the turn held and its context ended: %v; want the context's error", err)
+		}
+	})
 }
