@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -100,4 +101,54 @@ func openTemp(t testing.TB) (*Catalog, string) {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c, path
+}
+
+func TestToPostgres(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"SELECT value FROM generation WHERE id = 1", "SELECT value FROM switchboard_catalog_generation WHERE id = 1"},
+		{"DELETE FROM failures WHERE server = ? AND at <= ?", "DELETE FROM switchboard_catalog_failures WHERE server = $1 AND at <= $2"},
+		{"UPDATE pins SET pending = '' WHERE tool = '?pins' AND server = ?", "UPDATE switchboard_catalog_pins SET pending = '' WHERE tool = '?pins' AND server = $1"},
+		{"SELECT s.name FROM servers s -- tools? \nWHERE excluded.at >= failures.at AND toolsx = ?",
+			"SELECT s.name FROM switchboard_catalog_servers s -- tools? \nWHERE excluded.at >= switchboard_catalog_failures.at AND toolsx = $1"},
+		{`SELECT "tools" FROM resource_templates`, `SELECT "tools" FROM switchboard_catalog_resource_templates`},
+	} {
+		if got := toPostgres(tc.in); got != tc.want {
+			t.Errorf("toPostgres(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestSameTables: the catalog in PostgreSQL has the tables and columns of
+// the SQLite file's schema.
+func TestSameTables(t *testing.T) {
+	ctx := context.Background()
+	lite, _ := openTemp(t)
+	pg, _ := postgresBackend.openTemp(t)
+	columns := func(c *Catalog, table string) []string {
+		q := "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+		if c.d.postgres {
+			table = pgPrefix + table
+			q = "SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position"
+		}
+		rows, err := c.db.QueryContext(ctx, q, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	for _, table := range tables {
+		l, p := columns(lite, table), columns(pg, table)
+		if len(l) == 0 || !slices.Equal(l, p) {
+			t.Errorf("table %s: SQLite has %v, PostgreSQL %v", table, l, p)
+		}
+	}
 }

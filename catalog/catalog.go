@@ -84,6 +84,10 @@ type Catalog struct {
 	// busy timeout, which a large write on a busy machine can outlast. The
 	// busy timeout is left for writers in other processes.
 	writes chan struct{}
+
+	// beforeCommit, when set (by tests), is called in each write
+	// transaction before it commits.
+	beforeCommit func()
 }
 
 // writeTx runs f in a write transaction, in this process's turn to write,
@@ -106,6 +110,9 @@ func (c *Catalog) writeTx(ctx context.Context, f func(*sql.Tx) error) error {
 	}
 	if err := f(tx); err != nil {
 		return err
+	}
+	if c.beforeCommit != nil {
+		c.beforeCommit()
 	}
 	return tx.Commit()
 }
