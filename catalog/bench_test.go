@@ -125,6 +125,9 @@ func TestMain(m *testing.M) {
 		l.c.Close()
 		os.RemoveAll(l.dir)
 	}
+	for i := len(atExit) - 1; i >= 0; i-- {
+		atExit[i]()
+	}
 	pgtest.Stop()
 	os.Exit(code)
 }
