@@ -17,7 +17,9 @@ import (
 
 func TestMain(m *testing.M) {
 	testserver.Main() // runs the fixture server when this binary is started as one
-	pgtest.Main(m)
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
 }
 
 // def is one server definition for a test configuration.
