@@ -436,4 +436,3 @@ func hitsOf(bs []*backend) string {
 	}
 	return strings.Join(s, " ")
 }
-
