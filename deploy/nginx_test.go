@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,12 +53,13 @@ func nginxBinary(t *testing.T) string {
 // backend is one replica stand-in: an httptest server that records who it
 // served and how many connections it was opened.
 type backend struct {
-	name string
-	srv  *httptest.Server
-	mu   sync.Mutex
-	hits map[string]int // per Mcp-Session-Id ("" for none)
-	conn int            // connections opened
-	seen []string       // "proto host" of each request
+	name   string
+	srv    *httptest.Server
+	mu     sync.Mutex
+	hits   map[string]int // per Mcp-Session-Id received ("" for none)
+	conn   int            // connections opened
+	minted int            // session ids handed out
+	seen   []string       // "proto host" of each request
 }
 
 // stream coordinates the SSE check: the backend sends the first event,
@@ -99,6 +102,13 @@ func newBackend(t *testing.T, name string, sse *stream, dying *int32Counter) *ba
 			}
 			fmt.Fprintf(w, "event: message\ndata: second\n\n")
 			return
+		}
+		if r.Header.Get("X-Test") == "initialize" {
+			// The replica mints the session's id, as go-sdk does on initialize.
+			b.mu.Lock()
+			b.minted++
+			w.Header().Set("Mcp-Session-Id", fmt.Sprintf("%s-%d", name, b.minted))
+			b.mu.Unlock()
 		}
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %d", name, len(body))
@@ -251,7 +261,9 @@ func TestNginx(t *testing.T) {
 	url := "http://" + front + "/mcp"
 	client := &http.Client{Timeout: 60 * time.Second}
 
-	post := func(session, test string, body []byte) (int, string) {
+	// post sends a POST and returns the status, the body and the
+	// Mcp-Session-Id of the answer.
+	post := func(session, test string, body []byte) (int, string, string) {
 		t.Helper()
 		req, err := http.NewRequest("POST", url, bytes.NewReader(body))
 		if err != nil {
@@ -269,13 +281,14 @@ func TestNginx(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return resp.StatusCode, string(b), resp.Header.Get("Mcp-Session-Id")
 	}
 	reset := func() {
 		for _, b := range backends {
 			b.mu.Lock()
 			b.hits = map[string]int{}
 			b.conn = 0
+			b.minted = 0
 			b.seen = nil
 			b.mu.Unlock()
 		}
@@ -284,29 +297,42 @@ func TestNginx(t *testing.T) {
 
 	t.Run("session routing", func(t *testing.T) {
 		defer reset()
-		const perSession = 6
-		for s := range 30 {
-			session := fmt.Sprintf("session-%d", s)
-			var got []string
+		// Each session is opened by a request without Mcp-Session-Id on
+		// some replica, which mints its id; every later request carrying
+		// the id the client got must reach that replica, with the id as
+		// the replica minted it.
+		keyed := regexp.MustCompile(`^[0-9a-f]{32}\.((r[123])-[0-9]+)$`)
+		const sessions, perSession = 30, 6
+		for range sessions {
+			code, body, id := post("", "initialize", []byte("{}"))
+			m := keyed.FindStringSubmatch(id)
+			if code != 200 || m == nil {
+				t.Fatalf("initialize: status %d, Mcp-Session-Id %q (want KEY.ID with a 32-hex-digit key): %s", code, id, body)
+			}
+			inner, owner := m[1], m[2]
+			if !strings.HasPrefix(body, owner+" ") {
+				t.Fatalf("initialize answered by %q, session id %q names %s", body, id, owner)
+			}
 			for range perSession {
-				code, body := post(session, "", []byte("{}"))
+				code, body, again := post(id, "", []byte("{}"))
 				if code != 200 {
 					t.Fatalf("status %d: %s", code, body)
 				}
-				got = append(got, strings.Fields(body)[0])
-			}
-			for _, g := range got {
-				if g != got[0] {
-					t.Errorf("%s landed on %v: want one replica", session, got)
-					break
+				if got := strings.Fields(body)[0]; got != owner {
+					t.Fatalf("a request of session %s (minted by %s) reached %s: %s", id, owner, got, hitsOf(backends))
+				}
+				if again != "" {
+					t.Errorf("a response without a minted id came back with Mcp-Session-Id %q", again)
 				}
 			}
+			if n := hitsOfBackend(backends, owner)[inner]; n != perSession {
+				t.Errorf("%s got %d requests with its own id %s, want %d: the key was not stripped (%s)", owner, n, inner, perSession, hitsOf(backends))
+			}
 		}
-		// 30 sessions on 3 replicas: consistent hashing spreads them
-		// (how evenly depends on the replicas' addresses, random here).
+		// 30 sessions on 3 replicas: the random keys spread them.
 		used := 0
 		for _, b := range backends {
-			if len(b.hits) > 0 {
+			if b.minted > 0 {
 				used++
 			}
 			// Keep-alive: sequential requests reuse connections (at most
@@ -322,30 +348,42 @@ func TestNginx(t *testing.T) {
 			}
 		}
 		if used < 2 {
-			t.Errorf("30 sessions all went to one replica: %s", hitsOf(backends))
+			t.Errorf("30 sessions all opened on one replica: %s", hitsOf(backends))
+		}
+		// An id nginx did not key passes unchanged.
+		if code, _, _ := post("foreign-id", "", nil); code != 200 {
+			t.Errorf("a request with an unkeyed session id: status %d", code)
+		}
+		n := 0
+		for _, b := range backends {
+			n += b.hits["foreign-id"]
+		}
+		if n != 1 {
+			t.Errorf("the unkeyed id foreign-id reached the replicas %d times unchanged, want once (%s)", n, hitsOf(backends))
 		}
 	})
 
 	t.Run("no session spreads", func(t *testing.T) {
 		defer reset()
-		for range 9 {
-			if code, body := post("", "", nil); code != 200 {
+		// Random keys: 60 requests miss a replica with odds below 1e-6.
+		for range 60 {
+			if code, body, _ := post("", "", nil); code != 200 {
 				t.Fatalf("status %d: %s", code, body)
 			}
 		}
 		for _, b := range backends {
 			if b.hits[""] == 0 {
-				t.Errorf("%s got none of 9 requests without Mcp-Session-Id: they are not spread (%v)", b.name, hitsOf(backends))
+				t.Errorf("%s got none of 60 requests without Mcp-Session-Id: they are not spread (%s)", b.name, hitsOf(backends))
 			}
 		}
 	})
 
 	t.Run("body bound", func(t *testing.T) {
 		defer reset()
-		if code, body := post("", "", make([]byte, 4<<20)); code != 200 {
+		if code, body, _ := post("", "", make([]byte, 4<<20)); code != 200 {
 			t.Errorf("4 MiB body: status %d, want 200 (serve takes up to 4 MiB): %s", code, body)
 		}
-		if code, _ := post("", "", make([]byte, 4<<20+1)); code != http.StatusRequestEntityTooLarge {
+		if code, _, _ := post("", "", make([]byte, 4<<20+1)); code != http.StatusRequestEntityTooLarge {
 			t.Errorf("4 MiB + 1 body: status %d, want 413 as serve answers", code)
 		}
 	})
@@ -389,8 +427,8 @@ func TestNginx(t *testing.T) {
 
 	// Last: nginx counts the failure against the replica for a while.
 	t.Run("POST not replayed", func(t *testing.T) {
-		for i, session := range []string{"", "session-x"} {
-			code, _ := post(session, "die", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+		for i, session := range []string{"", strings.Repeat("ab", 16) + ".r1-1"} {
+			code, _, _ := post(session, "die", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
 			if n := dying.get(); n != i+1 {
 				t.Errorf("session %q: the POST reached %d replicas in all, want %d: nginx replayed it (%v)", session, n, i+1, hitsOf(backends))
 			}
@@ -417,6 +455,18 @@ func readEvent(r *bufio.Reader) (string, error) {
 			data = line
 		}
 	}
+}
+
+// hitsOfBackend returns a copy of the requests backend name received, per session id.
+func hitsOfBackend(bs []*backend, name string) map[string]int {
+	for _, b := range bs {
+		if b.name == name {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return maps.Clone(b.hits)
+		}
+	}
+	return nil
 }
 
 func total(m map[string]int) int {
