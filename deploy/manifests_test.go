@@ -379,8 +379,9 @@ func TestExamples(t *testing.T) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		if ing, ok := o.value.(*networkingv1.Ingress); ok {
-			if ing.Annotations["nginx.ingress.kubernetes.io/upstream-hash-by"] != "$http_mcp_session_id" {
-				t.Errorf("%s: the ingress does not route on the Mcp-Session-Id header", f)
+			// Not the session id: the initialize that opens a session has none.
+			if ing.Annotations["nginx.ingress.kubernetes.io/upstream-hash-by"] != "$binary_remote_addr" {
+				t.Errorf("%s: the ingress does not keep a client on one pod", f)
 			}
 			for _, r := range ing.Spec.Rules {
 				for _, p := range r.HTTP.Paths {
