@@ -88,6 +88,16 @@ func newBackend(t *testing.T, name string, sse *stream, dying *int32Counter) *ba
 			}
 			conn.Close()
 			return
+		case "draining":
+			// A draining replica refuses every request before doing
+			// anything (serve.md, Readiness and shutdown); its
+			// replacement would answer. Only r1 drains here.
+			if name == "r1" {
+				dying.add()
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "switchboard: this replica is shutting down", http.StatusServiceUnavailable)
+				return
+			}
 		case "stream":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprintf(w, "event: message\ndata: first from %s\n\n", name)
@@ -425,11 +435,47 @@ func TestNginx(t *testing.T) {
 		}
 	})
 
-	// Last: nginx counts the failure against the replica for a while.
+	// Last: nginx counts a failure against the replica for a while.
+	t.Run("503 of a draining replica", func(t *testing.T) {
+		defer reset()
+		// A GET refused by r1 is sent to another replica; a POST is not
+		// (nginx would replay it after an error too), and the client gets
+		// the 503. Requests are spread at random: send until r1 has refused
+		// one of each, the POST first (after the GET's 503 nginx keeps
+		// r1 out for fail_timeout).
+		for _, method := range []string{"POST", "GET"} {
+			before := dying.get()
+			for i := 0; dying.get() == before; i++ {
+				if i == 200 {
+					t.Fatalf("r1 got no %s in 200", method)
+				}
+				req, err := http.NewRequest(method, url, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("X-Test", "draining")
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				refused := dying.get() > before
+				switch {
+				case method == "GET" && resp.StatusCode != 200:
+					t.Fatalf("GET: status %d, want 200 from another replica after r1's 503: %s", resp.StatusCode, b)
+				case method == "POST" && refused && resp.StatusCode != 503:
+					t.Fatalf("POST refused by r1: status %d, want r1's 503 passed on, not a replay: %s", resp.StatusCode, b)
+				}
+			}
+		}
+	})
+
 	t.Run("POST not replayed", func(t *testing.T) {
+		start := dying.get()
 		for i, session := range []string{"", strings.Repeat("ab", 16) + ".r1-1"} {
 			code, _, _ := post(session, "die", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
-			if n := dying.get(); n != i+1 {
+			if n := dying.get() - start; n != i+1 {
 				t.Errorf("session %q: the POST reached %d replicas in all, want %d: nginx replayed it (%v)", session, n, i+1, hitsOf(backends))
 			}
 			if code != http.StatusBadGateway {
