@@ -291,8 +291,18 @@ func checkOverlay(t *testing.T, overlay string, objs []object) {
 		if secretish.MatchString(e.Name) && (!fromSecret || e.Value != "") {
 			t.Errorf("env %s looks like a secret but does not come from a Secret (valueFrom.secretKeyRef)", e.Name)
 		}
-		if e.ValueFrom != nil && !fromSecret {
-			t.Errorf("env %s comes from something other than a Secret: %+v", e.Name, e.ValueFrom)
+		if e.ValueFrom != nil && !fromSecret && e.ValueFrom.FieldRef == nil {
+			t.Errorf("env %s comes from something other than a Secret or the pod's fields: %+v", e.Name, e.ValueFrom)
+		}
+	}
+
+	if overlay == "team" {
+		// Continuations are forwarded to the replica that holds the call:
+		// each must advertise an address the others reach.
+		ip := env["POD_IP"].ValueFrom
+		if ip == nil || ip.FieldRef == nil || ip.FieldRef.FieldPath != "status.podIP" || env["SWITCHBOARD_ADVERTISE_URL"].Value != "http://$(POD_IP):8080" ||
+			slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "POD_IP" }) > slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "SWITCHBOARD_ADVERTISE_URL" }) {
+			t.Error("team: SWITCHBOARD_ADVERTISE_URL is not http://$(POD_IP):8080 with POD_IP from status.podIP defined before it")
 		}
 	}
 
