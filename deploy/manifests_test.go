@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -340,11 +342,14 @@ func checkOverlay(t *testing.T, overlay string, objs []object) {
 			t.Errorf("%s: settings.store is set: only the team overlay shares state in PostgreSQL", overlay)
 		}
 	}
+	var refEnv []string
 	for _, ref := range regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`).FindAllStringSubmatch(data, -1) {
 		if _, ok := env[ref[1]]; !ok {
 			t.Errorf("config.json refers to ${%s}, which the container's env does not set", ref[1])
 		}
+		refEnv = append(refEnv, ref[1]+"=stand-in")
 	}
+	validateConfig(t, data, refEnv)
 
 	// Replicas and the autoscaler.
 	hpas := count[autoscalingv2.HorizontalPodAutoscaler](objs)
@@ -440,6 +445,59 @@ func TestStrictDecodingFails(t *testing.T) {
 	}
 	if _, err := build(fsys, "/k8s/base"); err != nil {
 		t.Errorf("the same base without the patch: %v", err)
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// switchboardBinary builds cmd/switchboard once for the package's tests.
+func switchboardBinary(t *testing.T) string {
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "switchboard-deploy-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "switchboard")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/switchboard")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build ./cmd/switchboard: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// TestMain removes the binary switchboardBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// validateConfig checks config.json as switchboard reads it (strict: an
+// unknown or misplaced field is an error at file:line), alone: no user or
+// project file, the variables it refers to set to stand-ins.
+func validateConfig(t *testing.T, data string, env []string) {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.json")
+	must(t, os.WriteFile(file, []byte(data), 0o600))
+	cmd := exec.Command(switchboardBinary(t), "config", "validate", "--config", file)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/config", "XDG_STATE_HOME=" + dir + "/state",
+		"XDG_CACHE_HOME=" + dir + "/cache", "PATH=" + os.Getenv("PATH")}, env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("switchboard config validate of the ConfigMap's config.json: %v\n%s", err, out)
 	}
 }
 
