@@ -11,8 +11,8 @@
 #     (default 25432, below the ephemeral ports tests pick), as an unprivileged user (nobody when run as root);
 #   - three `switchboard serve --http` replicas on 127.0.0.1:8081-8083 with one
 #     configuration, $DIR/config.json, whose settings.store names the database;
-#   - nginx on 127.0.0.1:8080 with deploy/nginx/switchboard.conf, which routes a
-#     session's requests to one replica by their Mcp-Session-Id.
+#   - nginx on 127.0.0.1:8080 with deploy/nginx/switchboard.conf (copied to
+#     $DIR/nginx with the ports), which keeps a session on its replica.
 # down stops them all (waiting for each to drain) and deletes nothing but its
 # own pid files: the database, its password (pg-password), the store's key
 # (store-key), the configuration and the logs stay for the next up.
@@ -27,6 +27,8 @@
 #   SWITCHBOARD_BIN           the switchboard binary; default: built from this
 #                             checkout into $DIR/bin (needs go)
 #   SWITCHBOARD_TEAM_PG_PORT  PostgreSQL's port; default 25432
+#   SWITCHBOARD_TEAM_PORTS    nginx's port and the three replicas'; default
+#                             "8080 8081 8082 8083"
 #
 # Needs nginx (Debian: apt-get install nginx) and, with the store, PostgreSQL's
 # server programs (Debian: apt-get install postgresql), and curl.
@@ -35,9 +37,14 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${SWITCHBOARD_TEAM_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/switchboard/team}
 pg_port=${SWITCHBOARD_TEAM_PG_PORT:-25432}
-replicas=(8081 8082 8083)
-front=127.0.0.1:8080
-nginx_conf=$repo/deploy/nginx/switchboard.conf
+read -r -a ports <<<"${SWITCHBOARD_TEAM_PORTS:-8080 8081 8082 8083}"
+[[ ${#ports[@]} == 4 ]] || {
+	echo "team.sh: SWITCHBOARD_TEAM_PORTS=${SWITCHBOARD_TEAM_PORTS-} must name four ports: nginx's and the three replicas'" >&2
+	exit 2
+}
+front=127.0.0.1:${ports[0]}
+replicas=("${ports[@]:1}")
+nginx_conf=$dir/nginx/switchboard.conf # deploy/nginx/switchboard.conf, with these ports
 
 die() {
 	echo "team.sh: $*" >&2
@@ -82,7 +89,7 @@ alive() {
 # port_free fails when something already listens on 127.0.0.1:$1.
 port_free() {
 	if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
-		die "127.0.0.1:$1 is in use by another program (team.sh needs 8080-8083 and $pg_port; is it up already? team.sh status)"
+		die "127.0.0.1:$1 is in use by another program (team.sh needs ${ports[*]} and $pg_port; is it up already? team.sh status)"
 	fi
 }
 
@@ -208,8 +215,7 @@ up() {
 	for p in "$dir"/run/*.pid; do
 		alive "$p" && die "already up ($p): run team.sh down first"
 	done
-	port_free 8080
-	for port in "${replicas[@]}"; do port_free "$port"; done
+	for port in "${ports[@]}"; do port_free "$port"; done
 
 	local bin
 	bin=$(switchboard_bin)
@@ -249,6 +255,9 @@ up() {
 	done
 
 	echo "nginx on $front ($dir/nginx)"
+	sed -e "s/127\.0\.0\.1:8080;/$front;/" -e "s/127\.0\.0\.1:8081;/127.0.0.1:${replicas[0]};/" \
+		-e "s/127\.0\.0\.1:8082;/127.0.0.1:${replicas[1]};/" -e "s/127\.0\.0\.1:8083;/127.0.0.1:${replicas[2]};/" \
+		"$repo/deploy/nginx/switchboard.conf" >"$nginx_conf"
 	"$nginx" -t -q -p "$dir/nginx/" -c "$nginx_conf" -e "$dir/nginx/error.log" ||
 		{
 			down
