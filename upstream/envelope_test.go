@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -120,5 +123,42 @@ func TestStdioConnScans(t *testing.T) {
 	}
 	if n := conn.scanned.Load(); n < 4 {
 		t.Errorf("%d messages scanned, want the initialize and two tools/call responses and a notification at least", n)
+	}
+}
+
+type discardCloser struct{ io.Writer }
+
+func (discardCloser) Close() error { return nil }
+
+// TestStdioConnRead reads what a server may write: a batch (protocols
+// before 2025-06-18), a message the scanner leaves to go-sdk's decoder (an
+// error response), and plain messages, in order; then the end of output.
+func TestStdioConnRead(t *testing.T) {
+	in := `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"ping","id":"p"}]` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no such method"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` + "\n"
+	conn := newStdioConn(newLineReader(strings.NewReader(in), DefaultMaxMessageBytes, slog.New(slog.DiscardHandler)), discardCloser{io.Discard})
+	defer conn.Close()
+	id := func(v any) jsonrpc.ID { i, _ := jsonrpc.MakeID(v); return i }
+	want := []jsonrpc.Message{
+		&jsonrpc.Response{ID: id(float64(1)), Result: json.RawMessage(`{}`)},
+		&jsonrpc.Request{ID: id("p"), Method: "ping"},
+		&jsonrpc.Response{ID: id(float64(2)), Error: &jsonrpc.Error{Code: -32601, Message: "no such method"}},
+		&jsonrpc.Response{ID: id(float64(3)), Result: json.RawMessage(`{"content":[]}`)},
+	}
+	for i, w := range want {
+		got, err := conn.Read(t.Context())
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if diff := cmp.Diff(w, got, cmp.Comparer(func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }), cmp.Comparer(func(a, b jsonrpc.ID) bool { return a == b })); diff != "" {
+			t.Errorf("message %d (-want +got):\n%s", i, diff)
+		}
+	}
+	if _, err := conn.Read(t.Context()); !errors.Is(err, io.EOF) {
+		t.Errorf("after the last line: %v, want EOF", err)
+	}
+	if s, d := conn.scanned.Load(), conn.decoded.Load(); s != 1 || d != 2 {
+		t.Errorf("scanned %d, decoded %d lines; want 1 and 2 (the batch and the error)", s, d)
 	}
 }
