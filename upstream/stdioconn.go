@@ -23,7 +23,7 @@ import (
 // As in go-sdk's, a goroutine reads the lines, so that Read can end with its
 // context (the protocol probe relies on it, see probeConn); it ends when the
 // server's output does, which closing the connection brings about (see
-// process.close).
+// process.close); Close waits for it.
 //
 // A line go-sdk's decoder must judge (see scanEnvelope) goes to
 // jsonrpc.DecodeMessage; a batch (a JSON array, which only servers of
@@ -46,6 +46,7 @@ type stdioConn struct {
 	closeOnce sync.Once
 	closeErr  error
 	closed    chan struct{}
+	readDone  chan struct{} // closed when the reading goroutine has returned
 }
 
 // incoming is one line read: its messages, or the error that ended reading.
@@ -55,7 +56,7 @@ type incoming struct {
 }
 
 func newStdioConn(r *lineReader, w io.WriteCloser) *stdioConn {
-	c := &stdioConn{w: w, incoming: make(chan incoming), closed: make(chan struct{})}
+	c := &stdioConn{w: w, incoming: make(chan incoming), closed: make(chan struct{}), readDone: make(chan struct{})}
 	go c.read(r)
 	return c
 }
@@ -65,6 +66,7 @@ func (c *stdioConn) SessionID() string { return "" }
 // read reads lines until the server's output ends or the connection is
 // closed.
 func (c *stdioConn) read(r *lineReader) {
+	defer close(c.readDone)
 	for {
 		var in incoming
 		line, err := r.next()
@@ -166,11 +168,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 // Close closes the server's input, which ends the process (see
-// process.close) and so the reader. It is idempotent.
+// process.close) and so the reader, and waits for the reader. It is
+// idempotent.
 func (c *stdioConn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		c.closeErr = c.w.Close()
+		<-c.readDone
 	})
 	return c.closeErr
 }
