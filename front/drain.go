@@ -73,6 +73,7 @@ func (s *Server) busy() (requests, suspended int) {
 // Close the server afterwards.
 func (s *Server) Drain(bound time.Duration) (cancelled int) {
 	s.drain.draining.Store(true)
+	s.log.Info("draining: taking no new requests", "bound", bound)
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {

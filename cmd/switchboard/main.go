@@ -79,6 +79,7 @@ func interruptible(ctx context.Context, stop func(), sigs []os.Signal, stderr io
 	signal.Notify(again, sigs...)
 	defer signal.Stop(again)
 	stop()
+	grace += time.Duration(stopGraceExtra.Load()) // serve --http's drain
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {

@@ -28,7 +28,7 @@ const DelayEnv = "SWITCHBOARD_TESTSERVER_DELAY"
 
 // Modes.
 const (
-	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, a prompt, a resource
+	Good           = "good"            // go-sdk server: echo, slow, gate, hang, crash, big, spawn, add-tool, a prompt, a resource
 	Roots          = "roots"           // go-sdk server whose tool "roots" lists the client's roots
 	EnvReport      = "env-report"      // go-sdk server whose tool "env" tells whether a variable is set, and its SHA-256
 	Meta           = "meta"            // go-sdk server whose tool "meta" answers with the request's _meta as JSON; it writes "meta: called" to stderr

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
+)
+
+// defaultDrain is how long serve --http lets calls in flight finish after
+// SIGTERM: within Kubernetes' default terminationGracePeriodSeconds (30),
+// with room to close the servers after it.
+const defaultDrain = 25 * time.Second
+
+// stopGraceExtra is added to interruptGrace for the command that runs: a
+// draining serve needs its drain on top of the time to close.
+var stopGraceExtra atomic.Int64
+
+// serveStore opens the shared store (settings.store), or returns nil when
+// none is configured. The caller closes it.
+func (e *env) serveStore(ctx context.Context, cfg *config.Config) (*sql.DB, error) {
+	st := cfg.Settings.Store
+	if st == nil {
+		return nil, nil
+	}
+	dsn, _, err := st.Resolve(e.lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	return pgstore.Open(ctx, dsn)
+}
+
+// advertiseURL is the URL other replicas reach this one at: --advertise,
+// else $SWITCHBOARD_ADVERTISE_URL, else the address it listens on unless
+// that is a wildcard (every interface names no one address), else "".
+func (e *env) advertiseURL(flag string, ln net.Addr) (string, error) {
+	adv, from := flag, "--advertise"
+	if adv == "" {
+		adv, from = e.getenv("SWITCHBOARD_ADVERTISE_URL"), "$SWITCHBOARD_ADVERTISE_URL"
+	}
+	if adv == "" {
+		tcp, ok := ln.(*net.TCPAddr)
+		if !ok || tcp.IP.IsUnspecified() {
+			return "", nil
+		}
+		return "http://" + tcp.String(), nil
+	}
+	u, err := url.Parse(adv)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
+		return "", usagef("%s %q: want the URL other replicas reach this one at, http://HOST:PORT (in Kubernetes, the pod's IP from the downward API)", from, adv)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
