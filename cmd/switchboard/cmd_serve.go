@@ -193,12 +193,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		}
 		defer reg.Close() // after the drain: continuations reach this replica until then
 		hopts.Registry = reg
-		hopts.Ready = func(ctx context.Context) error {
-			if err := db.PingContext(ctx); err != nil {
-				return fmt.Errorf("the shared store (PostgreSQL) is unreachable: %w", err)
-			}
-			return nil
-		}
+		hopts.Ready = storeReady(db)
 		logger.Info("replica", "id", replica, "advertise", advertise)
 	}
 	h, err := srv.Handler(hopts)

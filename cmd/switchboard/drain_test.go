@@ -5,8 +5,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -33,7 +38,14 @@ type httpServe struct {
 // port with args, and returns once it says where it serves.
 func startServeHTTP(t *testing.T, home string, args ...string) *httpServe {
 	t.Helper()
+	return startServeHTTPEnv(t, home, nil, args...)
+}
+
+// startServeHTTPEnv is startServeHTTP with env added to its environment.
+func startServeHTTPEnv(t *testing.T, home string, env []string, args ...string) *httpServe {
+	t.Helper()
 	cmd := switchboardCmd(t, home, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -239,5 +251,73 @@ func TestServeDrainCancelsPastTheBound(t *testing.T) {
 	}
 	if code := s.waitExit(t); code != 0 {
 		t.Errorf("exit code %d after the drain, want 0", code)
+	}
+}
+
+// TestServeReadyWithStore: with settings.store, serve registers the
+// replica in the store's registry at the URL it advertises, /readyz
+// answers 503 naming the store while the store refuses connections and
+// 200 again once it takes them, and a drained replica leaves the registry.
+func TestServeReadyWithStore(t *testing.T) {
+	dsn := pgtest.DSN(t) // starts the shared server before the leak check: it outlives the test
+	admin := pgtest.DB(t)
+	mcptest.CheckNoLeaks(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := strings.TrimPrefix(u.Path, "/")
+	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Good)},
+		map[string]any{"store": map[string]any{"postgres": "${DATABASE_URL}", "key": "${SWITCHBOARD_STORE_KEY}"}})
+	key := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	s := startServeHTTPEnv(t, home, []string{"DATABASE_URL=" + dsn, "SWITCHBOARD_STORE_KEY=" + key, "SWITCHBOARD_ADVERTISE_URL="}, "--advertise", "http://127.0.0.1:1")
+	if code, body := s.get(t, "/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz with the store up: %d %q, want 200", code, body)
+	}
+	var id, adv string
+	store, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.QueryRowContext(t.Context(), `SELECT id, url FROM switchboard_replicas`).Scan(&id, &adv); err != nil || adv != "http://127.0.0.1:1" {
+		t.Errorf("the registry holds %q at %q (%v), want this replica at its --advertise URL", id, adv, err)
+	}
+	store.Close()
+
+	block := func(allow bool) {
+		t.Helper()
+		if _, err := admin.ExecContext(t.Context(), fmt.Sprintf(`ALTER DATABASE %s WITH ALLOW_CONNECTIONS %v`, dbName, allow)); err != nil {
+			t.Fatal(err)
+		}
+		if !allow {
+			if _, err := admin.ExecContext(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, dbName); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	block(false)
+	code, body := s.get(t, "/readyz")
+	block(true)
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "the shared store (PostgreSQL) is unreachable") {
+		t.Errorf("/readyz with the store refusing connections: %d %q, want 503 naming the store", code, body)
+	}
+	if code, body := s.get(t, "/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz with the store back: %d %q, want 200", code, body)
+	}
+	if err := s.cmd.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := s.waitExit(t); code != 0 {
+		t.Errorf("exit code %d after the drain, want 0", code)
+	}
+	store, err = pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var n int
+	if err := store.QueryRowContext(t.Context(), `SELECT count(*) FROM switchboard_replicas`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d replicas registered after the only one stopped (%v), want none", n, err)
 	}
 }

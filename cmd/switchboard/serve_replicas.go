@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -57,3 +60,26 @@ func (e *env) advertiseURL(flag string, ln net.Addr) (string, error) {
 	}
 	return u.Scheme + "://" + u.Host, nil
 }
+
+// storeReady is /readyz's check of the shared store: a ping. A pooled
+// connection the server closed (it restarted, or ended idle sessions)
+// answers the ping with driver.ErrBadConn and is discarded, which says
+// nothing about the store: the ping is tried again on the next one, at
+// most once per idle connection the pool keeps, and then on a new one.
+func storeReady(db *sql.DB) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var err error
+		for range storeIdleConns + 1 {
+			if err = db.PingContext(ctx); !errors.Is(err, driver.ErrBadConn) {
+				break
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("the shared store (PostgreSQL) is unreachable: %w", err)
+		}
+		return nil
+	}
+}
+
+// storeIdleConns is how many idle connections pgstore.Open keeps.
+const storeIdleConns = 4
