@@ -151,6 +151,21 @@ func TestContinuationOnAnotherReplica(t *testing.T) {
 			}
 			a := newReplica(t, "replica-a", up, reg("replica-a"))
 			b := newReplica(t, "replica-b", up, reg("replica-b"))
+			if tc.stop == nil {
+				// Forwarding is the owner's to authenticate, and only after the
+				// receiving replica has: without the token nothing goes anywhere.
+				req, _ := http.NewRequest("POST", b.ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mcp","arguments":{},"requestState":"sb1.replica-a.AAAAAAAAAAAAAAAAAAAAAA"}}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusUnauthorized {
+					t.Errorf("a continuation without the token: %d, want 401", resp.StatusCode)
+				}
+			}
 			au, _ := url.Parse(a.ts.URL)
 			bu, _ := url.Parse(b.ts.URL)
 			lb := &balancer{first: au, second: bu}

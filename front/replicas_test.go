@@ -1,6 +1,7 @@
 package front
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -68,4 +69,35 @@ func TestUnknownSessionSaysWhy(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "lives on another replica, or it has ended") || !strings.Contains(string(body), "Mcp-Session-Id") {
 		t.Errorf("unknown session: %d %q; want 404 saying where the session may be", resp.StatusCode, body)
 	}
+}
+
+// FuzzRequestBody: what the front reads of a request body before go-sdk
+// does (peek, then a requestState's owner) never panics, gives the body
+// back unchanged, and a requestState the front made names its replica.
+func FuzzRequestBody(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp","requestState":"sb1.r0a1b2c3d4e5f.AAAAAAAAAAAAAAAAAAAAAA"}}`))
+	f.Add([]byte(`[{"jsonrpc":"2.0","method":"notifications/cancelled"},{"id":null}]`))
+	f.Add([]byte(`{"params":{"requestState":"sb1..x"}}`))
+	f.Add([]byte(" [ "))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := httptest.NewRequest("POST", "/mcp", bytes.NewReader(body))
+		got, msgs, err := peek(httptest.NewRecorder(), r, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := io.ReadAll(r.Body)
+		if !bytes.Equal(got, body) || !bytes.Equal(again, body) {
+			t.Fatalf("peek changed the body")
+		}
+		for _, m := range msgs {
+			m.isCall()
+			if owner, ok := stateOwner(m.Params.RequestState); ok && (owner == "" || strings.Contains(owner, ".")) {
+				t.Fatalf("owner %q of %q", owner, m.Params.RequestState)
+			}
+		}
+		id := NewReplicaID()
+		if owner, ok := stateOwner(newState(id)); !ok || owner != id {
+			t.Fatalf("the owner of a new state of %s is %q", id, owner)
+		}
+	})
 }
