@@ -202,7 +202,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	}
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
 	fmt.Fprintf(e.stderr, "switchboard: serving http://%s/mcp\n", ln.Addr())
-	stopGraceExtra.Store(int64(o.drain))
+	if e.stopGrace != nil {
+		e.stopGrace.Store(int64(o.drain)) // a draining serve needs its drain on top of the time to close
+	}
 	return srv.Serve(ctx, ln, h, o.drain)
 }
 

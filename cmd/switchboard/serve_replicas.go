@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -20,10 +19,6 @@ import (
 // SIGTERM: within Kubernetes' default terminationGracePeriodSeconds (30),
 // with room to close the servers after it.
 const defaultDrain = 25 * time.Second
-
-// stopGraceExtra is added to interruptGrace for the command that runs: a
-// draining serve needs its drain on top of the time to close.
-var stopGraceExtra atomic.Int64
 
 // serveStore opens the shared store (settings.store), or returns nil when
 // none is configured. The caller closes it.
