@@ -98,3 +98,52 @@ func (h onMessage) Handle(_ context.Context, r slog.Record) error {
 	}
 	return nil
 }
+
+// TestDrainCancelsPastTheBound: a call still running when the drain's
+// bound runs out is cancelled upstream (the upstream tool sees its context
+// end) and its client gets an error that names the shutdown.
+func TestDrainCancelsPastTheBound(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	up := mcp.NewServer(&mcp.Implementation{Name: "block", Version: "1"}, nil)
+	mcp.AddTool(up, &mcp.Tool{Name: "block", Description: "Blocks until cancelled."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return nil, nil, ctx.Err()
+		})
+	upTS := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
+	t.Cleanup(upTS.Close) // after the gateway's, whose connection it holds
+	g := newGateway(t, map[string]def{"up": {"url": upTS.URL}}, map[string]any{"toolPrefix": "none"})
+	h, err := g.srv.Handler(HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "block", Arguments: map[string]any{}})
+		if err != nil {
+			r = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "client error: " + err.Error()}}}
+		}
+		done <- r
+	}()
+	<-started
+	if n := g.srv.Drain(50 * time.Millisecond); n != 1 {
+		t.Errorf("the drain cancelled %d, want the one call", n)
+	}
+	<-cancelled // the upstream was told
+	r := <-done
+	for _, want := range []string{"switchboard: the call was cancelled: switchboard is shutting down", "did not finish within the 50ms", "call the tool again"} {
+		if !r.IsError || !strings.Contains(text(r), want) {
+			t.Errorf("the call past the bound: %q (isError %v), want an error with %q", text(r), r.IsError, want)
+		}
+	}
+}
