@@ -184,7 +184,7 @@ func drainClient(t *testing.T, endpoint string) (*mcp.ClientSession, chan struct
 // process exits 0 and leaves no child behind.
 func TestServeDrainsOnSIGTERM(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
-	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Good)}, map[string]any{"toolPrefix": "none"})
+	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Gated)}, map[string]any{"toolPrefix": "none"})
 	s := startServeHTTP(t, home, "--drain", "5m")
 	if code, body := s.get(t, "/readyz"); code != http.StatusOK || body != "ready\n" {
 		t.Fatalf("/readyz before the signal: %d %q, want 200 ready", code, body)
@@ -232,7 +232,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 // exits 0 and leaves no child behind.
 func TestServeDrainCancelsPastTheBound(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
-	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Good)}, map[string]any{"toolPrefix": "none"})
+	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Gated)}, map[string]any{"toolPrefix": "none"})
 	s := startServeHTTP(t, home, "--drain", "1s")
 	fifo := filepath.Join(t.TempDir(), "gate") // never opened: the call waits
 	if err := mkfifo(fifo); err != nil {

@@ -28,7 +28,7 @@ const DelayEnv = "SWITCHBOARD_TESTSERVER_DELAY"
 
 // Modes.
 const (
-	Good           = "good"            // go-sdk server: echo, slow, gate, hang, crash, big, spawn, add-tool, a prompt, a resource
+	Good           = "good"            // go-sdk server: echo, slow, hang, crash, big, spawn, add-tool, a prompt, a resource
 	Roots          = "roots"           // go-sdk server whose tool "roots" lists the client's roots
 	EnvReport      = "env-report"      // go-sdk server whose tool "env" tells whether a variable is set, and its SHA-256
 	Meta           = "meta"            // go-sdk server whose tool "meta" answers with the request's _meta as JSON; it writes "meta: called" to stderr
@@ -49,6 +49,7 @@ const (
 	Linger         = "linger"          // Good, but stays after its input ends (as most Node servers do), until signalled
 	Stubborn       = "stubborn"        // Linger, and ignores SIGTERM: only SIGKILL ends it
 	Away           = "away"            // Good, and tool "spawn-away" starts a grandchild in a process group of its own
+	Gated          = "gated"           // Good, and tool "gate" reports progress, then waits for a writer to open and close a named pipe
 )
 
 // Main runs the mode named by $SWITCHBOARD_TESTSERVER, if any, and exits.
@@ -109,6 +110,8 @@ func run(mode string) error {
 		select {}
 	case Away:
 		return serveGood(addSpawnAway)
+	case Gated:
+		return serveGood(addGate)
 	case Linger, Stubborn:
 		if mode == Stubborn {
 			signal.Ignore(syscall.SIGTERM)
