@@ -18,16 +18,17 @@ import (
 func TestMain(m *testing.M) {
 	upstream.SupervisorMain() // first: a supervisor's environment names the fixture server too
 	testserver.Main()         // when started as the fixture server
-	testscript.Main(stopPostgres{m}, map[string]func(){"switchboard": main, "follow": followMain})
+	testscript.Main(stopsPostgres{m}, map[string]func(){"switchboard": main, "follow": followMain})
 }
 
-// stopPostgres runs the tests and then stops the PostgreSQL server they
-// started, if any (pgtest.Main, where testscript.Main must run them).
-type stopPostgres struct{ m *testing.M }
+// stopsPostgres runs the tests, then stops the private PostgreSQL server
+// if a test started one (pgtest.Main cannot wrap testscript.Main).
+type stopsPostgres struct{ m *testing.M }
 
-func (s stopPostgres) Run() int {
-	defer pgtest.Stop()
-	return s.m.Run()
+func (s stopsPostgres) Run() int {
+	code := s.m.Run()
+	pgtest.Stop()
+	return code
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script starts in $WORK/proj
