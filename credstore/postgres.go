@@ -146,12 +146,20 @@ func (p *Postgres) keyName() string {
 	return "the credential store's key"
 }
 
+// keyVar is how a hint names what to set.
+func (p *Postgres) keyVar() string {
+	if v := strings.TrimSuffix(strings.TrimPrefix(p.keyRef, "${"), "}"); v != "" {
+		return v
+	}
+	return "the key"
+}
+
 func opContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), pgOpTimeout)
 }
 
 // ErrWrongKey reports a value written with another key than the store's.
-var ErrWrongKey = errors.New("the credential was written with another key")
+var ErrWrongKey = errors.New("wrong credential store key")
 
 // Get implements Store.
 func (p *Postgres) Get(key string) ([]byte, bool, error) {
@@ -182,7 +190,7 @@ func (p *Postgres) open(key string, sealed []byte) ([]byte, error) {
 		return nil, fmt.Errorf("credential %q in PostgreSQL is not in a format this switchboard reads (format %d): a newer version wrote it, or it is damaged", key, formatOf(sealed))
 	}
 	if !bytes.Equal(sealed[1:pgHeaderLen], p.keyID[:]) {
-		return nil, fmt.Errorf("%w: credential %q was written with a different key than %s holds now (hint: set it to the key the replicas that wrote it use)", ErrWrongKey, key, p.keyName())
+		return nil, fmt.Errorf("%w: credential %q was written with a different key than %s holds now (hint: set %s to the key it was written with, the one the other replicas use)", ErrWrongKey, key, p.keyName(), p.keyVar())
 	}
 	v, err := p.aead.Open(nil, sealed[pgHeaderLen:pgHeaderLen+ns], sealed[pgHeaderLen+ns:], additional(sealed[:pgHeaderLen], key))
 	if err != nil {

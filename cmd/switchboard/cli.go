@@ -24,6 +24,7 @@ type env struct {
 	goos           string
 	self           string // the path of the running binary, which imports skip; "" when unknown
 	offline        bool   // --offline: openEngine makes the configuration offline
+	states         *states // settings.store's databases the command opened (openState)
 }
 
 // dirs describes where configuration lives, honouring --config.

@@ -127,14 +127,23 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("traces are off", "err", err)
 	}
 	defer stopTraces() // after the server (and its engine) has closed: its last spans are sent
+	st, err := e.openState(ctx, cfg) // closed after the server, when the command returns
+	if err != nil {
+		return err
+	}
 	metrics := front.NewMetrics()
 	calls := switchboard.NewCallLog(0)
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
-	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "",
-		Engine: switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
-			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: calls.Add}})
+	fopts := &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "",
+		Engine: switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Version: versionString(),
+			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: calls.Add}}
+	st.engine(&fopts.Engine)
+	if st.shared != nil {
+		logger.Info("shared store", "store", st.describe())
+	}
+	srv, err := front.New(ctx, cfg, fopts)
 	if err != nil {
 		return err
 	}
