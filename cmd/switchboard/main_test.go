@@ -8,6 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -17,7 +18,17 @@ import (
 func TestMain(m *testing.M) {
 	upstream.SupervisorMain() // first: a supervisor's environment names the fixture server too
 	testserver.Main()         // when started as the fixture server
-	testscript.Main(m, map[string]func(){"switchboard": main, "follow": followMain})
+	testscript.Main(pgtestM{m}, map[string]func(){"switchboard": main, "follow": followMain})
+}
+
+// pgtestM stops the private PostgreSQL server of pgtest, if a test
+// started one, once the tests have run (pgtest.Main, for testscript.Main).
+type pgtestM struct{ m *testing.M }
+
+func (p pgtestM) Run() int {
+	code := p.m.Run()
+	pgtest.Stop()
+	return code
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script starts in $WORK/proj

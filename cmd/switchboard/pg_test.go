@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+)
+
+// TestPostgresScripts runs testdata/pg/*.txtar against the private
+// PostgreSQL server of pgtest: $DATABASE_URL names a fresh database,
+// $SWITCHBOARD_STORE_KEY is a random key and $OTHER_KEY another one.
+func TestPostgresScripts(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	key := func() string {
+		b := make([]byte, 32)
+		rand.Read(b)
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	fixture, _, _ := testserver.Command(testserver.Good)
+	testscript.Run(t, scriptParams("testdata/pg", map[string]string{
+		"FIXTURE": fixture, "DATABASE_URL": dsn, "SWITCHBOARD_STORE_KEY": key(), "OTHER_KEY": key(),
+	}))
+}
+
+// TestServeSharedSecret: a secret stored by one process (secret set) with
+// settings.store reaches a stdio server that switchboard serve, another
+// process with nothing in its state directory, starts: through the
+// database alone.
+func TestServeSharedSecret(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	key := make([]byte, 32)
+	rand.Read(key)
+	vars := []string{"DATABASE_URL=" + dsn, "SWITCHBOARD_STORE_KEY=" + base64.StdEncoding.EncodeToString(key)}
+	home := t.TempDir()
+	path, args, env := testserver.Command(testserver.EnvReport)
+	env["GH_TOKEN"] = "${secret:GH_TOKEN}"
+	env[mcptest.OwnerEnv] = os.Getenv(mcptest.OwnerEnv)
+	writeJSONFile(t, filepath.Join(home, ".config", "switchboard", "config.json"), map[string]any{
+		"settings":   map[string]any{"store": map[string]any{"postgres": "${DATABASE_URL}", "key": "${SWITCHBOARD_STORE_KEY}"}},
+		"mcpServers": map[string]any{"env": map[string]any{"command": path, "args": args, "env": env}},
+	})
+	const value = "pg-serve-canary-0b7d"
+	set := switchboardCmd(t, home, "secret", "set", "GH_TOKEN")
+	set.Env = append(set.Env, vars...)
+	set.Stdin = strings.NewReader(value + "\n")
+	if out, err := set.CombinedOutput(); err != nil || !strings.Contains(string(out), "stored secret GH_TOKEN in the PostgreSQL store") {
+		t.Fatalf("secret set: %v\n%s", err, out)
+	}
+
+	cmd := switchboardCmd(t, home, "serve")
+	cmd.Env = append(cmd.Env, vars...)
+	var log bytes.Buffer
+	cmd.Stderr = &log
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("serve: %v\n%s", err, log.Bytes())
+	}
+	got, isErr := callText(t, cs, "mcp", map[string]any{"server": "env", "tool": "env", "args": map[string]any{"name": "GH_TOKEN"}})
+	if want := testserver.EnvAnswer("GH_TOKEN", value); isErr || !strings.Contains(got, want) {
+		t.Errorf("the stdio server's environment: got %q, want it to say %q", got, want)
+	}
+	cs.Close()
+	if bytes.Contains(log.Bytes(), []byte(value)) {
+		t.Errorf("serve's log holds the secret:\n%s", log.Bytes())
+	}
+	if _, err := os.Stat(filepath.Join(home, ".local", "state", "switchboard", "credentials")); err == nil {
+		t.Error("a file credential store was made beside settings.store")
+	}
+}
