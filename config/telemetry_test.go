@@ -102,3 +102,24 @@ func TestStoreResolve(t *testing.T) {
 		t.Fatalf("Resolve = %q, %v, %v", dsn, key, err)
 	}
 }
+
+// A trusted project still cannot move where credentials are kept.
+func TestSettingsStoreNotInProject(t *testing.T) {
+	d := Dirs{Home: t.TempDir(), Project: t.TempDir()}
+	os.MkdirAll(filepath.Dir(d.ProjectFile()), 0o755)
+	if err := os.WriteFile(d.ProjectFile(), []byte(`{"settings": {"store": {"postgres": "${DATABASE_URL}", "key": "${K}"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trust(t, d)
+	cfg := Load(d)
+	if cfg.Settings.Store != nil {
+		t.Errorf("a project's settings.store applied: %+v", cfg.Settings.Store)
+	}
+	var all []string
+	for _, p := range cfg.Problems {
+		all = append(all, p.Error())
+	}
+	if !strings.Contains(strings.Join(all, "\n"), "settings.store: belongs in your own configuration file") {
+		t.Errorf("problems %q, want settings.store refused in a project", all)
+	}
+}
