@@ -22,8 +22,8 @@ type env struct {
 	lookupEnv      func(string) (string, bool)
 	cwd            string
 	goos           string
-	self           string // the path of the running binary, which imports skip; "" when unknown
-	offline        bool   // --offline: openEngine makes the configuration offline
+	self           string  // the path of the running binary, which imports skip; "" when unknown
+	offline        bool    // --offline: openEngine makes the configuration offline
 	states         *states // settings.store's databases the command opened (openState)
 }
 

@@ -126,7 +126,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		logger.Warn("traces are off", "err", err)
 	}
-	defer stopTraces() // after the server (and its engine) has closed: its last spans are sent
+	defer stopTraces()               // after the server (and its engine) has closed: its last spans are sent
 	st, err := e.openState(ctx, cfg) // closed after the server, when the command returns
 	if err != nil {
 		return err
