@@ -98,7 +98,7 @@ func checkStore(o Options) []Finding {
 	case st.Err != nil:
 		return []Finding{{Check: CheckStore, Severity: Error,
 			What: "the shared store (settings.store) cannot be used, so nothing that needs the catalog or a credential works: " + st.Err.Error(),
-			Fix:  "fix what the error names (docs/team.md, Shared store); switchboard status shows the store again"}}
+			Fix:  "fix what the error names (docs/configuration.md, Shared store); switchboard status shows the store again"}}
 	}
 	what := "shared store: " + st.Where + ", answers"
 	if st.Schema != "" {
@@ -247,6 +247,9 @@ func secretFinding(o Options, s *config.Server, r config.Reference) []Finding {
 	case err != nil:
 		f.What = fmt.Sprintf("server %q refers to ${secret:%s}, and the credential store (%s) cannot be read: %v", s.Name, r.Name, o.Secrets.Name(), err)
 		f.Fix = "see docs/auth.md (Credential store), or set settings.credentialStore to \"file\""
+		if o.Store != nil {
+			f.Fix = "see the store finding, and docs/configuration.md (Shared store)"
+		}
 	case !ok || len(v) == 0:
 		f.What = fmt.Sprintf("server %q refers to ${secret:%s}, which is not in the credential store (%s)", s.Name, r.Name, o.Secrets.Name())
 	default:

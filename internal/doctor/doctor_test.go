@@ -220,5 +220,5 @@ func TestCheckStore(t *testing.T) {
 	want(t, only(Run(t.Context(), Options{Config: cfg, Store: &StoreState{Where: "PostgreSQL store (database d on 127.0.0.1:5432)", Schema: "credentials 1"}}), CheckStore),
 		OK, "PostgreSQL store (database d on 127.0.0.1:5432), answers", "credentials 1")
 	want(t, only(Run(t.Context(), Options{Config: cfg, Store: &StoreState{Err: errors.New("settings.store.postgres: the variable DATABASE_URL is not set")}}), CheckStore),
-		Error, "cannot be used", "DATABASE_URL is not set", "docs/team.md")
+		Error, "cannot be used", "DATABASE_URL is not set", "docs/configuration.md, Shared store")
 }
