@@ -96,7 +96,7 @@ func (e *env) doctorStore(ctx context.Context, cfg *config.Config) (credstore.St
 	if err != nil {
 		return nil, &doctor.StoreState{Err: err}
 	}
-	if err := st.shared.Ping(ctx); err != nil {
+	if err := st.ready(ctx); err != nil {
 		return nil, &doctor.StoreState{Where: st.describe(), Err: err}
 	}
 	return st.creds, &doctor.StoreState{Where: st.describe(), Schema: schemaOf(ctx, st)}

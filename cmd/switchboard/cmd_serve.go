@@ -127,7 +127,10 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("traces are off", "err", err)
 	}
 	defer stopTraces()               // after the server (and its engine) has closed: its last spans are sent
-	st, err := e.openState(ctx, cfg) // closed after the server, when the command returns
+	// The state: the credential store, and with settings.store the shared
+	// database (st.db(), st.ready for readiness). run closes it after the
+	// server, when the command returns.
+	st, err := e.openState(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -188,7 +188,7 @@ func (e *env) storeStatus(ctx context.Context, c *config.Config) (storeJSON, *st
 		return out, nil
 	}
 	out.Where = st.shared.Credentials.Where()
-	if err := st.shared.Ping(ctx); err != nil {
+	if err := st.ready(ctx); err != nil {
 		out.Error = err.Error()
 		return out, nil
 	}

@@ -34,6 +34,16 @@ func (s *state) db() *sql.DB {
 	return s.shared.DB
 }
 
+// ready says whether the shared store answers, for readiness: nil without
+// settings.store (nothing to reach), else whether the database answers
+// with the credential store's table in it (migrated when opened).
+func (s *state) ready(ctx context.Context) error {
+	if s.shared == nil {
+		return nil
+	}
+	return s.shared.Ping(ctx)
+}
+
 // engine sets the options that come from the state.
 func (s *state) engine(o *switchboard.Options) {
 	o.Credentials = s.creds
