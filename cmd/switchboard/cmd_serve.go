@@ -126,7 +126,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		logger.Warn("traces are off", "err", err)
 	}
-	defer stopTraces()               // after the server (and its engine) has closed: its last spans are sent
+	defer stopTraces() // after the server (and its engine) has closed: its last spans are sent
 	// The state: the credential store, and with settings.store the shared
 	// database (st.db(), st.ready for readiness). run closes it after the
 	// server, when the command returns.
