@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +39,7 @@ func TestPostgresScripts(t *testing.T) {
 // TestServeSharedSecret: a secret stored by one process (secret set) with
 // settings.store reaches a stdio server that switchboard serve, another
 // process with nothing in its state directory, starts: through the
-// database alone.
+// database alone; and so does serve --http, a third.
 func TestServeSharedSecret(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	key := make([]byte, 32)
@@ -74,7 +77,57 @@ func TestServeSharedSecret(t *testing.T) {
 	if bytes.Contains(log.Bytes(), []byte(value)) {
 		t.Errorf("serve's log holds the secret:\n%s", log.Bytes())
 	}
+
+	// serve --http, a replica of its own, reads it too.
+	hcmd := switchboardCmd(t, home, "serve", "--http", "127.0.0.1:0")
+	hcmd.Env = append(hcmd.Env, vars...)
+	endpoint := startHTTP(t, hcmd)
+	hs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, isErr = callText(t, hs, "mcp", map[string]any{"server": "env", "tool": "env", "args": map[string]any{"name": "GH_TOKEN"}})
+	if want := testserver.EnvAnswer("GH_TOKEN", value); isErr || !strings.Contains(got, want) {
+		t.Errorf("over HTTP, the stdio server's environment: got %q, want it to say %q", got, want)
+	}
+	hs.Close()
 	if _, err := os.Stat(filepath.Join(home, ".local", "state", "switchboard", "credentials")); err == nil {
 		t.Error("a file credential store was made beside settings.store")
 	}
+}
+
+// startHTTP starts cmd, a switchboard serve --http, and returns the
+// endpoint it says it serves; it is stopped with SIGTERM when the test
+// ends, its stderr logged.
+func startHTTP(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		<-done
+	})
+	lines := bufio.NewScanner(stderr)
+	var endpoint string
+	for endpoint == "" && lines.Scan() {
+		t.Log(lines.Text())
+		_, endpoint, _ = strings.Cut(lines.Text(), "switchboard: serving ")
+	}
+	go func() {
+		for lines.Scan() {
+			t.Log(lines.Text())
+		}
+		cmd.Wait()
+		close(done)
+	}()
+	if endpoint == "" {
+		t.Fatal("switchboard serve --http did not say where it serves")
+	}
+	return endpoint
 }
