@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
@@ -47,6 +48,13 @@ type Postgres struct {
 	keyID  [keyIDLen]byte
 	keyRef string
 	where  string
+	// locks bounds the locks this store holds or waits for at once: each
+	// holds a connection of db's pool for as long as it is held, and the
+	// holder reads and writes through other connections of the same pool.
+	// Without a bound, as many refreshes as the pool has connections
+	// would take them all and wait for ever for one more. nil when db's
+	// pool is unbounded.
+	locks chan struct{}
 }
 
 // PostgresOptions are the optional settings of NewPostgres.
@@ -97,6 +105,9 @@ func NewPostgres(ctx context.Context, db *sql.DB, key []byte, opts *PostgresOpti
 		return nil, err
 	}
 	p.keyID = keyID(key)
+	if pool := db.Stats().MaxOpenConnections; pool > 0 {
+		p.locks = make(chan struct{}, max(1, pool/2))
+	}
 	if err := pgstore.Migrate(ctx, db, "credentials", pgSteps); err != nil {
 		return nil, err
 	}
@@ -280,14 +291,34 @@ func (p *Postgres) Lock(ctx context.Context, key string) (func(), error) {
 	if err := CheckKey(key); err != nil {
 		return nil, err
 	}
+	if p.locks != nil {
+		select {
+		case p.locks <- struct{}{}:
+		default:
+			select {
+			case p.locks <- struct{}{}:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("locking credential %q: waiting while this process holds %d other locks: %w", key, cap(p.locks), context.Cause(ctx))
+			}
+		}
+	}
 	unlock, err := pgstore.Lock(ctx, p.db, "credentials/"+key)
 	if err != nil {
+		p.release()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("locking credential %q: another process holds it: %w", key, context.Cause(ctx))
 		}
 		return nil, fmt.Errorf("locking credential %q in PostgreSQL: %w", key, err)
 	}
-	return unlock, nil
+	var once sync.Once
+	return func() { once.Do(func() { unlock(); p.release() }) }, nil
+}
+
+// release lets another lock take the place of one let go.
+func (p *Postgres) release() {
+	if p.locks != nil {
+		<-p.locks
+	}
 }
 
 // checkKey opens the value written last, so that a store opened with
