@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
@@ -59,6 +60,21 @@ func TestServeSharedSecret(t *testing.T) {
 	set.Stdin = strings.NewReader(value + "\n")
 	if out, err := set.CombinedOutput(); err != nil || !strings.Contains(string(out), "stored secret GH_TOKEN in the PostgreSQL store") {
 		t.Fatalf("secret set: %v\n%s", err, out)
+	}
+
+	// The database holds it encrypted: no row holds the value.
+	db, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows int
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM switchboard_credentials WHERE key = 'secret/GH_TOKEN' AND position($1::bytea in value) = 0`, []byte(value)).Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("the secret's row, without the value in it: %d rows, %v; want 1", rows, err)
+	}
+	var holding int
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM switchboard_credentials WHERE position($1::bytea in value) > 0`, []byte(value)).Scan(&holding); err != nil || holding != 0 {
+		t.Errorf("%d rows hold the value (%v), want none", holding, err)
 	}
 
 	cmd := switchboardCmd(t, home, "serve")
