@@ -15,8 +15,9 @@
 # gofmt and go vet then cover the relative package patterns among the arguments
 # (., ./x, ./x/...), or the whole module if there are none. The conformance suites run
 # when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1; so do the keychain
-# tests, or when SWITCHBOARD_KEYCHAIN=1, and the cross-platform checks, or when
-# SWITCHBOARD_CROSS=1.
+# tests, or when SWITCHBOARD_KEYCHAIN=1, the cross-platform checks, or when
+# SWITCHBOARD_CROSS=1, and the deploy module's tests (deploy/: Kubernetes
+# manifests, nginx, Dockerfile), or when SWITCHBOARD_DEPLOY=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,11 +45,13 @@ go mod download
 conformance=${SWITCHBOARD_CONFORMANCE:-0}
 keychain=${SWITCHBOARD_KEYCHAIN:-0}
 cross=${SWITCHBOARD_CROSS:-0}
+deploy=${SWITCHBOARD_DEPLOY:-0}
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
 	keychain=1
 	cross=1
+	deploy=1
 fi
 # The relative package patterns among the arguments, and git pathspecs for their files.
 packages=()
@@ -97,6 +100,13 @@ fi
 section "go test $*"
 export SWITCHBOARD_REQUIRE_PEERS=1 MCP_PEERS_DIR
 go test -race -count=1 -timeout=15m "$@"
+
+if [[ $deploy == 1 ]]; then
+	# deploy/ is a module of its own (k8s.io/api, kustomize): go vet ./... and
+	# go test ./... above do not reach it. gofmt above does.
+	section "deploy module: manifests built and decoded strictly, nginx, Dockerfile"
+	(cd deploy && go vet ./... && go test -race -count=1 ./...)
+fi
 
 if [[ $keychain == 1 ]]; then
 	section "keychain store tests in a GNOME Keyring session (Secret Service)"
