@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/panel"
@@ -22,9 +23,10 @@ type env struct {
 	lookupEnv      func(string) (string, bool)
 	cwd            string
 	goos           string
-	self           string  // the path of the running binary, which imports skip; "" when unknown
-	offline        bool    // --offline: openEngine makes the configuration offline
-	states         *states // settings.store's databases the command opened (openState)
+	self           string        // the path of the running binary, which imports skip; "" when unknown
+	offline        bool          // --offline: openEngine makes the configuration offline
+	stopGrace      *atomic.Int64 // added to interruptGrace (a time.Duration): serve --http's drain; nil in tests
+	states         *states       // settings.store's databases the command opened (openState)
 }
 
 // dirs describes where configuration lives, honouring --config.

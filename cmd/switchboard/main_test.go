@@ -18,15 +18,15 @@ import (
 func TestMain(m *testing.M) {
 	upstream.SupervisorMain() // first: a supervisor's environment names the fixture server too
 	testserver.Main()         // when started as the fixture server
-	testscript.Main(pgtestM{m}, map[string]func(){"switchboard": main, "follow": followMain})
+	testscript.Main(stopsPostgres{m}, map[string]func(){"switchboard": main, "follow": followMain})
 }
 
-// pgtestM stops the private PostgreSQL server of pgtest, if a test
-// started one, once the tests have run (pgtest.Main, for testscript.Main).
-type pgtestM struct{ m *testing.M }
+// stopsPostgres runs the tests, then stops the private PostgreSQL server
+// if a test started one (pgtest.Main cannot wrap testscript.Main).
+type stopsPostgres struct{ m *testing.M }
 
-func (p pgtestM) Run() int {
-	code := p.m.Run()
+func (s stopsPostgres) Run() int {
+	code := s.m.Run()
 	pgtest.Stop()
 	return code
 }
