@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -12,7 +10,6 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 
@@ -93,22 +90,22 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 }
 
 // openAuditTrail opens the audit trail the configuration keeps, and says
-// where it is: the shared store's table with settings.store, else the
-// file in the state directory. Only settings.store is read: a
-// configuration with other problems still shows the file, saying so.
+// where it is: the shared store's table with settings.store (opened by
+// openState, closed when the command ends), else the file in the state
+// directory. Only settings.store is read: a configuration with other
+// problems still shows the file, saying so.
 func (e *env) openAuditTrail(ctx context.Context, explicit string) (policy.Auditor, string, error) {
 	cfg := config.Load(e.dirs(explicit))
 	if st := cfg.Settings.Store; st != nil {
-		db, where, err := e.openStoreDB(ctx, st)
+		state, err := e.openState(ctx, cfg)
 		if err != nil {
 			return nil, "", err
 		}
-		a, err := policy.OpenPostgresAudit(ctx, db, nil)
+		a, err := policy.OpenPostgresAudit(ctx, state.db(), nil)
 		if err != nil {
-			db.Close()
 			return nil, "", err
 		}
-		return closing{a, db}, where, nil
+		return a, "the shared store (" + st.Postgres + ")", nil
 	}
 	if cfg.Err() != nil {
 		fmt.Fprintf(e.stderr, "warning: the configuration has problems (switchboard config validate shows them); reading the audit file, as without settings.store\n")
@@ -116,31 +113,6 @@ func (e *env) openAuditTrail(ctx context.Context, explicit string) (policy.Audit
 	path := filepath.Join(cfg.Dirs.StateDir(), policy.AuditFile)
 	return policy.OpenAudit(path, 0, false), e.pretty(path), nil
 }
-
-// openStoreDB opens the shared store that settings.store names, and says
-// where it is without the password.
-//
-// TODO(pgcred): replace with the one place that opens the shared state
-// from the configuration.
-func (e *env) openStoreDB(ctx context.Context, st *config.Store) (*sql.DB, string, error) {
-	dsn, _, err := st.Resolve(e.lookupEnv)
-	if err != nil {
-		return nil, "", err
-	}
-	db, err := pgstore.Open(ctx, dsn)
-	if err != nil {
-		return nil, "", err
-	}
-	return db, "the shared store (" + st.Postgres + ")", nil
-}
-
-// closing is an audit trail that closes its database with it.
-type closing struct {
-	policy.Auditor
-	db *sql.DB
-}
-
-func (c closing) Close() error { return errors.Join(c.Auditor.Close(), c.db.Close()) }
 
 func outcome(r policy.Record) string {
 	if r.Outcome == "" || r.DurationMs == 0 {
