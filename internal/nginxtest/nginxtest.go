@@ -246,19 +246,23 @@ func (s *Server) stop() error {
 	return fmt.Errorf("nginx did not stop within %v of SIGQUIT; killed", stopBound)
 }
 
-// ErrorLog returns nginx's error log so far, for a failure's message.
-func (s *Server) ErrorLog() string { return s.errorLog() }
-
-func (s *Server) errorLog() string {
+// ErrorLog returns nginx's error log so far (at level info).
+func (s *Server) ErrorLog() string {
 	data, err := os.ReadFile(filepath.Join(s.Prefix, "error.log"))
 	if err != nil {
 		return err.Error()
 	}
+	return string(data)
+}
+
+// errorLog returns the end of the error log, for a failure's message.
+func (s *Server) errorLog() string {
+	data := s.ErrorLog()
 	const max = 8 << 10
 	if len(data) > max {
 		data = data[len(data)-max:]
 	}
-	return string(data)
+	return data
 }
 
 // freeAddr returns a loopback address with a port that was free a moment

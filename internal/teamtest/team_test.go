@@ -1,0 +1,416 @@
+package teamtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/nginxtest"
+	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/policy"
+)
+
+// Sizes of the load: 50 clients, as the issue asks, for a few seconds
+// each. The durations bound the runs; nothing asserts on how many calls
+// fit in them.
+const (
+	clients  = 50
+	loadTime = 3 * time.Second
+)
+
+// nginxConf is the nginx configuration in front of the replicas (the
+// http part; nginxtest adds the rest). It listens on nginxtest.Listen and
+// names the replicas 127.0.0.1:8081 to 8083, which the test replaces with
+// the replicas' ports. A request without Mcp-Session-Id (stateless ones,
+// and the initialize that opens a session) has an empty hash key, which
+// nginx balances round-robin; the requests of a session hash to one
+// replica. A request nginx could not send (connection refused) goes to
+// the next replica; one it sent is never sent again (a POST is not
+// idempotent: proxy_next_upstream without non_idempotent).
+const nginxConf = `
+upstream switchboard {
+	hash $http_mcp_session_id consistent;
+	server 127.0.0.1:8081 max_fails=0;
+	server 127.0.0.1:8082 max_fails=0;
+	server 127.0.0.1:8083 max_fails=0;
+	keepalive 64;
+}
+server {
+	listen 127.0.0.1:8080;
+	location / {
+		proxy_pass http://switchboard;
+		proxy_http_version 1.1;
+		proxy_set_header Connection "";
+		proxy_set_header Host $host;
+		proxy_buffering off;
+		proxy_read_timeout 1h;
+		client_max_body_size 4m;
+	}
+}
+`
+
+// upstreamPlaceholders are the replicas' addresses as the configuration
+// names them.
+var upstreamPlaceholders = []string{"127.0.0.1:8081", "127.0.0.1:8082", "127.0.0.1:8083"}
+
+// nginxFor returns the configuration with the replicas' ports; with one
+// replica, every upstream line names it (one replica alone behind the
+// same nginx).
+func nginxFor(reps ...*replica) string {
+	conf := nginxConf
+	for i, p := range upstreamPlaceholders {
+		conf = strings.ReplaceAll(conf, p, fmt.Sprintf("127.0.0.1:%d", reps[i%len(reps)].port))
+	}
+	return conf
+}
+
+// TestThreeReplicas is the team-scale acceptance test (issue 16): three
+// replicas of the real binary behind a real nginx, sharing the store, under
+// 50 go-sdk clients, stateless and with sessions, against one replica
+// alone in the same run; a replica killed mid-load, a rolling restart, one
+// OAuth login for all three, and the audit trail of all three. It prints
+// the figures docs/team.md quotes; it asserts on no speed.
+func TestThreeReplicas(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	nginxtest.Path(t)
+	began := time.Now()
+	storeSettings, storeEnv := sharedStore(t)
+	auth := oauthtest.New(t, oauthtest.Options{})
+	settings := map[string]any{"audit": map[string]any{"payloads": true}}
+	for k, v := range storeSettings {
+		settings[k] = v
+	}
+	servers := map[string]any{"f": fixtureServer(), "remote": map[string]any{"url": auth.URL()}}
+	c := newCluster(t, 3, servers, settings, storeEnv)
+	for _, r := range c.replicas {
+		r.stateless = true
+	}
+	c.startAll()
+	lb := nginxtest.Start(t, nginxFor(c.replicas...))
+	alone := nginxtest.Start(t, nginxFor(c.replicas[0]))
+	ledgerPath := filepath.Join(t.TempDir(), "ledger")
+	record := func(id string) *mcp.CallToolParams {
+		return &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"server": "f", "tool": "record",
+			"args": map[string]any{"file": ledgerPath, "line": id, "then": ""}}}
+	}
+	timed := func(l *load, reps []*replica) run {
+		return measure(t, reps, "f", func() run {
+			stop := make(chan struct{})
+			wait := l.start(stop, 0)
+			time.AfterFunc(loadTime, func() { close(stop) })
+			return wait()
+		})
+	}
+	var figures []string
+
+	t.Run("stateless", func(t *testing.T) {
+		three := timed(newLoad("stateless-3", lb.URL("/mcp"), clients, false, record), c.replicas)
+		one := timed(newLoad("stateless-1", alone.URL("/mcp"), clients, false, record), c.replicas[:1])
+		figures = append(figures, table(t, "stateless: 3 replicas behind nginx, then replica r1 alone behind nginx", named(three, "stateless, 3 replicas"), named(one, "stateless, r1 alone"))+ratio(three, one))
+		for _, r := range []run{three, one} {
+			checkOnce(t, r, ledger(t, ledgerPath), r.name+"-")
+			if f := r.failures(); len(f) > 0 {
+				t.Errorf("%s: %d calls failed; the first: %v", r.name, len(f), f[0].err)
+			}
+		}
+		checkSpread(t, three)
+	})
+
+	t.Run("oauth", func(t *testing.T) { oauthOnce(t, c, lb, auth) })
+
+	t.Run("kill", func(t *testing.T) { killMidLoad(t, c, lb, record, ledgerPath) })
+
+	t.Run("rolling-restart", func(t *testing.T) { rollingRestart(t, c, lb, record, ledgerPath) })
+
+	t.Run("session-routed", func(t *testing.T) {
+		for _, r := range c.replicas {
+			c.restart(r, false)
+		}
+		three := timed(newLoad("sessions-3", lb.URL("/mcp"), clients, true, record), c.replicas)
+		one := timed(newLoad("sessions-1", alone.URL("/mcp"), clients, true, record), c.replicas[:1])
+		figures = append(figures, table(t, "session-routed: 3 replicas behind nginx (hash of Mcp-Session-Id), then r1 alone", named(three, "sessions, 3 replicas"), named(one, "sessions, r1 alone"))+ratio(three, one))
+		for _, r := range []run{three, one} {
+			checkOnce(t, r, ledger(t, ledgerPath), r.name+"-")
+			if f := r.failures(); len(f) > 0 {
+				t.Errorf("%s: %d calls failed; the first: %v", r.name, len(f), f[0].err)
+			}
+		}
+		checkSpread(t, three)
+		t.Run("audit", func(t *testing.T) { checkAudit(t, c, three) })
+	})
+	t.Logf("TestThreeReplicas took %v (without its cleanup)", time.Since(began).Round(time.Second))
+	fmt.Printf("TestThreeReplicas took %v on %d CPUs\n", time.Since(began).Round(time.Second), numCPU())
+	_ = figures
+}
+
+func named(r run, name string) run { r.name = name; return r }
+
+// ratio says how the three replicas' total compares with one alone.
+func ratio(three, one run) string {
+	a, b := three.figures().perSec, one.figures().perSec
+	if b == 0 {
+		return "ratio: one replica alone made no call\n"
+	}
+	s := fmt.Sprintf("total of 3 replicas ÷ r1 alone: %.2f (the CPU is shared: the issue asks for at least 0.8 on 2 cores)\n", a/b)
+	fmt.Print(s)
+	return s
+}
+
+// checkSpread checks that nginx spread a load over every replica.
+func checkSpread(t *testing.T, r run) {
+	t.Helper()
+	for _, pr := range r.perReplica {
+		if pr.calls == 0 {
+			t.Errorf("%s: replica %s served no call: nginx did not spread the load (%v)", r.name, pr.name, r.perReplica)
+		}
+	}
+}
+
+// killMidLoad kills one replica with SIGKILL while 50 clients call through
+// nginx, and checks that only calls in flight at that moment failed, each
+// with a clear error, and that no call reached an upstream twice.
+func killMidLoad(t *testing.T, c *cluster, lb *nginxtest.Server, record func(string) *mcp.CallToolParams, ledgerPath string) {
+	victim := c.replicas[1]
+	l := newLoad("kill", lb.URL("/mcp"), clients, false, record)
+	stop := make(chan struct{})
+	wait := l.start(stop, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.waitOK(ctx, 500); err != nil {
+		close(stop)
+		wait()
+		t.Fatal(err)
+	}
+	if err, _ := victim.signal(syscall.SIGKILL); err == nil {
+		t.Errorf("replica %s exited cleanly after SIGKILL", victim.name)
+	}
+	killed := time.Now() // it is dead and reaped: nothing sent from now on reaches it
+	err := l.waitOK(ctx, 500)
+	close(stop)
+	r := wait()
+	if err != nil {
+		t.Error(err)
+	}
+	failed := r.failures()
+	t.Logf("killed %s mid-load: %d calls, %d failed", victim.name, len(r.calls), len(failed))
+	perClient := map[int]int{}
+	for _, f := range failed {
+		t.Logf("client %d call %d (%s) failed after %v: %v", f.client, f.seq, f.id, f.end.Sub(f.start).Round(time.Millisecond), f.err)
+		perClient[f.client]++
+		if f.start.After(killed) {
+			t.Errorf("client %d's call %d began %v after the replica was gone, and failed: %v", f.client, f.seq, f.start.Sub(killed), f.err)
+		}
+		if !clearKillError(f.err) {
+			t.Errorf("client %d's call %d failed with an unclear error: %v", f.client, f.seq, f.err)
+		}
+	}
+	for client, n := range perClient {
+		if n > 1 {
+			t.Errorf("client %d lost %d calls: only the one in flight at the kill may fail", client, n)
+		}
+	}
+	checkOnce(t, r, ledger(t, ledgerPath), "kill-")
+	c.start(victim) // for the tests after this one
+}
+
+// clearKillError reports whether err says that the gateway failed (nginx's
+// 502, or the connection ending), rather than a timeout or nothing.
+func clearKillError(err error) bool {
+	s := err.Error()
+	for _, w := range []string{"Bad Gateway", "502", "EOF", "connection reset", "unexpected end"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// rollingRestart restarts the replicas one at a time (SIGTERM, then a
+// replacement on the same port, ready before the next is stopped) while
+// 50 clients call through nginx, and checks that every call succeeded,
+// once.
+func rollingRestart(t *testing.T, c *cluster, lb *nginxtest.Server, record func(string) *mcp.CallToolParams, ledgerPath string) {
+	l := newLoad("rolling", lb.URL("/mcp"), clients, false, record)
+	stop := make(chan struct{})
+	wait := l.start(stop, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := l.waitOK(ctx, 300)
+	for _, r := range c.replicas {
+		if err != nil {
+			break
+		}
+		c.restart(r, true)
+		err = l.waitOK(ctx, 300)
+	}
+	close(stop)
+	res := wait()
+	if err != nil {
+		t.Error(err)
+	}
+	failed := res.failures()
+	t.Logf("rolling restart under load: %d calls, %d failed", len(res.calls), len(failed))
+	if len(failed) > 0 {
+		t.Logf("nginx's errors about the replicas:\n%s", upstreamErrors(lb))
+	}
+	for i, f := range failed {
+		if i == 10 {
+			t.Errorf("... and %d more", len(failed)-10)
+			break
+		}
+		t.Errorf("client %d call %d (%s) failed: %v", f.client, f.seq, f.id, f.err)
+	}
+	checkOnce(t, res, ledger(t, ledgerPath), "rolling-")
+}
+
+// oauthOnce logs in once, with the CLI and the shared configuration, to
+// the remote server that the local authorization server protects; then
+// calls through nginx must reach it from every replica with that login.
+func oauthOnce(t *testing.T, c *cluster, lb *nginxtest.Server, auth *oauthtest.Server) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(t.TempDir(), "cli")
+	stdout, stderr, err := c.run(home, []string{"BROWSER=" + exe, browserEnv + "=1"}, "auth", "login", "remote")
+	if err != nil {
+		t.Fatalf("switchboard auth login remote: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	echo := func(id string) *mcp.CallToolParams {
+		return &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"server": "remote", "tool": "echo", "args": map[string]any{"text": id}}}
+	}
+	l := newLoad("oauth", lb.URL("/mcp"), 6, false, echo)
+	r := measure(t, c.replicas, "remote", func() run { return l.start(make(chan struct{}), 10)() })
+	for i, f := range r.failures() {
+		if i == 5 {
+			t.Errorf("... and %d more", len(r.failures())-5)
+			break
+		}
+		t.Errorf("client %d call %d to the remote server failed: %v", f.client, f.seq, f.err)
+	}
+	for _, pr := range r.perReplica {
+		if pr.calls == 0 {
+			t.Errorf("replica %s made no call to the remote server (per replica: %v)", pr.name, r.perReplica)
+		}
+	}
+	if n := auth.Counts(); n.CodeGrants != 1 || n.Registrations != 1 {
+		t.Errorf("the authorization server saw %d registrations and %d code grants; want one login: 1 and 1", n.Registrations, n.CodeGrants)
+	}
+}
+
+// checkAudit reads the audit trail with `switchboard audit --json` and
+// the shared configuration (the store's trail, which every replica writes)
+// and checks that each call of the run appears once, and that the calls
+// of each audit session are one client's, in the order it made them.
+func checkAudit(t *testing.T, c *cluster, r run) {
+	stdout, stderr, err := c.run(filepath.Join(t.TempDir(), "cli"), nil, "audit", "--json", "--server", "f")
+	if err != nil {
+		t.Fatalf("switchboard audit --json: %v\n%s", err, stderr)
+	}
+	type entry struct {
+		session string
+		line    string
+	}
+	var entries []entry
+	count := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if line == "" {
+			continue
+		}
+		var rec policy.Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit --json printed a line that is not a record: %v\n%s", err, line)
+		}
+		var args struct {
+			Line string `json:"line"`
+		}
+		if rec.Event != policy.EventCall || rec.Tool != "record" || json.Unmarshal(rec.Args, &args) != nil || !strings.HasPrefix(args.Line, r.name) {
+			continue
+		}
+		entries = append(entries, entry{rec.Session, args.Line})
+		count[args.Line]++
+	}
+	want := r.succeeded()
+	if len(want) == 0 {
+		t.Fatalf("%s made no successful call whose audit to check", r.name)
+	}
+	var missing, twice []string
+	for _, id := range want {
+		switch n := count[id]; {
+		case n == 0:
+			missing = append(missing, id)
+		case n > 1:
+			twice = append(twice, fmt.Sprintf("%s ×%d", id, n))
+		}
+	}
+	if len(missing) > 0 || len(twice) > 0 {
+		t.Errorf("of %d calls that succeeded, the audit trail (%s) lacks %d (e.g. %v) and has %d more than once (e.g. %v); it has %d records of this run",
+			len(want), strings.TrimSpace(stderr), len(missing), missing[:min(3, len(missing))], len(twice), twice[:min(3, len(twice))], len(entries))
+	}
+	// Per audit session: one client, its calls in order.
+	type pos struct{ client, seq int }
+	byID := map[string]pos{}
+	for _, cl := range r.calls {
+		byID[cl.id] = pos{cl.client, cl.seq}
+	}
+	last := map[string]pos{}
+	for _, e := range entries {
+		p, ok := byID[e.line]
+		if !ok {
+			continue
+		}
+		prev, seen := last[e.session]
+		switch {
+		case seen && prev.client != p.client:
+			t.Errorf("audit session %s has calls of clients %d and %d: one session is one client's", e.session, prev.client, p.client)
+		case seen && prev.seq >= p.seq:
+			t.Errorf("audit session %s: client %d's call %d is recorded after its call %d", e.session, p.client, p.seq, prev.seq)
+		}
+		last[e.session] = p
+	}
+	sessions := slices.Collect(func(yield func(string) bool) {
+		for s := range last {
+			if !yield(s) {
+				return
+			}
+		}
+	})
+	t.Logf("audit trail: %d records of %d calls, %d sessions", len(entries), len(want), len(sessions))
+}
+
+// upstreamErrors returns the last lines of nginx's error log about the
+// replicas: why it answered 502.
+func upstreamErrors(lb *nginxtest.Server) string {
+	var lines []string
+	for _, l := range strings.Split(lb.ErrorLog(), "\n") {
+		if strings.Contains(l, "upstream") && (strings.Contains(l, "[error]") || strings.Contains(l, "[warn]")) {
+			lines = append(lines, l)
+		}
+	}
+	// The kinds of error, with how often each came, and the last lines.
+	kinds := map[string]int{}
+	for _, l := range lines {
+		_, msg, _ := strings.Cut(l, "] ")
+		_, msg, _ = strings.Cut(msg, ": ")
+		msg, _, _ = strings.Cut(msg, ", client:")
+		if i := strings.Index(msg, " "); i > 0 && strings.HasPrefix(msg, "*") {
+			msg = msg[i+1:]
+		}
+		kinds[msg]++
+	}
+	var b strings.Builder
+	for k, n := range kinds {
+		fmt.Fprintf(&b, "%5d × %s\n", n, k)
+	}
+	return b.String() + strings.Join(lines[max(0, len(lines)-3):], "\n")
+}
