@@ -1,6 +1,7 @@
 package switchboard
 
 import (
+	"database/sql"
 	"log/slog"
 	"time"
 
@@ -140,4 +141,11 @@ type Options struct {
 	// AuditPath is the audit trail's file. Default: audit.jsonl in the
 	// configuration's state directory.
 	AuditPath string
+
+	// Store is the PostgreSQL database that replicas share
+	// (settings.store, docs/team.md). With it, the catalog (pins
+	// included) and the audit trail live there instead of in CatalogPath
+	// and AuditPath. The caller opens it and closes it after Close.
+	// Default: none.
+	Store *sql.DB
 }

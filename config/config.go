@@ -290,6 +290,9 @@ type Settings struct {
 	Audit   Audit
 	Offline bool
 
+	// Store, when set, is the database replicas share (docs/team.md).
+	Store *Store
+
 	// Telemetry says where serve sends traces; the standard
 	// OTEL_EXPORTER_OTLP_* variables win over it.
 	Telemetry Telemetry

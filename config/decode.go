@@ -36,6 +36,7 @@ type fileSettings struct {
 	embeddings     *Embeddings
 	credStore      *string
 	telemetry      *Telemetry
+	store          *Store
 	policy         policySettings
 }
 
@@ -448,7 +449,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline", "store"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -489,6 +490,8 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.embeddings = d.embeddings(m.value, p)
 		case "telemetry":
 			s.telemetry = d.telemetry(m.value, p)
+		case "store":
+			s.store = d.store(m.value, p)
 		case "credentialStore":
 			if str, ok := d.str(m.value, p); ok {
 				if str != "keychain" && str != "file" {

@@ -391,6 +391,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.telemetry != nil {
 		st.Telemetry = *fs.telemetry
 	}
+	if fs.store != nil {
+		st.Store = fs.store
+	}
 	st.mergePolicy(fs.policy)
 }
 

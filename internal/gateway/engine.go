@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +57,7 @@ type Options struct {
 
 	Approver  policy.Approver
 	AuditPath string
+	Store     *sql.DB
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
