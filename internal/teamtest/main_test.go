@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -24,6 +25,7 @@ func TestMain(m *testing.M) {
 		browserMain()
 	}
 	code := m.Run()
+	pgtest.Stop()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

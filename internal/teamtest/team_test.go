@@ -81,10 +81,12 @@ func nginxFor(reps ...*replica) string {
 // OAuth login for all three, and the audit trail of all three. It prints
 // the figures docs/team.md quotes; it asserts on no speed.
 func TestThreeReplicas(t *testing.T) {
-	mcptest.CheckNoLeaks(t)
 	nginxtest.Path(t)
 	began := time.Now()
+	// First: the private PostgreSQL server is the test binary's, not this
+	// test's, and outlives it.
 	storeSettings, storeEnv := sharedStore(t)
+	mcptest.CheckNoLeaks(t)
 	auth := oauthtest.New(t, oauthtest.Options{})
 	settings := map[string]any{"audit": map[string]any{"payloads": true}}
 	for k, v := range storeSettings {
