@@ -339,3 +339,19 @@ func checkOnce(t *testing.T, r run, seen map[string]int, prefix string) {
 		}
 	}
 }
+
+// add adds the calls, time and per-replica counts of o to r.
+func (r *run) add(o run) {
+	r.calls = append(r.calls, o.calls...)
+	r.elapsed += o.elapsed
+	if r.perReplica == nil {
+		r.perReplica = make([]replicaCount, len(o.perReplica))
+		for i, pr := range o.perReplica {
+			r.perReplica[i].name = pr.name
+		}
+	}
+	for i, pr := range o.perReplica {
+		r.perReplica[i].calls += pr.calls
+		r.perReplica[i].errs += pr.errs
+	}
+}

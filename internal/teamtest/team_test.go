@@ -20,12 +20,14 @@ import (
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 
-// Sizes of the load: 50 clients, as the issue asks, for a few seconds
-// each. The durations bound the runs; nothing asserts on how many calls
+// Sizes of the load: 50 clients, as the issue asks, for rounds of a
+// second and a half through the three replicas and through one alone, in
+// turn. The durations bound the runs; nothing asserts on how many calls
 // fit in them.
 const (
-	clients  = 50
-	loadTime = 3 * time.Second
+	clients   = 50
+	rounds    = 3
+	roundTime = 1500 * time.Millisecond
 )
 
 // nginxConf is the nginx configuration in front of the replicas (the
@@ -105,20 +107,33 @@ func TestThreeReplicas(t *testing.T) {
 		return &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"server": "f", "tool": "record",
 			"args": map[string]any{"file": ledgerPath, "line": id, "then": ""}}}
 	}
-	timed := func(l *load, reps []*replica) run {
-		return measure(t, reps, "f", func() run {
-			stop := make(chan struct{})
-			wait := l.start(stop, 0)
-			time.AfterFunc(loadTime, func() { close(stop) })
-			return wait()
-		})
+	// compare runs the load through the three replicas and through r1
+	// alone, interleaved in rounds, so that the machine's other work falls
+	// on both alike.
+	compare := func(name string, stateful bool) (three, one run) {
+		three.name, one.name = name+"-3", name+"-1"
+		for round := range rounds {
+			for _, side := range []struct {
+				into *run
+				lb   *nginxtest.Server
+				reps []*replica
+			}{{&three, lb, c.replicas}, {&one, alone, c.replicas[:1]}} {
+				l := newLoad(fmt.Sprintf("%s-r%d", side.into.name, round), side.lb.URL("/mcp"), clients, stateful, record)
+				side.into.add(measure(t, side.reps, "f", func() run {
+					stop := make(chan struct{})
+					wait := l.start(stop, 0)
+					time.AfterFunc(roundTime, func() { close(stop) })
+					return wait()
+				}))
+			}
+		}
+		return three, one
 	}
-	var figures []string
 
 	t.Run("stateless", func(t *testing.T) {
-		three := timed(newLoad("stateless-3", lb.URL("/mcp"), clients, false, record), c.replicas)
-		one := timed(newLoad("stateless-1", alone.URL("/mcp"), clients, false, record), c.replicas[:1])
-		figures = append(figures, table(t, "stateless: 3 replicas behind nginx, then replica r1 alone behind nginx", named(three, "stateless, 3 replicas"), named(one, "stateless, r1 alone"))+ratio(three, one))
+		three, one := compare("stateless", false)
+		table(t, "stateless (--stateless, go-sdk's latest revision): 3 replicas behind nginx, then r1 alone behind nginx", named(three, "stateless, 3 replicas"), named(one, "stateless, r1 alone"))
+		ratio(t, three, one)
 		for _, r := range []run{three, one} {
 			checkOnce(t, r, ledger(t, ledgerPath), r.name+"-")
 			if f := r.failures(); len(f) > 0 {
@@ -138,9 +153,9 @@ func TestThreeReplicas(t *testing.T) {
 		for _, r := range c.replicas {
 			c.restart(r, false)
 		}
-		three := timed(newLoad("sessions-3", lb.URL("/mcp"), clients, true, record), c.replicas)
-		one := timed(newLoad("sessions-1", alone.URL("/mcp"), clients, true, record), c.replicas[:1])
-		figures = append(figures, table(t, "session-routed: 3 replicas behind nginx (hash of Mcp-Session-Id), then r1 alone", named(three, "sessions, 3 replicas"), named(one, "sessions, r1 alone"))+ratio(three, one))
+		three, one := compare("sessions", true)
+		table(t, "session-routed (2025-11-25 sessions): 3 replicas behind nginx (hash of Mcp-Session-Id), then r1 alone", named(three, "sessions, 3 replicas"), named(one, "sessions, r1 alone"))
+		ratio(t, three, one)
 		for _, r := range []run{three, one} {
 			checkOnce(t, r, ledger(t, ledgerPath), r.name+"-")
 			if f := r.failures(); len(f) > 0 {
@@ -152,20 +167,19 @@ func TestThreeReplicas(t *testing.T) {
 	})
 	t.Logf("TestThreeReplicas took %v (without its cleanup)", time.Since(began).Round(time.Second))
 	fmt.Printf("TestThreeReplicas took %v on %d CPUs\n", time.Since(began).Round(time.Second), numCPU())
-	_ = figures
 }
 
 func named(r run, name string) run { r.name = name; return r }
 
-// ratio says how the three replicas' total compares with one alone.
-func ratio(three, one run) string {
+// ratio prints how the three replicas' total compares with one alone.
+func ratio(t *testing.T, three, one run) {
 	a, b := three.figures().perSec, one.figures().perSec
-	if b == 0 {
-		return "ratio: one replica alone made no call\n"
+	s := "calls/s of 3 replicas ÷ r1 alone: r1 alone made no call"
+	if b > 0 {
+		s = fmt.Sprintf("calls/s of 3 replicas ÷ r1 alone: %.2f (one machine: they share its %d CPUs)", a/b, numCPU())
 	}
-	s := fmt.Sprintf("total of 3 replicas ÷ r1 alone: %.2f (the CPU is shared: the issue asks for at least 0.8 on 2 cores)\n", a/b)
-	fmt.Print(s)
-	return s
+	t.Log(s)
+	fmt.Println(s)
 }
 
 // checkSpread checks that nginx spread a load over every replica.
@@ -204,7 +218,7 @@ func killMidLoad(t *testing.T, c *cluster, lb *nginxtest.Server, record func(str
 		t.Error(err)
 	}
 	failed := r.failures()
-	t.Logf("killed %s mid-load: %d calls, %d failed", victim.name, len(r.calls), len(failed))
+	table(t, fmt.Sprintf("%s killed with SIGKILL mid-load", victim.name), named(r, "stateless, one replica killed"))
 	perClient := map[int]int{}
 	for _, f := range failed {
 		t.Logf("client %d call %d (%s) failed after %v: %v", f.client, f.seq, f.id, f.end.Sub(f.start).Round(time.Millisecond), f.err)
@@ -261,7 +275,7 @@ func rollingRestart(t *testing.T, c *cluster, lb *nginxtest.Server, record func(
 		t.Error(err)
 	}
 	failed := res.failures()
-	t.Logf("rolling restart under load: %d calls, %d failed", len(res.calls), len(failed))
+	table(t, "rolling restart: each replica in turn stopped with SIGTERM and replaced", named(res, "stateless, rolling restart"))
 	if len(failed) > 0 {
 		t.Logf("nginx's errors about the replicas:\n%s", upstreamErrors(lb))
 	}
