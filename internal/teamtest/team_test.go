@@ -45,14 +45,12 @@ upstream switchboard {
 	server 127.0.0.1:8081 max_fails=0;
 	server 127.0.0.1:8082 max_fails=0;
 	server 127.0.0.1:8083 max_fails=0;
-	keepalive 64;
 }
 server {
 	listen 127.0.0.1:8080;
 	location / {
 		proxy_pass http://switchboard;
 		proxy_http_version 1.1;
-		proxy_set_header Connection "";
 		proxy_set_header Host $host;
 		proxy_buffering off;
 		proxy_read_timeout 1h;
