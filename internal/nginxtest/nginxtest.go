@@ -3,9 +3,12 @@
 // under a temporary prefix, stopped and removed when the test ends.
 //
 // The test gives the http-context part of the configuration (upstream and
-// server blocks, as in a file of /etc/nginx/sites-available); Start wraps
-// it in a main configuration of its own (no daemon, the pid file, logs and
-// temporary files under the prefix) and replaces the listen address.
+// server blocks, as in a file of /etc/nginx/sites-available), which Start
+// wraps in a main configuration of its own (the pid file, logs and
+// temporary files under the prefix), or a complete configuration whose
+// paths are relative to the prefix (StartConfig). Either way nginx runs in
+// the foreground (daemon off), and the listen address is replaced by a free
+// one.
 //
 // Where nginx is not installed, Start skips the test, or fails it when
 // SWITCHBOARD_REQUIRE_NGINX=1 (scripts/test.sh sets it and installs nginx).
@@ -86,6 +89,14 @@ const Listen = "127.0.0.1:8080"
 // accepts connections there, and stops it when the test ends.
 func Start(t testing.TB, http string) *Server {
 	t.Helper()
+	return StartConfig(t, mainConfig(http))
+}
+
+// StartConfig is Start with a complete configuration (main, events and
+// http contexts), whose relative paths are under the prefix. It must not
+// say daemon.
+func StartConfig(t testing.TB, conf string) *Server {
+	t.Helper()
 	bin := Path(t)
 	prefix := newPrefix(t)
 	var lastErr error
@@ -95,7 +106,7 @@ func Start(t testing.TB, http string) *Server {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := start(t, bin, prefix, addr, strings.ReplaceAll(http, Listen, addr))
+		s, err := start(t, bin, prefix, addr, strings.ReplaceAll(conf, Listen, addr))
 		if err == nil {
 			return s
 		}
@@ -134,37 +145,38 @@ func newPrefix(t testing.TB) string {
 	return prefix
 }
 
-// mainConfig is the configuration nginx runs with: its own main and
-// events parts, and the test's http part, with every path under the
-// prefix (the temporary file paths Debian compiles in are under
-// /var/lib/nginx, which nobody cannot write).
-func mainConfig(prefix, http string) string {
+// mainConfig is a complete configuration around the test's http part:
+// main and events parts, and every path under the prefix (the temporary
+// file paths Debian compiles in are under /var/lib/nginx, which nobody
+// cannot write).
+func mainConfig(http string) string {
 	return fmt.Sprintf(`# written by internal/nginxtest
 worker_processes 1;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log info;
+pid nginx.pid;
+error_log error.log info;
 events { worker_connections 1024; }
 http {
-	access_log %[1]s/access.log;
-	client_body_temp_path %[1]s/client_body;
-	proxy_temp_path %[1]s/proxy;
-	fastcgi_temp_path %[1]s/fastcgi;
-	uwsgi_temp_path %[1]s/uwsgi;
-	scgi_temp_path %[1]s/scgi;
-%[2]s
+	access_log access.log;
+	client_body_temp_path client_body;
+	proxy_temp_path proxy;
+	fastcgi_temp_path fastcgi;
+	uwsgi_temp_path uwsgi;
+	scgi_temp_path scgi;
+%s
 }
-`, prefix, http)
+`, http)
 }
 
-func start(t testing.TB, bin, prefix, addr, http string) (*Server, error) {
+func start(t testing.TB, bin, prefix, addr, text string) (*Server, error) {
 	t.Helper()
 	conf := filepath.Join(prefix, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(mainConfig(prefix, http)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		return nil, err
 	}
-	// -e: the error log before the configuration is read (the compiled-in
-	// one, /var/log/nginx/error.log, is root's).
-	cmd := exec.Command(bin, "-p", prefix+"/", "-e", filepath.Join(prefix, "error.log"), "-c", conf, "-g", "daemon off; master_process on;")
+	// -p: relative paths are under the prefix; -e: the error log before
+	// the configuration is read (the compiled-in one,
+	// /var/log/nginx/error.log, is root's).
+	cmd := exec.Command(bin, "-p", prefix+"/", "-e", filepath.Join(prefix, "error.log"), "-c", conf, "-g", "daemon off;")
 	cmd.Dir = prefix
 	stderr := &tail{}
 	cmd.Stdout = stderr

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,6 +62,40 @@ server {
 	}
 	if _, err := http.Get(s.URL("/")); err == nil {
 		t.Errorf("%s still answers after the test ended", s.Addr)
+	}
+}
+
+// TestStartConfig runs nginx with a complete configuration whose paths
+// are relative to the prefix.
+func TestStartConfig(t *testing.T) {
+	conf := `
+pid nginx.pid;
+error_log error.log warn;
+events { worker_connections 64; }
+http {
+	client_body_temp_path body;
+	proxy_temp_path proxy;
+	fastcgi_temp_path fastcgi;
+	uwsgi_temp_path uwsgi;
+	scgi_temp_path scgi;
+	access_log access.log;
+	server {
+		listen 127.0.0.1:8080;
+		location / { return 200 "complete\n"; }
+	}
+}`
+	s := StartConfig(t, conf)
+	resp, err := http.Get(s.URL("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "complete\n" {
+		t.Fatalf("GET: %q, want %q", body, "complete\n")
+	}
+	if _, err := os.Stat(filepath.Join(s.Prefix, "access.log")); err != nil {
+		t.Errorf("the access log is not under the prefix: %v", err)
 	}
 }
 

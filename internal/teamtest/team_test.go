@@ -63,15 +63,29 @@ server {
 // names them.
 var upstreamPlaceholders = []string{"127.0.0.1:8081", "127.0.0.1:8082", "127.0.0.1:8083"}
 
-// nginxFor returns the configuration with the replicas' ports; with one
-// replica, every upstream line names it (one replica alone behind the
-// same nginx).
-func nginxFor(reps ...*replica) string {
-	conf := nginxConf
+// deployConf is the nginx configuration that docs/team.md tells users to
+// run, relative to this package's directory.
+const deployConf = "../../deploy/nginx/switchboard.conf"
+
+// startNginx starts nginx in front of reps: with deploy/nginx's
+// configuration where it exists, else with nginxConf. The configuration
+// names the replicas by upstreamPlaceholders; with one replica, every
+// upstream line names it (one replica alone behind the same nginx).
+func startNginx(t *testing.T, reps ...*replica) *nginxtest.Server {
+	t.Helper()
+	conf, start := nginxConf, nginxtest.Start
+	if data, err := os.ReadFile(deployConf); err == nil {
+		conf, start = string(data), nginxtest.StartConfig
+	} else if !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 	for i, p := range upstreamPlaceholders {
+		if !strings.Contains(conf, p) {
+			t.Fatalf("the nginx configuration names no upstream %s: the test cannot point it at replica %d", p, i+1)
+		}
 		conf = strings.ReplaceAll(conf, p, fmt.Sprintf("127.0.0.1:%d", reps[i%len(reps)].port))
 	}
-	return conf
+	return start(t, conf)
 }
 
 // TestThreeReplicas is the team-scale acceptance test (issue 16): three
@@ -98,8 +112,8 @@ func TestThreeReplicas(t *testing.T) {
 		r.stateless = true
 	}
 	c.startAll()
-	lb := nginxtest.Start(t, nginxFor(c.replicas...))
-	alone := nginxtest.Start(t, nginxFor(c.replicas[0]))
+	lb := startNginx(t, c.replicas...)
+	alone := startNginx(t, c.replicas[0])
 	ledgerPath := filepath.Join(t.TempDir(), "ledger")
 	record := func(id string) *mcp.CallToolParams {
 		return &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"server": "f", "tool": "record",
