@@ -24,7 +24,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -65,6 +64,9 @@ func (s *Server) URL(path string) string { return "http://" + s.Addr + path }
 // SWITCHBOARD_REQUIRE_NGINX=1) when it is not installed.
 func Path(t testing.TB) string {
 	t.Helper()
+	if !supported {
+		t.Skip("nginxtest runs nginx on Unix only")
+	}
 	path := Binary
 	if _, err := os.Stat(path); err != nil {
 		p, lerr := exec.LookPath("nginx")
@@ -181,10 +183,7 @@ func start(t testing.TB, bin, prefix, addr, text string) (*Server, error) {
 	stderr := &tail{}
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if os.Geteuid() == 0 {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: nobody, Gid: nobody}
-	}
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting nginx: %w", err)
 	}
@@ -246,14 +245,14 @@ func (s *Server) stop() error {
 		return nil // exited already: Start's error said why
 	default:
 	}
-	pgid := s.cmd.Process.Pid
-	_ = syscall.Kill(pgid, syscall.SIGQUIT)
+	pid := s.cmd.Process.Pid
+	quit(pid)
 	select {
 	case <-s.done:
 		return nil
 	case <-time.After(stopBound):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	killGroup(pid)
 	<-s.done
 	return fmt.Errorf("nginx did not stop within %v of SIGQUIT; killed", stopBound)
 }
