@@ -50,6 +50,7 @@ type Server struct {
 	// Prefix is its directory: nginx.conf, error.log, access.log.
 	Prefix string
 
+	http   bool // started with an http part (Start), not a whole configuration
 	cmd    *exec.Cmd
 	done   chan struct{} // closed when cmd.Wait has returned
 	waitMu sync.Mutex
@@ -91,7 +92,9 @@ const Listen = "127.0.0.1:8080"
 // accepts connections there, and stops it when the test ends.
 func Start(t testing.TB, http string) *Server {
 	t.Helper()
-	return StartConfig(t, mainConfig(http))
+	s := StartConfig(t, mainConfig(http))
+	s.http = true
+	return s
 }
 
 // StartConfig is Start with a complete configuration (main, events and
@@ -207,6 +210,62 @@ func start(t testing.TB, bin, prefix, addr, text string) (*Server, error) {
 		}
 	})
 	return s, nil
+}
+
+// Reload replaces the configuration of a running nginx (conf as Start or
+// StartConfig took it: an http part for a server Start started), and
+// returns once nginx runs it: its master has started new workers and every
+// old one has ended, having finished the requests it was serving. A
+// configuration nginx refuses fails the test with nginx's reason.
+func (s *Server) Reload(t testing.TB, conf string) {
+	t.Helper()
+	if s.http {
+		conf = mainConfig(conf)
+	}
+	conf = strings.ReplaceAll(conf, Listen, s.Addr)
+	old, err := workers(s.cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Prefix, "nginx.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logged := len(s.ErrorLog())
+	hangup(s.cmd.Process.Pid)
+	ctx, cancel := context.WithTimeout(context.Background(), startBound)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		now, err := workers(s.cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(now) > 0 && !overlaps(now, old) {
+			return
+		}
+		if log := s.ErrorLog(); len(log) > logged && strings.Contains(log[logged:], "[emerg]") {
+			t.Fatalf("nginx refused the new configuration:\n%s", log[logged:])
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("nginx exited while reloading: %v\n%s", s.waitErr(), s.errorLog())
+		case <-ctx.Done():
+			t.Fatalf("nginx did not reload within %v: workers %v, before %v\n%s", startBound, now, old, s.errorLog())
+		case <-tick.C:
+		}
+	}
+}
+
+func overlaps(a, b []int) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // waitReady polls the port until nginx accepts a connection, nginx exits,

@@ -99,6 +99,48 @@ http {
 	}
 }
 
+// TestReload reloads a running nginx with another configuration: once
+// Reload returns, nginx answers with the new one, on the same address.
+func TestReload(t *testing.T) {
+	conf := func(body string) string {
+		return "server { listen 127.0.0.1:8080; location / { return 200 \"" + body + "\"; } }"
+	}
+	s := Start(t, conf("one"))
+	get := func() string {
+		resp, err := http.Get(s.URL("/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	if got := get(); got != "one" {
+		t.Fatalf("before reloading: %q, want %q", got, "one")
+	}
+	s.Reload(t, conf("two"))
+	if got := get(); got != "two" {
+		t.Fatalf("after reloading: %q, want %q", got, "two")
+	}
+	ft := &fakeT{TB: t}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(failed); !ok {
+					panic(r)
+				}
+			}
+		}()
+		s.Reload(ft, "server { listen 127.0.0.1:8080; no_such_directive on; }")
+	}()
+	if !strings.Contains(ft.msg, `unknown directive "no_such_directive"`) {
+		t.Errorf("Reload with a bad configuration failed with %q; want nginx's complaint about the directive", ft.msg)
+	}
+	if got := get(); got != "two" {
+		t.Errorf("after a refused reload: %q, want the configuration before, %q", got, "two")
+	}
+}
+
 // TestBadConfig checks that a configuration nginx refuses fails Start with
 // nginx's own words.
 func TestBadConfig(t *testing.T) {

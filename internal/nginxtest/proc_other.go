@@ -19,3 +19,5 @@ func quit(pid int) {
 }
 
 func killGroup(pid int) { quit(pid) }
+
+func hangup(int) {}

@@ -25,3 +25,6 @@ func quit(pid int) { _ = syscall.Kill(pid, syscall.SIGQUIT) }
 
 // killGroup ends nginx's process group: master and workers.
 func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+
+// hangup tells nginx's master to reload its configuration.
+func hangup(pid int) { _ = syscall.Kill(pid, syscall.SIGHUP) }

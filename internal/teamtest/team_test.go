@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,25 +68,42 @@ var upstreamPlaceholders = []string{"127.0.0.1:8081", "127.0.0.1:8082", "127.0.0
 // run, relative to this package's directory.
 const deployConf = "../../deploy/nginx/switchboard.conf"
 
-// startNginx starts nginx in front of reps: with deploy/nginx's
-// configuration where it exists, else with nginxConf. The configuration
-// names the replicas by upstreamPlaceholders; with one replica, every
-// upstream line names it (one replica alone behind the same nginx).
-func startNginx(t *testing.T, reps ...*replica) *nginxtest.Server {
+// nginxFor returns the nginx configuration for reps: deploy/nginx's where
+// it exists (a complete configuration), else nginxConf (an http part). The
+// configuration names the replicas by upstreamPlaceholders; with one
+// replica, every upstream line names it (one replica alone behind the same
+// nginx). The replica down, if any (else nil), is marked down: nginx sends
+// it nothing new.
+func nginxFor(t *testing.T, down *replica, reps ...*replica) (conf string, complete bool) {
 	t.Helper()
-	conf, start := nginxConf, nginxtest.Start
+	conf = nginxConf
 	if data, err := os.ReadFile(deployConf); err == nil {
-		conf, start = string(data), nginxtest.StartConfig
+		conf, complete = string(data), true
 	} else if !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
 	for i, p := range upstreamPlaceholders {
-		if !strings.Contains(conf, p) {
-			t.Fatalf("the nginx configuration names no upstream %s: the test cannot point it at replica %d", p, i+1)
+		if !strings.Contains(conf, "server "+p) {
+			t.Fatalf("the nginx configuration has no line server %s: the test cannot point it at replica %d", p, i+1)
 		}
-		conf = strings.ReplaceAll(conf, p, fmt.Sprintf("127.0.0.1:%d", reps[i%len(reps)].port))
+		r := reps[i%len(reps)]
+		repl := fmt.Sprintf("server 127.0.0.1:%d", r.port)
+		if r == down {
+			repl += " down"
+		}
+		conf = strings.ReplaceAll(conf, "server "+p, repl)
 	}
-	return start(t, conf)
+	return conf, complete
+}
+
+// startNginx starts nginx in front of reps (see nginxFor).
+func startNginx(t *testing.T, reps ...*replica) *nginxtest.Server {
+	t.Helper()
+	conf, complete := nginxFor(t, nil, reps...)
+	if complete {
+		return nginxtest.StartConfig(t, conf)
+	}
+	return nginxtest.Start(t, conf)
 }
 
 // TestThreeReplicas is the team-scale acceptance test (issue 16): three
@@ -263,12 +281,18 @@ func clearKillError(err error) bool {
 	return false
 }
 
-// rollingRestart restarts the replicas one at a time (SIGTERM, then a
-// replacement on the same port, ready before the next is stopped) while
-// 50 clients call through nginx, and checks that every call succeeded,
-// once.
+// rollingRestart restarts the replicas one at a time while 50 clients
+// call through nginx, as on one host: take the replica out of nginx
+// (reload), SIGTERM, a replacement on the same port, ready (/readyz),
+// back into nginx (reload); and checks that every call succeeded, once.
 func rollingRestart(t *testing.T, c *cluster, lb *nginxtest.Server, record func(string) *mcp.CallToolParams, ledgerPath string) {
 	l := newLoad("rolling", lb.URL("/mcp"), clients, false, record)
+	// A connection per request from the clients to nginx: a reload closes
+	// the old workers' idle client connections, and a POST that a client
+	// writes on one as it closes fails at the client, which does not resend
+	// a POST ("http: server closed idle connection"). That is nginx's
+	// reload, not the replicas; it is in docs/team.md.
+	l.httpClient.Transport.(*http.Transport).DisableKeepAlives = true
 	stop := make(chan struct{})
 	wait := l.start(stop, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -278,7 +302,16 @@ func rollingRestart(t *testing.T, c *cluster, lb *nginxtest.Server, record func(
 		if err != nil {
 			break
 		}
+		// nginx has no health checks (that is nginx Plus): a replica that
+		// is stopping must first be taken out, or the requests nginx has
+		// sent it when it closes are lost (nginx never resends a POST it
+		// has sent). Reload returns once no nginx worker of the old
+		// configuration is left, so nothing is sent to r after it.
+		conf, _ := nginxFor(t, r, c.replicas...)
+		lb.Reload(t, conf)
 		c.restart(r, true)
+		conf, _ = nginxFor(t, nil, c.replicas...)
+		lb.Reload(t, conf)
 		err = l.waitOK(ctx, 300)
 	}
 	close(stop)
