@@ -184,7 +184,7 @@ func TestThreeReplicas(t *testing.T) {
 			c.restart(r, false)
 		}
 		three, one := compare("sessions", true)
-		table(t, "session-routed (2025-11-25 sessions): 3 replicas behind nginx (hash of Mcp-Session-Id), then r1 alone", named(three, "sessions, 3 replicas"), named(one, "sessions, r1 alone"))
+		table(t, "session-routed (2025-11-25 sessions, nginx keeps each on its replica): 3 replicas behind nginx, then r1 alone", named(three, "sessions, 3 replicas"), named(one, "sessions, r1 alone"))
 		ratio(t, three, one)
 		for _, r := range []run{three, one} {
 			checkOnce(t, r, ledger(t, ledgerPath), r.name+"-")
