@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 )
 
 // Benchmarks over generated catalogs of 1k, 10k and 100k tools. Run with
@@ -124,6 +125,10 @@ func TestMain(m *testing.M) {
 		l.c.Close()
 		os.RemoveAll(l.dir)
 	}
+	for i := len(atExit) - 1; i >= 0; i-- {
+		atExit[i]()
+	}
+	pgtest.Stop()
 	os.Exit(code)
 }
 

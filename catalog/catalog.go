@@ -5,6 +5,9 @@
 // use at once: a CLI and a long-running serve process share one file. The
 // database runs in WAL mode with a busy timeout, and every write is one
 // immediate transaction, so readers never see half of a server's entry.
+// Replicas that share a PostgreSQL database keep the catalog there instead
+// (see [OpenPostgres]), through the same code: writers on every replica
+// take turns, and every replica's search follows the others' writes.
 //
 // Each server's entry is keyed by the server's name and a hash of its
 // definition, computed by the caller. An entry stored under another hash is
@@ -58,10 +61,13 @@ type ServerInfo struct {
 	Tools     int
 }
 
-// Catalog is an open catalog file. Its methods are safe for concurrent use.
+// Catalog is an open catalog: a file, or tables in a shared PostgreSQL
+// database. Its methods are safe for concurrent use.
 type Catalog struct {
-	db   *sql.DB
-	path string
+	db       *sql.DB
+	d        *dialect
+	path     string
+	borrowed bool // db is the caller's: Close leaves it open
 
 	closeOnce sync.Once
 	closeErr  error
@@ -78,6 +84,10 @@ type Catalog struct {
 	// busy timeout, which a large write on a busy machine can outlast. The
 	// busy timeout is left for writers in other processes.
 	writes chan struct{}
+
+	// beforeCommit, when set (by tests), is called in each write
+	// transaction before it commits.
+	beforeCommit func()
 }
 
 // writeTx runs f in a write transaction, in this process's turn to write,
@@ -88,13 +98,21 @@ func (c *Catalog) writeTx(ctx context.Context, f func(*sql.Tx) error) error {
 		return err
 	}
 	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil) // immediate: the write lock is taken first
+	tx, err := c.db.BeginTx(ctx, nil) // SQLite's immediate: the write lock is taken first
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if c.d.lockWrites != "" {
+		if _, err := tx.ExecContext(ctx, c.d.q(c.d.lockWrites)); err != nil {
+			return fmt.Errorf("waiting for the other replicas' writes: %w", err)
+		}
+	}
 	if err := f(tx); err != nil {
 		return err
+	}
+	if c.beforeCommit != nil {
+		c.beforeCommit()
 	}
 	return tx.Commit()
 }
@@ -133,7 +151,7 @@ func open(path string, busy time.Duration) (*Catalog, error) {
 	}
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	c := &Catalog{db: db, path: path, writes: make(chan struct{}, 1)}
+	c := &Catalog{db: db, d: sqliteDialect, path: path, writes: make(chan struct{}, 1)}
 	if err := c.migrateRetrying(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
@@ -178,12 +196,18 @@ func isBusy(err error) bool {
 	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "SQLITE_LOCKED") || strings.Contains(msg, "database is locked")
 }
 
-// Close closes the catalog. It is idempotent and safe to call concurrently;
-// calls after the first return the first call's result.
+// Close closes the catalog: its file, or nothing of the database given to
+// OpenPostgres, which the caller closes. It is idempotent and safe to call
+// concurrently; calls after the first return the first call's result.
 func (c *Catalog) Close() error {
-	c.closeOnce.Do(func() { c.closeErr = c.db.Close() })
+	c.closeOnce.Do(func() {
+		if !c.borrowed {
+			c.closeErr = c.db.Close()
+		}
+	})
 	return c.closeErr
 }
 
-// Path returns the file the catalog was opened from.
+// Path returns the file the catalog was opened from; "" for a catalog in
+// PostgreSQL.
 func (c *Catalog) Path() string { return c.path }

@@ -13,17 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func openTemp(t testing.TB) (*Catalog, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "catalog.db")
-	c, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c, path
-}
-
 var equalTime = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
 
 func ptr[T any](v T) *T { return &v }
@@ -68,156 +57,164 @@ func fullEntry() *Entry {
 }
 
 func TestRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	c, path := openTemp(t)
-	want := fullEntry()
-	if err := c.Put(ctx, want); err != nil {
-		t.Fatal(err)
-	}
-	got, ok, err := c.Get(ctx, "github", "h1")
-	if err != nil || !ok {
-		t.Fatalf("Get = %v, %v; want the entry", ok, err)
-	}
-	if diff := cmp.Diff(want, got, equalTime); diff != "" {
-		t.Errorf("Get after Put (-want +got):\n%s", diff)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		c, _ := b.openTemp(t)
+		want := fullEntry()
+		if err := c.Put(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := c.Get(ctx, "github", "h1")
+		if err != nil || !ok {
+			t.Fatalf("Get = %v, %v; want the entry", ok, err)
+		}
+		if diff := cmp.Diff(want, got, equalTime); diff != "" {
+			t.Errorf("Get after Put (-want +got):\n%s", diff)
+		}
 
-	// A reopened file holds the same.
-	c.Close()
-	c2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	got, ok, err = c2.Get(ctx, "github", "h1")
-	if err != nil || !ok {
-		t.Fatalf("Get after reopening = %v, %v; want the entry", ok, err)
-	}
-	if got.Tools[0].Name != "create_issue" || len(got.Prompts[0].Arguments) != 1 {
-		t.Errorf("after reopening got %+v", got)
-	}
+		// A reopened catalog holds the same.
+		c.Close()
+		c2 := b.reopen(t, c)
+		got, ok, err = c2.Get(ctx, "github", "h1")
+		if err != nil || !ok {
+			t.Fatalf("Get after reopening = %v, %v; want the entry", ok, err)
+		}
+		if got.Tools[0].Name != "create_issue" || len(got.Prompts[0].Arguments) != 1 {
+			t.Errorf("after reopening got %+v", got)
+		}
+	})
 }
 
 func TestPutReplaces(t *testing.T) {
-	ctx := context.Background()
-	c, _ := openTemp(t)
-	if err := c.Put(ctx, fullEntry()); err != nil {
-		t.Fatal(err)
-	}
-	smaller := &Entry{Server: "github", Hash: "h2", Tools: []*mcp.Tool{{Name: "only"}}}
-	if err := c.Put(ctx, smaller); err != nil {
-		t.Fatal(err)
-	}
-	got, ok, err := c.Get(ctx, "github", "h2")
-	if err != nil || !ok {
-		t.Fatalf("Get = %v, %v", ok, err)
-	}
-	want := &Entry{Server: "github", Hash: "h2", Tools: []*mcp.Tool{{Name: "only"}}, FetchedAt: time.UnixMilli(time.Time{}.UnixMilli())}
-	if diff := cmp.Diff(want, got, equalTime); diff != "" {
-		t.Errorf("after replacing (-want +got):\n%s", diff)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		c, _ := b.openTemp(t)
+		if err := c.Put(ctx, fullEntry()); err != nil {
+			t.Fatal(err)
+		}
+		smaller := &Entry{Server: "github", Hash: "h2", Tools: []*mcp.Tool{{Name: "only"}}}
+		if err := c.Put(ctx, smaller); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := c.Get(ctx, "github", "h2")
+		if err != nil || !ok {
+			t.Fatalf("Get = %v, %v", ok, err)
+		}
+		want := &Entry{Server: "github", Hash: "h2", Tools: []*mcp.Tool{{Name: "only"}}, FetchedAt: time.UnixMilli(time.Time{}.UnixMilli())}
+		if diff := cmp.Diff(want, got, equalTime); diff != "" {
+			t.Errorf("after replacing (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestInvalidation(t *testing.T) {
-	ctx := context.Background()
-	c, _ := openTemp(t)
-	for _, e := range []*Entry{fullEntry(), {Server: "time", Hash: "t1", Tools: []*mcp.Tool{{Name: "now"}}}} {
-		if err := c.Put(ctx, e); err != nil {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		c, _ := b.openTemp(t)
+		for _, e := range []*Entry{fullEntry(), {Server: "time", Hash: "t1", Tools: []*mcp.Tool{{Name: "now"}}}} {
+			if err := c.Put(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tests := []struct {
+			server, hash string
+			want         bool
+		}{
+			{"github", "h1", true},
+			{"github", "h2", false}, // definition changed: stale
+			{"github", "", false},
+			{"absent", "h1", false},
+			{"time", "t1", true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.server+"/"+tt.hash, func(t *testing.T) {
+				_, ok, err := c.Get(ctx, tt.server, tt.hash)
+				if err != nil || ok != tt.want {
+					t.Errorf("Get(%q, %q) = %v, %v; want %v, nil", tt.server, tt.hash, ok, err, tt.want)
+				}
+			})
+		}
+
+		removed, err := c.Prune(ctx, map[string]string{"github": "h2", "time": "t1"})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	tests := []struct {
-		server, hash string
-		want         bool
-	}{
-		{"github", "h1", true},
-		{"github", "h2", false}, // definition changed: stale
-		{"github", "", false},
-		{"absent", "h1", false},
-		{"time", "t1", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.server+"/"+tt.hash, func(t *testing.T) {
-			_, ok, err := c.Get(ctx, tt.server, tt.hash)
-			if err != nil || ok != tt.want {
-				t.Errorf("Get(%q, %q) = %v, %v; want %v, nil", tt.server, tt.hash, ok, err, tt.want)
-			}
-		})
-	}
-
-	removed, err := c.Prune(ctx, map[string]string{"github": "h2", "time": "t1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"github"}, removed); diff != "" {
-		t.Errorf("Prune removed (-want +got):\n%s", diff)
-	}
-	res, err := c.Search(ctx, "create issue", SearchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Results) != 0 {
-		t.Errorf("search after pruning github found %+v; want nothing", res.Results)
-	}
-	if err := c.Remove(ctx, "time"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Remove(ctx, "time"); err != nil {
-		t.Errorf("removing an absent server: %v", err)
-	}
-	servers, err := c.Servers(ctx)
-	if err != nil || len(servers) != 0 {
-		t.Errorf("Servers after removing all = %v, %v; want none", servers, err)
-	}
+		if diff := cmp.Diff([]string{"github"}, removed); diff != "" {
+			t.Errorf("Prune removed (-want +got):\n%s", diff)
+		}
+		res, err := c.Search(ctx, "create issue", SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) != 0 {
+			t.Errorf("search after pruning github found %+v; want nothing", res.Results)
+		}
+		if err := c.Remove(ctx, "time"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Remove(ctx, "time"); err != nil {
+			t.Errorf("removing an absent server: %v", err)
+		}
+		servers, err := c.Servers(ctx)
+		if err != nil || len(servers) != 0 {
+			t.Errorf("Servers after removing all = %v, %v; want none", servers, err)
+		}
+	})
 }
 
 func TestServers(t *testing.T) {
-	ctx := context.Background()
-	c, _ := openTemp(t)
-	at := time.UnixMilli(1_700_000_000_000)
-	for _, e := range []*Entry{
-		{Server: "b", Hash: "2", Tools: []*mcp.Tool{{Name: "x"}, {Name: "y"}}, FetchedAt: at},
-		{Server: "a", Hash: "1", FetchedAt: at},
-	} {
-		if err := c.Put(ctx, e); err != nil {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		c, _ := b.openTemp(t)
+		at := time.UnixMilli(1_700_000_000_000)
+		for _, e := range []*Entry{
+			{Server: "b", Hash: "2", Tools: []*mcp.Tool{{Name: "x"}, {Name: "y"}}, FetchedAt: at},
+			{Server: "a", Hash: "1", FetchedAt: at},
+		} {
+			if err := c.Put(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := c.Servers(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	got, err := c.Servers(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []ServerInfo{{Name: "a", Hash: "1", FetchedAt: at}, {Name: "b", Hash: "2", FetchedAt: at, Tools: 2}}
-	if diff := cmp.Diff(want, got, equalTime); diff != "" {
-		t.Errorf("Servers (-want +got):\n%s", diff)
-	}
+		want := []ServerInfo{{Name: "a", Hash: "1", FetchedAt: at}, {Name: "b", Hash: "2", FetchedAt: at, Tools: 2}}
+		if diff := cmp.Diff(want, got, equalTime); diff != "" {
+			t.Errorf("Servers (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestPutErrors(t *testing.T) {
-	ctx := context.Background()
-	c, _ := openTemp(t)
-	if err := c.Put(ctx, &Entry{}); err == nil {
-		t.Error("Put with no server name succeeded")
-	}
-	bad := &Entry{Server: "s", Tools: []*mcp.Tool{{Name: "t", InputSchema: func() {}}}}
-	if err := c.Put(ctx, bad); err == nil {
-		t.Error("Put with an unmarshalable schema succeeded")
-	}
-	if _, ok, _ := c.Get(ctx, "s", ""); ok {
-		t.Error("a failed Put left an entry behind")
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		c, _ := b.openTemp(t)
+		if err := c.Put(ctx, &Entry{}); err == nil {
+			t.Error("Put with no server name succeeded")
+		}
+		bad := &Entry{Server: "s", Tools: []*mcp.Tool{{Name: "t", InputSchema: func() {}}}}
+		if err := c.Put(ctx, bad); err == nil {
+			t.Error("Put with an unmarshalable schema succeeded")
+		}
+		if _, ok, _ := c.Get(ctx, "s", ""); ok {
+			t.Error("a failed Put left an entry behind")
+		}
+	})
 }
 
 func TestCloseIdempotent(t *testing.T) {
-	c, _ := openTemp(t)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() { c.Close() })
-	}
-	wg.Wait()
-	if err := c.Close(); err != nil {
-		t.Errorf("second Close = %v", err)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c, _ := b.openTemp(t)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() { c.Close() })
+		}
+		wg.Wait()
+		if err := c.Close(); err != nil {
+			t.Errorf("second Close = %v", err)
+		}
+	})
 }
 
 func TestNewerSchema(t *testing.T) {

@@ -23,29 +23,23 @@ type Failure struct {
 // recorded already.
 func (c *Catalog) PutFailure(ctx context.Context, f Failure) (err error) {
 	defer wrapf(&err, "recording the failure of %q in the catalog", f.Server)
-	unlock, err := c.lockWrites(ctx)
-	if err != nil {
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, c.d.q(`INSERT INTO failures (server, hash, class, error, at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (server) DO UPDATE SET hash = excluded.hash, class = excluded.class, error = excluded.error, at = excluded.at
+			WHERE excluded.at >= failures.at`),
+			f.Server, f.Hash, f.Class, f.Error, f.At.UnixMicro())
 		return err
-	}
-	defer unlock()
-	_, err = c.db.ExecContext(ctx, `INSERT INTO failures (server, hash, class, error, at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (server) DO UPDATE SET hash = excluded.hash, class = excluded.class, error = excluded.error, at = excluded.at
-		WHERE excluded.at >= failures.at`,
-		f.Server, f.Hash, f.Class, f.Error, f.At.UnixMicro())
-	return err
+	})
 }
 
 // ClearFailure forgets the failure of server that happened before t: the
 // server answered at t.
 func (c *Catalog) ClearFailure(ctx context.Context, server string, t time.Time) (err error) {
 	defer wrapf(&err, "clearing the failure of %q in the catalog", server)
-	unlock, err := c.lockWrites(ctx)
-	if err != nil {
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, c.d.q(`DELETE FROM failures WHERE server = ? AND at <= ?`), server, t.UnixMicro())
 		return err
-	}
-	defer unlock()
-	_, err = c.db.ExecContext(ctx, `DELETE FROM failures WHERE server = ? AND at <= ?`, server, t.UnixMicro())
-	return err
+	})
 }
 
 // Failures returns the recorded failures by server. A failure recorded
@@ -53,7 +47,7 @@ func (c *Catalog) ClearFailure(ctx context.Context, server string, t time.Time) 
 // compare.
 func (c *Catalog) Failures(ctx context.Context) (_ map[string]Failure, err error) {
 	defer wrapf(&err, "reading failures from the catalog")
-	rows, err := c.db.QueryContext(ctx, `SELECT server, hash, class, error, at FROM failures`)
+	rows, err := c.db.QueryContext(ctx, c.d.q(`SELECT server, hash, class, error, at FROM failures`))
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +67,8 @@ func (c *Catalog) Failures(ctx context.Context) (_ map[string]Failure, err error
 
 // pruneFailures removes the failures of servers not in current, or recorded
 // under another hash than current's.
-func pruneFailures(ctx context.Context, tx *sql.Tx, current map[string]string) error {
-	rows, err := tx.QueryContext(ctx, "SELECT server, hash FROM failures")
+func (c *Catalog) pruneFailures(ctx context.Context, tx *sql.Tx, current map[string]string) error {
+	rows, err := tx.QueryContext(ctx, c.d.q("SELECT server, hash FROM failures"))
 	if err != nil {
 		return err
 	}
@@ -94,7 +88,7 @@ func pruneFailures(ctx context.Context, tx *sql.Tx, current map[string]string) e
 		return err
 	}
 	for _, server := range stale {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM failures WHERE server = ?", server); err != nil {
+		if _, err := tx.ExecContext(ctx, c.d.q("DELETE FROM failures WHERE server = ?"), server); err != nil {
 			return err
 		}
 	}

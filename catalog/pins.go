@@ -43,7 +43,7 @@ type Pin struct {
 // Pins returns the pins of a server's tools, by tool name.
 func (c *Catalog) Pins(ctx context.Context, server string) (_ map[string]Pin, err error) {
 	defer wrapf(&err, "reading the pins of %q", server)
-	return pins(ctx, c.db, server)
+	return c.pins(ctx, c.db, server)
 }
 
 // UpdatePins reads a server's pins and writes the pins update returns, in
@@ -52,11 +52,11 @@ func (c *Catalog) Pins(ctx context.Context, server string) (_ map[string]Pin, er
 func (c *Catalog) UpdatePins(ctx context.Context, server string, update func(map[string]Pin) []Pin) (err error) {
 	defer wrapf(&err, "updating the pins of %q", server)
 	return c.writeTx(ctx, func(tx *sql.Tx) error {
-		stored, err := pins(ctx, tx, server)
+		stored, err := c.pins(ctx, tx, server)
 		if err != nil {
 			return err
 		}
-		return setPins(ctx, tx, update(stored))
+		return c.setPins(ctx, tx, update(stored))
 	})
 }
 
@@ -64,8 +64,8 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func pins(ctx context.Context, db querier, server string) (map[string]Pin, error) {
-	rows, err := db.QueryContext(ctx, `SELECT tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ?`, server)
+func (c *Catalog) pins(ctx context.Context, db querier, server string) (map[string]Pin, error) {
+	rows, err := db.QueryContext(ctx, c.d.q(`SELECT tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ?`), server)
 	if err != nil {
 		return nil, err
 	}
@@ -89,15 +89,17 @@ func (c *Catalog) SetPins(ctx context.Context, pins []Pin) (err error) {
 		return nil
 	}
 	defer wrapf(&err, "writing pins")
-	return c.writeTx(ctx, func(tx *sql.Tx) error { return setPins(ctx, tx, pins) })
+	return c.writeTx(ctx, func(tx *sql.Tx) error { return c.setPins(ctx, tx, pins) })
 }
 
-func setPins(ctx context.Context, tx *sql.Tx, pins []Pin) error {
+func (c *Catalog) setPins(ctx context.Context, tx *sql.Tx, pins []Pin) error {
 	if len(pins) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO pins (server, tool, hash, def, first_seen, pending, pending_def, pending_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	stmt, err := tx.PrepareContext(ctx, c.d.q(`INSERT INTO pins (server, tool, hash, def, first_seen, pending, pending_def, pending_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (server, tool) DO UPDATE SET hash = excluded.hash, def = excluded.def, first_seen = excluded.first_seen,
+			pending = excluded.pending, pending_def = excluded.pending_def, pending_at = excluded.pending_at`))
 	if err != nil {
 		return err
 	}
@@ -119,33 +121,31 @@ var ErrNotPending = errors.New("no changed definition is waiting for approval")
 // pin as it was before.
 func (c *Catalog) Accept(ctx context.Context, server, tool, pending string) (_ Pin, err error) {
 	defer wrapf(&err, "accepting %q of %q", tool, server)
-	unlock, err := c.lockWrites(ctx)
+	var was Pin
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
+		p := Pin{Server: server, Tool: tool}
+		var first, at int64
+		err := tx.QueryRowContext(ctx, c.d.q(`SELECT hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ? AND tool = ?`), server, tool).
+			Scan(&p.Hash, &p.Def, &first, &p.Pending, &p.PendingDef, &at)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && p.Pending == "" {
+			return ErrNotPending
+		}
+		if err != nil {
+			return err
+		}
+		p.FirstSeen, p.PendingAt = time.UnixMilli(first), time.UnixMilli(at)
+		if p.Pending != pending {
+			return fmt.Errorf("the server changed the definition again since it was shown: look at it again (describe), then approve")
+		}
+		if _, err := tx.ExecContext(ctx, c.d.q(`UPDATE pins SET hash = pending, def = pending_def, pending = '', pending_def = '', pending_at = 0
+			WHERE server = ? AND tool = ?`), server, tool); err != nil {
+			return err
+		}
+		was = p
+		return nil
+	})
 	if err != nil {
 		return Pin{}, err
 	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return Pin{}, err
-	}
-	defer tx.Rollback()
-	p := Pin{Server: server, Tool: tool}
-	var first, at int64
-	err = tx.QueryRowContext(ctx, `SELECT hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ? AND tool = ?`, server, tool).
-		Scan(&p.Hash, &p.Def, &first, &p.Pending, &p.PendingDef, &at)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && p.Pending == "" {
-		return Pin{}, ErrNotPending
-	}
-	if err != nil {
-		return Pin{}, err
-	}
-	p.FirstSeen, p.PendingAt = time.UnixMilli(first), time.UnixMilli(at)
-	if p.Pending != pending {
-		return Pin{}, fmt.Errorf("the server changed the definition again since it was shown: look at it again (describe), then approve")
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pins SET hash = pending, def = pending_def, pending = '', pending_def = '', pending_at = 0
-		WHERE server = ? AND tool = ?`, server, tool); err != nil {
-		return Pin{}, err
-	}
-	return p, tx.Commit()
+	return was, nil
 }

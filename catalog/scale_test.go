@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 )
 
 // Benchmarks at scale over catalogs made from the real one in testdata
@@ -146,23 +148,37 @@ type scaleLoaded struct {
 	putCPU, firstCPU time.Duration // CPU time, all threads
 }
 
-var scaleCatalogs = map[int]*scaleLoaded{}
+// scaleKey is one scale catalog: its size, in SQLite or PostgreSQL.
+type scaleKey struct {
+	n  int
+	pg bool
+}
+
+var scaleCatalogs = map[scaleKey]*scaleLoaded{}
 
 // loadScale stores a scale catalog of n tools once per process, then
-// times a fresh process's first search: open the file, build the index,
-// search.
-func loadScale(b *testing.B, n int) *scaleLoaded {
-	if l := scaleCatalogs[n]; l != nil {
+// times a fresh process's first search: open the file (or, in
+// PostgreSQL, connect as another replica would), build the index, search.
+func loadScale(b *testing.B, n int, pg bool) *scaleLoaded {
+	key := scaleKey{n, pg}
+	if l := scaleCatalogs[key]; l != nil {
 		return l
 	}
-	dir, err := os.MkdirTemp("", "catalog-scale-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(dir, "catalog.db")
-	c, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
+	var c *Catalog
+	var dir, path, dsn string
+	if pg {
+		// The database outlives this benchmark: others reuse it.
+		dsn = pgtest.DSN(outliving{b})
+		c = openPostgresDSN(outliving{b}, dsn)
+	} else {
+		var err error
+		if dir, err = os.MkdirTemp("", "catalog-scale-"); err != nil {
+			b.Fatal(err)
+		}
+		path = filepath.Join(dir, "catalog.db")
+		if c, err = Open(path); err != nil {
+			b.Fatal(err)
+		}
 	}
 	ctx := context.Background()
 	entries := scaleCatalog(b, n)
@@ -175,9 +191,21 @@ func loadScale(b *testing.B, n int) *scaleLoaded {
 	l := &scaleLoaded{c: c, dir: dir, path: path, put: time.Since(start), putCPU: cpuTime() - cpu}
 	runtime.GC()
 	start, cpu = time.Now(), cpuTime()
-	fresh, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
+	var fresh *Catalog
+	if pg {
+		db, err := pgstore.Open(ctx, dsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		if fresh, err = OpenPostgres(ctx, db); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		var err error
+		if fresh, err = Open(path); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if _, err := fresh.Search(ctx, "write a file", SearchOptions{}); err != nil {
 		b.Fatal(err)
@@ -187,69 +215,88 @@ func loadScale(b *testing.B, n int) *scaleLoaded {
 	if _, err := c.currentIndex(ctx); err != nil {
 		b.Fatal(err)
 	}
-	scaleCatalogs[n] = l
+	scaleCatalogs[key] = l
 	return l
 }
 
-func BenchmarkScaleIndex(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			l := loadScale(b, n)
-			ctx := context.Background()
-			var build, buildCPU time.Duration
-			for b.Loop() {
-				start, cpu := time.Now(), cpuTime()
-				if _, err := l.c.loadIndex(ctx); err != nil {
-					b.Fatal(err)
-				}
-				build += time.Since(start)
-				buildCPU += cpuTime() - cpu
+// outliving is a benchmark whose cleanups run when the test binary ends
+// (see TestMain), not when the benchmark does.
+type outliving struct{ testing.TB }
+
+func (outliving) Cleanup(f func()) { atExit = append(atExit, f) }
+
+// atExit holds the cleanups of outliving benchmarks, run last first.
+var atExit []func()
+
+// scaleRuns names the scale benchmarks' sub-benchmarks: SQLite's by size
+// alone, as they always were, and PostgreSQL's under "postgres/".
+func scaleRuns(b *testing.B, f func(b *testing.B, l func() *scaleLoaded)) {
+	for _, pg := range []bool{false, true} {
+		for _, n := range benchSizes {
+			name := fmt.Sprintf("tools=%d", n)
+			if pg {
+				name = "postgres/" + name
 			}
-			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-			b.ReportMetric(ms(build)/float64(b.N), "ms-build")
-			b.ReportMetric(ms(buildCPU)/float64(b.N), "ms-build-cpu")
-			b.ReportMetric(l.put.Seconds(), "s-put")
-			b.ReportMetric(l.putCPU.Seconds(), "s-put-cpu")
-			b.ReportMetric(ms(l.firstSearch), "ms-first-search")
-			b.ReportMetric(ms(l.firstCPU), "ms-first-search-cpu")
-		})
+			b.Run(name, func(b *testing.B) { f(b, func() *scaleLoaded { return loadScale(b, n, pg) }) })
+		}
 	}
 }
 
+func BenchmarkScaleIndex(b *testing.B) {
+	scaleRuns(b, func(b *testing.B, load func() *scaleLoaded) {
+		l := load()
+		ctx := context.Background()
+		var build, buildCPU time.Duration
+		for b.Loop() {
+			start, cpu := time.Now(), cpuTime()
+			if _, err := l.c.loadIndex(ctx); err != nil {
+				b.Fatal(err)
+			}
+			build += time.Since(start)
+			buildCPU += cpuTime() - cpu
+		}
+		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+		b.ReportMetric(ms(build)/float64(b.N), "ms-build")
+		b.ReportMetric(ms(buildCPU)/float64(b.N), "ms-build-cpu")
+		b.ReportMetric(l.put.Seconds(), "s-put")
+		b.ReportMetric(l.putCPU.Seconds(), "s-put-cpu")
+		b.ReportMetric(ms(l.firstSearch), "ms-first-search")
+		b.ReportMetric(ms(l.firstCPU), "ms-first-search-cpu")
+	})
+}
+
 func BenchmarkScaleSearch(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			l := loadScale(b, n)
-			ctx := context.Background()
-			// One thread, so that its CPU time is the search's: a busy
-			// machine stretches the wall clock, not the CPU time.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			var lat, cpu []time.Duration
-			for i := 0; b.Loop(); i++ {
-				start, c0 := time.Now(), threadCPUTime()
-				if _, err := l.c.SearchAll(ctx, scaleQueries[i%len(scaleQueries)], SearchOptions{}); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-				cpu = append(cpu, threadCPUTime()-c0)
+	scaleRuns(b, func(b *testing.B, load func() *scaleLoaded) {
+		l := load()
+		ctx := context.Background()
+		// One thread, so that its CPU time is the search's: a busy
+		// machine stretches the wall clock, not the CPU time.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var lat, cpu []time.Duration
+		for i := 0; b.Loop(); i++ {
+			start, c0 := time.Now(), threadCPUTime()
+			if _, err := l.c.SearchAll(ctx, scaleQueries[i%len(scaleQueries)], SearchOptions{}); err != nil {
+				b.Fatal(err)
 			}
-			b.StopTimer()
-			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-			for _, m := range []struct {
-				unit string
-				ds   []time.Duration
-			}{{"ms", lat}, {"ms-cpu", cpu}} {
-				slices.Sort(m.ds)
-				if m.ds[len(m.ds)-1] == 0 {
-					continue // not measured on this platform
-				}
-				b.ReportMetric(ms(m.ds[len(m.ds)/2]), m.unit+"-median")
-				b.ReportMetric(ms(m.ds[min(len(m.ds)-1, len(m.ds)*95/100)]), m.unit+"-p95")
-				b.ReportMetric(ms(m.ds[min(len(m.ds)-1, len(m.ds)*99/100)]), m.unit+"-p99")
+			lat = append(lat, time.Since(start))
+			cpu = append(cpu, threadCPUTime()-c0)
+		}
+		b.StopTimer()
+		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+		for _, m := range []struct {
+			unit string
+			ds   []time.Duration
+		}{{"ms", lat}, {"ms-cpu", cpu}} {
+			slices.Sort(m.ds)
+			if m.ds[len(m.ds)-1] == 0 {
+				continue // not measured on this platform
 			}
-		})
-	}
+			b.ReportMetric(ms(m.ds[len(m.ds)/2]), m.unit+"-median")
+			b.ReportMetric(ms(m.ds[min(len(m.ds)-1, len(m.ds)*95/100)]), m.unit+"-p95")
+			b.ReportMetric(ms(m.ds[min(len(m.ds)-1, len(m.ds)*99/100)]), m.unit+"-p99")
+		}
+	})
 }
 
 // TestParamTextOfMatchesParamText checks that the text of a decoded schema

@@ -3,7 +3,6 @@ package catalog
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -154,18 +153,18 @@ func (c *Catalog) currentIndex(ctx context.Context) (*index, error) {
 // loadIndex reads every tool and its generation in one transaction and
 // indexes them.
 func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
-	tx, err := c.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := c.db.BeginTx(ctx, c.d.readTx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
 	var gen int64
-	if err := tx.QueryRowContext(ctx, "SELECT value FROM generation WHERE id = 1").Scan(&gen); err != nil {
+	if err := tx.QueryRowContext(ctx, c.d.q("SELECT value FROM generation WHERE id = 1")).Scan(&gen); err != nil {
 		return nil, err
 	}
 	keywords := map[string]map[string][]string{}
 	hashes := map[string]string{}
-	rows, err := tx.QueryContext(ctx, "SELECT name, hash, keywords FROM servers")
+	rows, err := tx.QueryContext(ctx, c.d.q("SELECT name, hash, keywords FROM servers"))
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +184,7 @@ func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = tx.QueryContext(ctx, "SELECT server, name, title, description, params FROM tools")
+	rows, err = tx.QueryContext(ctx, c.d.q("SELECT server, name, title, description, params FROM tools"))
 	if err != nil {
 		return nil, err
 	}

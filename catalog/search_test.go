@@ -11,9 +11,9 @@ import (
 )
 
 // searchFixture is a small catalog with the shapes that matter to ranking.
-func searchFixture(t testing.TB) *Catalog {
+func searchFixture(t testing.TB, b backend) *Catalog {
 	t.Helper()
-	c, _ := openTemp(t)
+	c, _ := b.openTemp(t)
 	return fillFixture(t, c)
 }
 
@@ -70,238 +70,256 @@ func refs(rs []Result) []ref {
 }
 
 func TestSearchRanking(t *testing.T) {
-	c := searchFixture(t)
-	tests := []struct {
-		query string
-		first ref   // the expected top result
-		match Match // its match kind
-	}{
-		{"create issue", ref{"github", "issue_create"}, MatchText},
-		{"issue_create", ref{"github", "issue_create"}, MatchExact},
-		{"IssueCreate", ref{"github", "issue_create"}, MatchExact},
-		{"github", ref{"github", "GitHubSearch"}, MatchPrefix},
-		{"GitHubSearch", ref{"github", "GitHubSearch"}, MatchExact},
-		{"github.search", ref{"github", "search"}, MatchExact},
-		{"github/search", ref{"github", "search"}, MatchExact},
-		{"resolve-library-id", ref{"context7", "resolve-library-id"}, MatchExact},
-		{"resolve_library_id", ref{"context7", "resolve-library-id"}, MatchExact},
-		{"resolveLibraryId", ref{"context7", "resolve-library-id"}, MatchExact},
-		{"c++", ref{"lang", "compile_cpp"}, MatchText},
-		{"文件搜索", ref{"files", "file_search"}, MatchText},
-		{"搜索文件", ref{"files", "file_search"}, MatchText},
-		{"readFile", ref{"files", "read_file"}, MatchExact},
-		{"read fil", ref{"files", "read_file"}, MatchPrefix},              // a partial name
-		{"contents fil", ref{"files", "read_file"}, MatchText},            // a partial word
-		{"documentation", ref{"context7", "get-library-docs"}, MatchText}, // stemmed
-		{"ticket", ref{"github", "issue_create"}, MatchText},              // searchKeywords
-		{"rain tomorrow", ref{"weather", "get_forecast"}, MatchText},      // related words
-		{"topic", ref{"context7", "get-library-docs"}, MatchText},         // parameter names
-		{"search", ref{"github", "search"}, MatchExact},
-		{"sear", ref{"github", "search"}, MatchPrefix},
-		{"context7", ref{"context7", "resolve-library-id"}, MatchPrefix}, // server name
-		{"bug", ref{"github", "issue_create"}, MatchText},                // keywords by glob
-	}
-	for _, tt := range tests {
-		t.Run(tt.query, func(t *testing.T) {
-			res, err := c.Search(context.Background(), tt.query, SearchOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Results) == 0 {
-				t.Fatalf("Search(%q) found nothing; want %v first", tt.query, tt.first)
-			}
-			got := res.Results[0]
-			if (ref{got.Server, got.Name}) != tt.first || got.Match != tt.match {
-				t.Errorf("Search(%q) first = %s/%s (%s); want %v (%s)\nall: %v", tt.query, got.Server, got.Name, got.Match, tt.first, tt.match, refs(res.Results))
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		tests := []struct {
+			query string
+			first ref   // the expected top result
+			match Match // its match kind
+		}{
+			{"create issue", ref{"github", "issue_create"}, MatchText},
+			{"issue_create", ref{"github", "issue_create"}, MatchExact},
+			{"IssueCreate", ref{"github", "issue_create"}, MatchExact},
+			{"github", ref{"github", "GitHubSearch"}, MatchPrefix},
+			{"GitHubSearch", ref{"github", "GitHubSearch"}, MatchExact},
+			{"github.search", ref{"github", "search"}, MatchExact},
+			{"github/search", ref{"github", "search"}, MatchExact},
+			{"resolve-library-id", ref{"context7", "resolve-library-id"}, MatchExact},
+			{"resolve_library_id", ref{"context7", "resolve-library-id"}, MatchExact},
+			{"resolveLibraryId", ref{"context7", "resolve-library-id"}, MatchExact},
+			{"c++", ref{"lang", "compile_cpp"}, MatchText},
+			{"文件搜索", ref{"files", "file_search"}, MatchText},
+			{"搜索文件", ref{"files", "file_search"}, MatchText},
+			{"readFile", ref{"files", "read_file"}, MatchExact},
+			{"read fil", ref{"files", "read_file"}, MatchPrefix},              // a partial name
+			{"contents fil", ref{"files", "read_file"}, MatchText},            // a partial word
+			{"documentation", ref{"context7", "get-library-docs"}, MatchText}, // stemmed
+			{"ticket", ref{"github", "issue_create"}, MatchText},              // searchKeywords
+			{"rain tomorrow", ref{"weather", "get_forecast"}, MatchText},      // related words
+			{"topic", ref{"context7", "get-library-docs"}, MatchText},         // parameter names
+			{"search", ref{"github", "search"}, MatchExact},
+			{"sear", ref{"github", "search"}, MatchPrefix},
+			{"context7", ref{"context7", "resolve-library-id"}, MatchPrefix}, // server name
+			{"bug", ref{"github", "issue_create"}, MatchText},                // keywords by glob
+		}
+		for _, tt := range tests {
+			t.Run(tt.query, func(t *testing.T) {
+				res, err := c.Search(context.Background(), tt.query, SearchOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Results) == 0 {
+					t.Fatalf("Search(%q) found nothing; want %v first", tt.query, tt.first)
+				}
+				got := res.Results[0]
+				if (ref{got.Server, got.Name}) != tt.first || got.Match != tt.match {
+					t.Errorf("Search(%q) first = %s/%s (%s); want %v (%s)\nall: %v", tt.query, got.Server, got.Name, got.Match, tt.first, tt.match, refs(res.Results))
+				}
+			})
+		}
+	})
 }
 
 func TestSearchExactThenPrefix(t *testing.T) {
-	c := searchFixture(t)
-	res, err := c.Search(context.Background(), "search", SearchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []Match
-	for _, r := range res.Results {
-		kinds = append(kinds, r.Match)
-	}
-	want := []Match{MatchExact, MatchPrefix}
-	if len(kinds) < 2 || kinds[0] != want[0] || kinds[1] != want[1] {
-		t.Fatalf("matches = %v; want exact, then prefix first", kinds)
-	}
-	for i := 1; i < len(kinds); i++ {
-		if matchTier[kinds[i]] > matchTier[kinds[i-1]] {
-			t.Errorf("result %d (%s) ranks below a weaker match (%s)", i, kinds[i], kinds[i-1])
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		res, err := c.Search(context.Background(), "search", SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		var kinds []Match
+		for _, r := range res.Results {
+			kinds = append(kinds, r.Match)
+		}
+		want := []Match{MatchExact, MatchPrefix}
+		if len(kinds) < 2 || kinds[0] != want[0] || kinds[1] != want[1] {
+			t.Fatalf("matches = %v; want exact, then prefix first", kinds)
+		}
+		for i := 1; i < len(kinds); i++ {
+			if matchTier[kinds[i]] > matchTier[kinds[i-1]] {
+				t.Errorf("result %d (%s) ranks below a weaker match (%s)", i, kinds[i], kinds[i-1])
+			}
+		}
+	})
 }
 
 // TestQuerySyntax checks that no query errors because of its syntax.
 func TestQuerySyntax(t *testing.T) {
-	c := searchFixture(t)
-	queries := []string{
-		"", " ", "\t\n", `"quoted phrase"`, `"`, `'`, "c++", "C#", ".net", "resolve-library-id",
-		"gh.search", "a AND b OR NOT c", "-x +y", "foo*", "*", "?", "(", ")", "[", "]", "{}", `\`,
-		"name:search", "issue_create()", "%", "_", "__", "..", "/", "😀 emoji", "文件搜索", "ファイル検索",
-		"파일 검색", "\x00", "\xff\xfe", "SELECT * FROM tools; --", "' OR 1=1 --", strings.Repeat("a", 10000),
-		strings.Repeat("search ", 500),
-	}
-	for _, q := range queries {
-		name := q
-		if len(name) > 20 {
-			name = name[:20]
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		queries := []string{
+			"", " ", "\t\n", `"quoted phrase"`, `"`, `'`, "c++", "C#", ".net", "resolve-library-id",
+			"gh.search", "a AND b OR NOT c", "-x +y", "foo*", "*", "?", "(", ")", "[", "]", "{}", `\`,
+			"name:search", "issue_create()", "%", "_", "__", "..", "/", "😀 emoji", "文件搜索", "ファイル検索",
+			"파일 검색", "\x00", "\xff\xfe", "SELECT * FROM tools; --", "' OR 1=1 --", strings.Repeat("a", 10000),
+			strings.Repeat("search ", 500),
 		}
-		t.Run(name, func(t *testing.T) {
-			if _, err := c.Search(context.Background(), q, SearchOptions{}); err != nil {
-				t.Errorf("Search(%q) = %v; want no error", q, err)
+		for _, q := range queries {
+			name := q
+			if len(name) > 20 {
+				name = name[:20]
 			}
-		})
-	}
+			t.Run(name, func(t *testing.T) {
+				if _, err := c.Search(context.Background(), q, SearchOptions{}); err != nil {
+					t.Errorf("Search(%q) = %v; want no error", q, err)
+				}
+			})
+		}
+	})
 }
 
 func TestSearchQuotedFindsWords(t *testing.T) {
-	c := searchFixture(t)
-	for _, q := range []string{`"read file"`, `read-file`, `(read) [file]`, `read AND file`} {
-		res, err := c.Search(context.Background(), q, SearchOptions{Limit: 1})
-		if err != nil {
-			t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		for _, q := range []string{`"read file"`, `read-file`, `(read) [file]`, `read AND file`} {
+			res, err := c.Search(context.Background(), q, SearchOptions{Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Results) == 0 || res.Results[0].Name != "read_file" {
+				t.Errorf("Search(%q) = %v; want read_file first", q, refs(res.Results))
+			}
 		}
-		if len(res.Results) == 0 || res.Results[0].Name != "read_file" {
-			t.Errorf("Search(%q) = %v; want read_file first", q, refs(res.Results))
-		}
-	}
+	})
 }
 
 func TestSearchDeterministic(t *testing.T) {
-	c, _ := openTemp(t)
-	// Tools on several servers that tie on score (their descriptions differ
-	// only by one word each, of equal weight): order is by server.
-	for _, s := range []string{"zeta", "alpha", "mid"} {
-		e := &Entry{Server: s, Hash: "1", Tools: []*mcp.Tool{{Name: "fetch", Description: "Fetch a URL, copy " + s + "."}}}
-		if err := c.Put(context.Background(), e); err != nil {
-			t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c, _ := b.openTemp(t)
+		// Tools on several servers that tie on score (their descriptions differ
+		// only by one word each, of equal weight): order is by server.
+		for _, s := range []string{"zeta", "alpha", "mid"} {
+			e := &Entry{Server: s, Hash: "1", Tools: []*mcp.Tool{{Name: "fetch", Description: "Fetch a URL, copy " + s + "."}}}
+			if err := c.Put(context.Background(), e); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	want := []ref{{"alpha", "fetch"}, {"mid", "fetch"}, {"zeta", "fetch"}}
-	for range 5 {
-		res, err := c.Search(context.Background(), "fetch url", SearchOptions{})
-		if err != nil {
-			t.Fatal(err)
+		want := []ref{{"alpha", "fetch"}, {"mid", "fetch"}, {"zeta", "fetch"}}
+		for range 5 {
+			res, err := c.Search(context.Background(), "fetch url", SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, refs(res.Results)); diff != "" {
+				t.Fatalf("order (-want +got):\n%s", diff)
+			}
 		}
-		if diff := cmp.Diff(want, refs(res.Results)); diff != "" {
-			t.Fatalf("order (-want +got):\n%s", diff)
-		}
-	}
+	})
 }
 
 func TestSearchPaging(t *testing.T) {
-	c := searchFixture(t)
-	ctx := context.Background()
-	all, err := c.Search(ctx, "file", SearchOptions{Limit: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if all.Total < 3 || all.Total != len(all.Results) {
-		t.Fatalf("Total = %d with %d results; want >= 3 and equal", all.Total, len(all.Results))
-	}
-	tests := []struct{ limit, offset, from, to int }{
-		{1, 0, 0, 1},
-		{2, 1, 1, 3},
-		{2, all.Total - 1, all.Total - 1, all.Total},
-		{5, all.Total, all.Total, all.Total},
-		{5, all.Total + 10, all.Total, all.Total},
-		{1, -3, 0, 1},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("limit%d/offset%d", tt.limit, tt.offset), func(t *testing.T) {
-			res, err := c.Search(ctx, "file", SearchOptions{Limit: tt.limit, Offset: tt.offset})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(refs(all.Results[tt.from:tt.to]), refs(res.Results)); diff != "" {
-				t.Errorf("page (-want +got):\n%s", diff)
-			}
-			if res.Total != all.Total {
-				t.Errorf("Total = %d; want %d", res.Total, all.Total)
-			}
-		})
-	}
-	res, _ := c.Search(ctx, "a", SearchOptions{})
-	if len(res.Results) > DefaultLimit {
-		t.Errorf("no Limit gave %d results; want at most %d", len(res.Results), DefaultLimit)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		ctx := context.Background()
+		all, err := c.Search(ctx, "file", SearchOptions{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all.Total < 3 || all.Total != len(all.Results) {
+			t.Fatalf("Total = %d with %d results; want >= 3 and equal", all.Total, len(all.Results))
+		}
+		tests := []struct{ limit, offset, from, to int }{
+			{1, 0, 0, 1},
+			{2, 1, 1, 3},
+			{2, all.Total - 1, all.Total - 1, all.Total},
+			{5, all.Total, all.Total, all.Total},
+			{5, all.Total + 10, all.Total, all.Total},
+			{1, -3, 0, 1},
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("limit%d/offset%d", tt.limit, tt.offset), func(t *testing.T) {
+				res, err := c.Search(ctx, "file", SearchOptions{Limit: tt.limit, Offset: tt.offset})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(refs(all.Results[tt.from:tt.to]), refs(res.Results)); diff != "" {
+					t.Errorf("page (-want +got):\n%s", diff)
+				}
+				if res.Total != all.Total {
+					t.Errorf("Total = %d; want %d", res.Total, all.Total)
+				}
+			})
+		}
+		res, _ := c.Search(ctx, "a", SearchOptions{})
+		if len(res.Results) > DefaultLimit {
+			t.Errorf("no Limit gave %d results; want at most %d", len(res.Results), DefaultLimit)
+		}
+	})
 }
 
 func TestSearchServerFilter(t *testing.T) {
-	c := searchFixture(t)
-	res, err := c.Search(context.Background(), "search file code", SearchOptions{Servers: []string{"files", "lang"}, Limit: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Results) == 0 {
-		t.Fatal("found nothing")
-	}
-	for _, r := range res.Results {
-		if r.Server != "files" && r.Server != "lang" {
-			t.Errorf("result from %q outside the filter", r.Server)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		res, err := c.Search(context.Background(), "search file code", SearchOptions{Servers: []string{"files", "lang"}, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if len(res.Results) == 0 {
+			t.Fatal("found nothing")
+		}
+		for _, r := range res.Results {
+			if r.Server != "files" && r.Server != "lang" {
+				t.Errorf("result from %q outside the filter", r.Server)
+			}
+		}
+	})
 }
 
 func TestSearchRegex(t *testing.T) {
-	c := searchFixture(t)
-	tests := []struct {
-		pattern string
-		want    []ref
-	}{
-		{"^issue_", []ref{{"github", "issue_create"}, {"github", "issue_list"}}},
-		{"_FILE$", []ref{{"files", "read_file"}, {"files", "write_file"}}},
-		{"^github/search$", []ref{{"github", "search"}}},
-		// Name matches before description matches.
-		{"library", []ref{{"context7", "get-library-docs"}, {"context7", "resolve-library-id"}}},
-		{"clang", []ref{{"lang", "compile_cpp"}}},
-		{"(?-i)^GitHub", []ref{{"github", "GitHubSearch"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.pattern, func(t *testing.T) {
-			res, err := c.Search(context.Background(), tt.pattern, SearchOptions{Regex: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, refs(res.Results)); diff != "" {
-				t.Errorf("Search(regex %q) (-want +got):\n%s", tt.pattern, diff)
-			}
-		})
-	}
-	for _, bad := range []string{"(", "[a-", "a{2,1}", `\`} {
-		_, err := c.Search(context.Background(), bad, SearchOptions{Regex: true})
-		if err == nil || !strings.Contains(err.Error(), "invalid regex") {
-			t.Errorf("Search(regex %q) = %v; want an invalid regex error", bad, err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		tests := []struct {
+			pattern string
+			want    []ref
+		}{
+			{"^issue_", []ref{{"github", "issue_create"}, {"github", "issue_list"}}},
+			{"_FILE$", []ref{{"files", "read_file"}, {"files", "write_file"}}},
+			{"^github/search$", []ref{{"github", "search"}}},
+			// Name matches before description matches.
+			{"library", []ref{{"context7", "get-library-docs"}, {"context7", "resolve-library-id"}}},
+			{"clang", []ref{{"lang", "compile_cpp"}}},
+			{"(?-i)^GitHub", []ref{{"github", "GitHubSearch"}}},
 		}
-	}
+		for _, tt := range tests {
+			t.Run(tt.pattern, func(t *testing.T) {
+				res, err := c.Search(context.Background(), tt.pattern, SearchOptions{Regex: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.want, refs(res.Results)); diff != "" {
+					t.Errorf("Search(regex %q) (-want +got):\n%s", tt.pattern, diff)
+				}
+			})
+		}
+		for _, bad := range []string{"(", "[a-", "a{2,1}", `\`} {
+			_, err := c.Search(context.Background(), bad, SearchOptions{Regex: true})
+			if err == nil || !strings.Contains(err.Error(), "invalid regex") {
+				t.Errorf("Search(regex %q) = %v; want an invalid regex error", bad, err)
+			}
+		}
+	})
 }
 
 func TestSearchSeesWrites(t *testing.T) {
-	c := searchFixture(t)
-	ctx := context.Background()
-	e := &Entry{Server: "new", Hash: "1", Tools: []*mcp.Tool{{Name: "quux_frobnicate"}}}
-	if err := c.Put(ctx, e); err != nil {
-		t.Fatal(err)
-	}
-	res, _ := c.Search(ctx, "frobnicate", SearchOptions{})
-	if len(res.Results) != 1 {
-		t.Fatalf("after Put: %v; want the new tool", refs(res.Results))
-	}
-	if err := c.Remove(ctx, "new"); err != nil {
-		t.Fatal(err)
-	}
-	res, _ = c.Search(ctx, "frobnicate", SearchOptions{})
-	if len(res.Results) != 0 {
-		t.Errorf("after Remove: %v; want nothing", refs(res.Results))
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c := searchFixture(t, b)
+		ctx := context.Background()
+		e := &Entry{Server: "new", Hash: "1", Tools: []*mcp.Tool{{Name: "quux_frobnicate"}}}
+		if err := c.Put(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		res, _ := c.Search(ctx, "frobnicate", SearchOptions{})
+		if len(res.Results) != 1 {
+			t.Fatalf("after Put: %v; want the new tool", refs(res.Results))
+		}
+		if err := c.Remove(ctx, "new"); err != nil {
+			t.Fatal(err)
+		}
+		res, _ = c.Search(ctx, "frobnicate", SearchOptions{})
+		if len(res.Results) != 0 {
+			t.Errorf("after Remove: %v; want nothing", refs(res.Results))
+		}
+	})
 }
 
 func TestHeadline(t *testing.T) {
@@ -368,7 +386,7 @@ func FuzzSearch(f *testing.F) {
 	for _, s := range []string{"", "c++", "文件搜索", `"q"`, "resolve-library-id", "(", "gh.search", "\xff"} {
 		f.Add(s)
 	}
-	c := searchFixture(f)
+	c := searchFixture(f, sqliteBackend)
 	f.Fuzz(func(t *testing.T, q string) {
 		res, err := c.Search(context.Background(), q, SearchOptions{})
 		if err != nil {

@@ -21,49 +21,38 @@ func (c *Catalog) Put(ctx context.Context, e *Entry) (err error) {
 	if err != nil {
 		return err
 	}
-	unlock, err := c.lockWrites(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := deleteServer(ctx, tx, e.Server); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO servers (name, hash, instructions, keywords, fetched_at) VALUES (?, ?, ?, ?, ?)`,
-		e.Server, e.Hash, e.Instructions, string(kw), e.FetchedAt.UnixMilli()); err != nil {
-		return err
-	}
-	if err := putTools(ctx, tx, e.Server, e.Tools); err != nil {
-		return err
-	}
-	if err := putDocs(ctx, tx, "INSERT INTO resources (server, seq, uri, name, doc) VALUES (?, ?, ?, ?, ?)",
-		e.Server, e.Resources, func(r *mcp.Resource) []any { return []any{r.URI, r.Name} }); err != nil {
-		return err
-	}
-	if err := putDocs(ctx, tx, "INSERT INTO resource_templates (server, seq, uri_template, name, doc) VALUES (?, ?, ?, ?, ?)",
-		e.Server, e.ResourceTemplates, func(r *mcp.ResourceTemplate) []any { return []any{r.URITemplate, r.Name} }); err != nil {
-		return err
-	}
-	if err := putDocs(ctx, tx, "INSERT INTO prompts (server, seq, name, doc) VALUES (?, ?, ?, ?)",
-		e.Server, e.Prompts, func(p *mcp.Prompt) []any { return []any{p.Name} }); err != nil {
-		return err
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := c.deleteServer(ctx, tx, e.Server); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx,
+			c.d.q(`INSERT INTO servers (name, hash, instructions, keywords, fetched_at) VALUES (?, ?, ?, ?, ?)`),
+			e.Server, e.Hash, e.Instructions, string(kw), e.FetchedAt.UnixMilli()); err != nil {
+			return err
+		}
+		if err := c.putTools(ctx, tx, e.Server, e.Tools); err != nil {
+			return err
+		}
+		if err := putDocs(ctx, tx, c.d.q("INSERT INTO resources (server, seq, uri, name, doc) VALUES (?, ?, ?, ?, ?)"),
+			e.Server, e.Resources, func(r *mcp.Resource) []any { return []any{r.URI, r.Name} }); err != nil {
+			return err
+		}
+		if err := putDocs(ctx, tx, c.d.q("INSERT INTO resource_templates (server, seq, uri_template, name, doc) VALUES (?, ?, ?, ?, ?)"),
+			e.Server, e.ResourceTemplates, func(r *mcp.ResourceTemplate) []any { return []any{r.URITemplate, r.Name} }); err != nil {
+			return err
+		}
+		if err := putDocs(ctx, tx, c.d.q("INSERT INTO prompts (server, seq, name, doc) VALUES (?, ?, ?, ?)"),
+			e.Server, e.Prompts, func(p *mcp.Prompt) []any { return []any{p.Name} }); err != nil {
+			return err
+		}
+		return c.bumpGeneration(ctx, tx)
+	})
 }
 
-func putTools(ctx context.Context, tx *sql.Tx, server string, tools []*mcp.Tool) error {
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO tools
+func (c *Catalog) putTools(ctx context.Context, tx *sql.Tx, server string, tools []*mcp.Tool) error {
+	stmt, err := tx.PrepareContext(ctx, c.d.q(`INSERT INTO tools
 		(server, seq, name, title, description, input_schema, output_schema, annotations, extra, params)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
 	if err != nil {
 		return err
 	}
@@ -137,7 +126,7 @@ func putDocs[T any](ctx context.Context, tx *sql.Tx, insert, server string, item
 // another hash is stale and reported as not found.
 func (c *Catalog) Get(ctx context.Context, server, hash string) (_ *Entry, ok bool, err error) {
 	defer wrapf(&err, "reading %q from the catalog", server)
-	tx, err := c.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := c.db.BeginTx(ctx, c.d.readTx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -145,7 +134,7 @@ func (c *Catalog) Get(ctx context.Context, server, hash string) (_ *Entry, ok bo
 	e := &Entry{Server: server}
 	var kw string
 	var fetched int64
-	err = tx.QueryRowContext(ctx, `SELECT hash, instructions, keywords, fetched_at FROM servers WHERE name = ?`, server).
+	err = tx.QueryRowContext(ctx, c.d.q(`SELECT hash, instructions, keywords, fetched_at FROM servers WHERE name = ?`), server).
 		Scan(&e.Hash, &e.Instructions, &kw, &fetched)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && e.Hash != hash {
 		return nil, false, nil
@@ -160,24 +149,24 @@ func (c *Catalog) Get(ctx context.Context, server, hash string) (_ *Entry, ok bo
 	if len(e.Keywords) == 0 {
 		e.Keywords = nil
 	}
-	if e.Tools, err = getTools(ctx, tx, server); err != nil {
+	if e.Tools, err = c.getTools(ctx, tx, server); err != nil {
 		return nil, false, err
 	}
-	if e.Resources, err = getDocs[mcp.Resource](ctx, tx, "resources", server); err != nil {
-		return nil, false, err
+	if e.Resources, err = getDocs[mcp.Resource](ctx, tx, c.d.q("SELECT doc FROM resources WHERE server = ? ORDER BY seq"), server); err != nil {
+		return nil, false, fmt.Errorf("resources: %w", err)
 	}
-	if e.ResourceTemplates, err = getDocs[mcp.ResourceTemplate](ctx, tx, "resource_templates", server); err != nil {
-		return nil, false, err
+	if e.ResourceTemplates, err = getDocs[mcp.ResourceTemplate](ctx, tx, c.d.q("SELECT doc FROM resource_templates WHERE server = ? ORDER BY seq"), server); err != nil {
+		return nil, false, fmt.Errorf("resource templates: %w", err)
 	}
-	if e.Prompts, err = getDocs[mcp.Prompt](ctx, tx, "prompts", server); err != nil {
-		return nil, false, err
+	if e.Prompts, err = getDocs[mcp.Prompt](ctx, tx, c.d.q("SELECT doc FROM prompts WHERE server = ? ORDER BY seq"), server); err != nil {
+		return nil, false, fmt.Errorf("prompts: %w", err)
 	}
 	return e, true, nil
 }
 
-func getTools(ctx context.Context, tx *sql.Tx, server string) ([]*mcp.Tool, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name, title, description, input_schema, output_schema, annotations, extra
-		FROM tools WHERE server = ? ORDER BY seq`, server)
+func (c *Catalog) getTools(ctx context.Context, tx *sql.Tx, server string) ([]*mcp.Tool, error) {
+	rows, err := tx.QueryContext(ctx, c.d.q(`SELECT name, title, description, input_schema, output_schema, annotations, extra
+		FROM tools WHERE server = ? ORDER BY seq`), server)
 	if err != nil {
 		return nil, err
 	}
@@ -213,9 +202,9 @@ func getTools(ctx context.Context, tx *sql.Tx, server string) ([]*mcp.Tool, erro
 	return tools, rows.Err()
 }
 
-// getDocs reads the JSON documents of one table for server, in order.
-func getDocs[T any](ctx context.Context, tx *sql.Tx, table, server string) ([]*T, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT doc FROM "+table+" WHERE server = ? ORDER BY seq", server)
+// getDocs reads the JSON documents that query selects for server.
+func getDocs[T any](ctx context.Context, tx *sql.Tx, query, server string) ([]*T, error) {
+	rows, err := tx.QueryContext(ctx, query, server)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +217,7 @@ func getDocs[T any](ctx context.Context, tx *sql.Tx, table, server string) ([]*T
 		}
 		v := new(T)
 		if err := json.Unmarshal([]byte(doc), v); err != nil {
-			return nil, fmt.Errorf("%s: %w", table, err)
+			return nil, err
 		}
 		out = append(out, v)
 	}
@@ -240,10 +229,10 @@ func getDocs[T any](ctx context.Context, tx *sql.Tx, table, server string) ([]*T
 func (c *Catalog) Remove(ctx context.Context, server string) (err error) {
 	defer wrapf(&err, "removing %q from the catalog", server)
 	return c.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := deleteServer(ctx, tx, server); err != nil {
+		if err := c.deleteServer(ctx, tx, server); err != nil {
 			return err
 		}
-		return bumpGeneration(ctx, tx)
+		return c.bumpGeneration(ctx, tx)
 	})
 }
 
@@ -253,57 +242,50 @@ func (c *Catalog) Remove(ctx context.Context, server string) (err error) {
 // server's name to its definition hash.
 func (c *Catalog) Prune(ctx context.Context, current map[string]string) (removed []string, err error) {
 	defer wrapf(&err, "pruning the catalog")
-	unlock, err := c.lockWrites(ctx)
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, c.d.q("SELECT name, hash FROM servers ORDER BY name"))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var name, hash string
+			if err := rows.Scan(&name, &hash); err != nil {
+				rows.Close()
+				return err
+			}
+			if h, ok := current[name]; !ok || h != hash {
+				removed = append(removed, name)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := c.pruneFailures(ctx, tx, current); err != nil {
+			return err
+		}
+		if len(removed) == 0 {
+			return nil
+		}
+		for _, name := range removed {
+			if err := c.deleteServer(ctx, tx, name); err != nil {
+				return err
+			}
+		}
+		return c.bumpGeneration(ctx, tx)
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, "SELECT name, hash FROM servers ORDER BY name")
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var name, hash string
-		if err := rows.Scan(&name, &hash); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if h, ok := current[name]; !ok || h != hash {
-			removed = append(removed, name)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if err := pruneFailures(ctx, tx, current); err != nil {
-		return nil, err
-	}
-	if len(removed) == 0 {
-		return nil, tx.Commit()
-	}
-	for _, name := range removed {
-		if err := deleteServer(ctx, tx, name); err != nil {
-			return nil, err
-		}
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return nil, err
-	}
-	return removed, tx.Commit()
+	return removed, nil
 }
 
 // Servers lists the stored entries, by name.
 func (c *Catalog) Servers(ctx context.Context) (_ []ServerInfo, err error) {
 	defer wrapf(&err, "listing the catalog")
-	rows, err := c.db.QueryContext(ctx, `SELECT s.name, s.hash, s.fetched_at,
+	rows, err := c.db.QueryContext(ctx, c.d.q(`SELECT s.name, s.hash, s.fetched_at,
 		(SELECT count(*) FROM tools t WHERE t.server = s.name)
-		FROM servers s ORDER BY s.name`)
+		FROM servers s ORDER BY s.name`))
 	if err != nil {
 		return nil, err
 	}
@@ -321,25 +303,40 @@ func (c *Catalog) Servers(ctx context.Context) (_ []ServerInfo, err error) {
 	return out, rows.Err()
 }
 
-func deleteServer(ctx context.Context, tx *sql.Tx, server string) error {
-	for _, t := range []string{"tools", "resources", "resource_templates", "prompts"} {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE server = ?", server); err != nil {
+// deleteServerQueries delete a server's entry, table by table.
+var deleteServerQueries = []string{
+	"DELETE FROM tools WHERE server = ?",
+	"DELETE FROM resources WHERE server = ?",
+	"DELETE FROM resource_templates WHERE server = ?",
+	"DELETE FROM prompts WHERE server = ?",
+	"DELETE FROM servers WHERE name = ?",
+}
+
+func (c *Catalog) deleteServer(ctx context.Context, tx *sql.Tx, server string) error {
+	for _, q := range deleteServerQueries {
+		if _, err := tx.ExecContext(ctx, c.d.q(q), server); err != nil {
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, "DELETE FROM servers WHERE name = ?", server)
-	return err
+	return nil
 }
 
-func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, "UPDATE generation SET value = value + 1 WHERE id = 1")
+// bumpGeneration counts a write that search reads. The increment is one
+// statement under the row's lock, so two replicas' writes are two steps:
+// neither is lost, and each replica's index rebuilds after both.
+func (c *Catalog) bumpGeneration(ctx context.Context, tx *sql.Tx) error {
+	var g int64
+	err := tx.QueryRowContext(ctx, c.d.q("UPDATE generation SET value = value + 1 WHERE id = 1 RETURNING value")).Scan(&g)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errors.New("the catalog's generation row is missing (hint: delete the catalog to rebuild it)")
+	}
 	return err
 }
 
 // generation reads the catalog's write counter.
 func (c *Catalog) generation(ctx context.Context) (int64, error) {
 	var g int64
-	err := c.db.QueryRowContext(ctx, "SELECT value FROM generation WHERE id = 1").Scan(&g)
+	err := c.db.QueryRowContext(ctx, c.d.q("SELECT value FROM generation WHERE id = 1")).Scan(&g)
 	return g, err
 }
 

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -77,30 +76,40 @@ type Embeddable struct {
 // text, in catalog order.
 func (c *Catalog) Unembedded(ctx context.Context, model string, servers []string) (_ []Embeddable, err error) {
 	defer wrapf(&err, "listing tools without embeddings")
-	tx, err := c.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := c.db.BeginTx(ctx, c.d.readTx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	stored, err := tx.PrepareContext(ctx, "SELECT 1 FROM embeddings WHERE model = ? AND hash = ?")
+	// The model's stored hashes first: PostgreSQL runs one statement at a
+	// time on a connection, so none can run while eachTool reads rows.
+	stored := map[string]bool{}
+	rows, err := tx.QueryContext(ctx, c.d.q("SELECT hash FROM embeddings WHERE model = ?"), model)
 	if err != nil {
 		return nil, err
 	}
-	defer stored.Close()
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		stored[h] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	seen := map[textHash]bool{}
 	var out []Embeddable
-	err = eachTool(ctx, tx, servers, func(d *toolDoc, text []byte) error {
+	err = c.eachTool(ctx, tx, servers, func(d *toolDoc, text []byte) error {
 		h := hashText(text)
 		if seen[h] {
 			return nil
 		}
 		seen[h] = true
-		var one int
-		switch err := stored.QueryRowContext(ctx, model, h.String()).Scan(&one); {
-		case errors.Is(err, sql.ErrNoRows):
+		if !stored[h.String()] {
 			out = append(out, Embeddable{Server: d.Server, Name: d.Name, Text: string(text), hash: h})
-		case err != nil:
-			return err
 		}
 		return nil
 	})
@@ -109,7 +118,7 @@ func (c *Catalog) Unembedded(ctx context.Context, model string, servers []string
 
 // eachTool calls fn with every tool of servers (all when empty), in
 // catalog order, and its embedding text. text is reused between calls.
-func eachTool(ctx context.Context, tx *sql.Tx, servers []string, fn func(d *toolDoc, text []byte) error) error {
+func (c *Catalog) eachTool(ctx context.Context, tx *sql.Tx, servers []string, fn func(d *toolDoc, text []byte) error) error {
 	q := "SELECT server, name, title, description, params FROM tools"
 	var args []any
 	if len(servers) > 0 {
@@ -118,7 +127,7 @@ func eachTool(ctx context.Context, tx *sql.Tx, servers []string, fn func(d *tool
 			args = append(args, s)
 		}
 	}
-	rows, err := tx.QueryContext(ctx, q+" ORDER BY server, seq", args...)
+	rows, err := tx.QueryContext(ctx, c.d.q(q+" ORDER BY server, seq"), args...)
 	if err != nil {
 		return err
 	}
@@ -154,27 +163,30 @@ func (c *Catalog) PutEmbeddings(ctx context.Context, model string, items []Embed
 			return fmt.Errorf("vector %d is zero or not finite", i)
 		}
 	}
-	unlock, err := c.lockWrites(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, "INSERT OR REPLACE INTO embeddings (model, hash, vector) VALUES (?, ?, ?)")
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for i, it := range items {
-		if _, err := stmt.ExecContext(ctx, model, it.hash.String(), blobs[i]); err != nil {
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		// Delete, then insert: a replaced vector gets a new id, so that
+		// readers following the ids load it (see vectors.load).
+		del, err := tx.PrepareContext(ctx, c.d.q("DELETE FROM embeddings WHERE model = ? AND hash = ?"))
+		if err != nil {
 			return err
 		}
-	}
-	return tx.Commit()
+		defer del.Close()
+		ins, err := tx.PrepareContext(ctx, c.d.q("INSERT INTO embeddings (model, hash, vector) VALUES (?, ?, ?)"))
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for i, it := range items {
+			h := it.hash.String()
+			if _, err := del.ExecContext(ctx, model, h); err != nil {
+				return err
+			}
+			if _, err := ins.ExecContext(ctx, model, h, blobs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // PruneEmbeddings removes the vectors of any other model than model, and
@@ -182,51 +194,48 @@ func (c *Catalog) PutEmbeddings(ctx context.Context, model string, items []Embed
 // removed. An empty model removes every vector.
 func (c *Catalog) PruneEmbeddings(ctx context.Context, model string) (n int, err error) {
 	defer wrapf(&err, "pruning embeddings")
-	unlock, err := c.lockWrites(ctx)
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
+		current := map[string]bool{}
+		if model != "" {
+			if err := c.eachTool(ctx, tx, nil, func(_ *toolDoc, text []byte) error {
+				current[hashText(text).String()] = true
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.QueryContext(ctx, c.d.q("SELECT id, model, hash FROM embeddings"))
+		if err != nil {
+			return err
+		}
+		var stale []int64
+		for rows.Next() {
+			var id int64
+			var m, h string
+			if err := rows.Scan(&id, &m, &h); err != nil {
+				rows.Close()
+				return err
+			}
+			if m != model || !current[h] {
+				stale = append(stale, id)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range stale {
+			if _, err := tx.ExecContext(ctx, c.d.q("DELETE FROM embeddings WHERE id = ?"), id); err != nil {
+				return err
+			}
+		}
+		n = len(stale)
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
-	defer unlock()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	current := map[string]bool{}
-	if model != "" {
-		if err := eachTool(ctx, tx, nil, func(_ *toolDoc, text []byte) error {
-			current[hashText(text).String()] = true
-			return nil
-		}); err != nil {
-			return 0, err
-		}
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT id, model, hash FROM embeddings")
-	if err != nil {
-		return 0, err
-	}
-	var stale []int64
-	for rows.Next() {
-		var id int64
-		var m, h string
-		if err := rows.Scan(&id, &m, &h); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		if m != model || !current[h] {
-			stale = append(stale, id)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	for _, id := range stale {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM embeddings WHERE id = ?", id); err != nil {
-			return 0, err
-		}
-	}
-	return len(stale), tx.Commit()
+	return n, nil
 }
 
 // encodeVector returns v at unit length as little-endian float32s, or nil
@@ -282,7 +291,7 @@ func (c *Catalog) currentVectors(ctx context.Context, ix *index, model string) (
 	if vs == nil || vs.model != model {
 		vs = &vectors{model: model, byHash: map[textHash][]float32{}}
 	}
-	if err := vs.load(ctx, c.db); err != nil {
+	if err := vs.load(ctx, c.db, c.d); err != nil {
 		return nil, err
 	}
 	if vs.view == nil || vs.view.ix != ix || vs.view.lastID != vs.lastID {
@@ -294,9 +303,16 @@ func (c *Catalog) currentVectors(ctx context.Context, ix *index, model string) (
 
 // load reads the rows of vs.model written since the last load. Most
 // searches find none, at the cost of one lookup of the largest id.
-func (vs *vectors) load(ctx context.Context, db *sql.DB) error {
+//
+// Following the ids relies on their becoming visible in increasing order:
+// a row committed after a reader saw a higher id would be skipped for
+// good. SQLite allocates ids under its write lock; PostgreSQL's identity
+// allocates them as rows are inserted, in any order of commit, so there
+// writers take turns on the generation row's lock (dialect.lockWrites)
+// from before their first insert until they commit.
+func (vs *vectors) load(ctx context.Context, db *sql.DB, d *dialect) error {
 	var last sql.NullInt64
-	if err := db.QueryRowContext(ctx, "SELECT max(id) FROM embeddings").Scan(&last); err != nil {
+	if err := db.QueryRowContext(ctx, d.q("SELECT max(id) FROM embeddings")).Scan(&last); err != nil {
 		return err
 	}
 	if !last.Valid || last.Int64 <= vs.lastID {
@@ -304,7 +320,7 @@ func (vs *vectors) load(ctx context.Context, db *sql.DB) error {
 	}
 	// By id alone: with "AND model = ?" SQLite prefers the (model, hash)
 	// index and reads every row of the model.
-	rows, err := db.QueryContext(ctx, "SELECT id, model, hash, vector FROM embeddings WHERE id > ? ORDER BY id", vs.lastID)
+	rows, err := db.QueryContext(ctx, d.q("SELECT id, model, hash, vector FROM embeddings WHERE id > ? ORDER BY id"), vs.lastID)
 	if err != nil {
 		return err
 	}

@@ -16,12 +16,26 @@ import (
 // wait for each other in the catalog, not in SQLite, so none fails with
 // SQLITE_BUSY however long another's write takes (on a busy machine, a
 // 10,000-tool write outlasted the 10 s timeout).
+//
+// In PostgreSQL, the writers take turns the same way, and then on the
+// generation row's lock.
 func TestWritersTakeTurns(t *testing.T) {
-	c, err := open(filepath.Join(t.TempDir(), "catalog.db"), time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		testWritersTakeTurns(t, b)
+	})
+}
+
+func testWritersTakeTurns(t *testing.T, b backend) {
+	var c *Catalog
+	if b.name == sqliteBackend.name {
+		var err error
+		if c, err = open(filepath.Join(t.TempDir(), "catalog.db"), time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+	} else {
+		c, _ = b.openTemp(t)
 	}
-	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 
 	const writers, tools = 6, 1500
@@ -54,15 +68,17 @@ func TestWritersTakeTurns(t *testing.T) {
 // TestWriteWaitEndsWithContext: a writer waiting for its turn gives up when
 // its context ends, with the context's error.
 func TestWriteWaitEndsWithContext(t *testing.T) {
-	c, _ := openTemp(t)
-	unlock, err := c.lockWrites(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := c.Put(ctx, &Entry{Server: "a", Hash: "h"}); err == nil || ctx.Err() == nil {
-		t.Fatalf("Put with the turn held and its context ended: %v; want the context's error", err)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		c, _ := b.openTemp(t)
+		unlock, err := c.lockWrites(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unlock()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := c.Put(ctx, &Entry{Server: "a", Hash: "h"}); err == nil || ctx.Err() == nil {
+			t.Fatalf("Put with the turn held and its context ended: %v; want the context's error", err)
+		}
+	})
 }

@@ -14,9 +14,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -156,7 +158,7 @@ func positional(ctx context.Context, e *env, name string, line lineState) []stri
 		return serverNames(config.Load(e.dirs(line.values["config"])), name)
 	case "call", "describe":
 		if n == 0 {
-			return toolNames(ctx, config.Load(e.dirs(line.values["config"])), line.values["server"])
+			return toolNames(ctx, config.Load(e.dirs(line.values["config"])), line.values["server"], e.lookupEnv)
 		}
 	case "setup":
 		if n == 0 {
@@ -206,20 +208,20 @@ func serverNames(c *config.Config, command string) []string {
 // toolNames lists the tools the catalog holds for the usable servers, at
 // their current definitions: prefixed (server_tool), or, for one server,
 // as the server names them. A catalog that does not exist yet is not
-// created.
-func toolNames(ctx context.Context, cfg *config.Config, server string) []string {
-	path := catalogPath(cfg.Dirs)
+// created. With settings.store the catalog is the shared one in
+// PostgreSQL, asked within storeCompleteTimeout; without a reachable
+// store, tool names are not completed.
+func toolNames(ctx context.Context, cfg *config.Config, server string, env func(string) (string, bool)) []string {
 	if cfg.Err() != nil {
 		return nil
 	}
-	if _, err := os.Stat(path); err != nil {
+	ctx, cancel := context.WithTimeout(ctx, storeCompleteTimeout)
+	defer cancel()
+	cat, closeCat := openCatalogToComplete(ctx, cfg, env)
+	if cat == nil {
 		return nil
 	}
-	cat, err := catalog.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer cat.Close()
+	defer closeCat()
 	var out []string
 	for _, s := range cfg.Servers {
 		if s.Disabled || s.Err != nil || server != "" && !strings.EqualFold(s.Name, server) {
@@ -239,6 +241,47 @@ func toolNames(ctx context.Context, cfg *config.Config, server string) []string 
 	}
 	sort.Strings(out)
 	return out
+}
+
+// storeCompleteTimeout bounds completion's wait for the shared store: a
+// tab press must not hang on an unreachable database.
+const storeCompleteTimeout = 2 * time.Second
+
+// openCatalogToComplete opens the catalog for completion, or returns nil
+// when there is none to read: no catalog file yet, or a store that is not
+// reachable or holds no catalog (completion migrates nothing). closeCat
+// closes the catalog and, for the store, the connection.
+func openCatalogToComplete(ctx context.Context, cfg *config.Config, env func(string) (string, bool)) (_ *catalog.Catalog, closeCat func()) {
+	if cfg.Settings.Store == nil {
+		path := catalogPath(cfg.Dirs)
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil
+		}
+		cat, err := catalog.Open(path)
+		if err != nil {
+			return nil, nil
+		}
+		return cat, func() { cat.Close() }
+	}
+	dsn, _, err := cfg.Settings.Store.Resolve(env)
+	if err != nil {
+		return nil, nil
+	}
+	db, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		return nil, nil
+	}
+	cat, err := func() (*catalog.Catalog, error) {
+		if v, err := pgstore.Versions(ctx, db); err != nil || v["catalog"] == 0 {
+			return nil, errors.New("no catalog in the store")
+		}
+		return catalog.OpenPostgres(ctx, db)
+	}()
+	if err != nil {
+		db.Close()
+		return nil, nil
+	}
+	return cat, func() { cat.Close(); db.Close() }
 }
 
 func withPrefix(list []string, prefix string) []string {

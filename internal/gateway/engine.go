@@ -113,10 +113,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		e.log.Warn("removing stale spill directories", "err", err)
 	}
 	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: cfg.Settings.Output.MaxBytes, MaxLines: cfg.Settings.Output.MaxLines})
-	if err := os.MkdirAll(filepath.Dir(e.opts.CatalogPath), 0o700); err != nil {
-		return nil, fmt.Errorf("creating the cache directory: %w", err)
-	}
-	cat, err := catalog.Open(e.opts.CatalogPath)
+	cat, err := e.openCatalog(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +130,18 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	e.openPolicy()
 	e.def = e.NewSession()
 	return e, nil
+}
+
+// openCatalog opens the catalog: in the shared store when there is one,
+// else the file at CatalogPath, creating its directory.
+func (e *Engine) openCatalog(ctx context.Context) (*catalog.Catalog, error) {
+	if e.opts.Store != nil {
+		return catalog.OpenPostgres(ctx, e.opts.Store)
+	}
+	if err := os.MkdirAll(filepath.Dir(e.opts.CatalogPath), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the cache directory: %w", err)
+	}
+	return catalog.Open(e.opts.CatalogPath)
 }
 
 func (e *Engine) fillDefaults() {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -16,7 +17,9 @@ import (
 
 func TestMain(m *testing.M) {
 	testserver.Main() // runs the fixture server when this binary is started as one
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
 }
 
 // def is one server definition for a test configuration.
