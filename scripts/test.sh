@@ -15,10 +15,12 @@
 # gofmt and go vet then cover the relative package patterns among the arguments
 # (., ./x, ./x/...), or the whole module if there are none. The conformance suites run
 # when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1; so do the keychain
-# tests, or when SWITCHBOARD_KEYCHAIN=1, and the cross-platform checks, or when
-# SWITCHBOARD_CROSS=1. The full suite (or SWITCHBOARD_TEAM=1) also installs
-# Debian's postgresql and nginx when missing (as root) and makes the tests that
-# start them (internal/pgtest, internal/nginxtest) fail rather than skip
+# tests, or when SWITCHBOARD_KEYCHAIN=1, the cross-platform checks, or when
+# SWITCHBOARD_CROSS=1, and the deploy module's tests (deploy/: Kubernetes
+# manifests, nginx, Dockerfile), or when SWITCHBOARD_DEPLOY=1. The full suite
+# (or SWITCHBOARD_TEAM=1 or SWITCHBOARD_DEPLOY=1) also installs Debian's
+# postgresql and nginx when missing (as root) and makes the tests that start
+# them (internal/pgtest, internal/nginxtest, deploy/) fail rather than skip
 # without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,12 +50,14 @@ conformance=${SWITCHBOARD_CONFORMANCE:-0}
 keychain=${SWITCHBOARD_KEYCHAIN:-0}
 cross=${SWITCHBOARD_CROSS:-0}
 team=${SWITCHBOARD_TEAM:-0}
+deploy=${SWITCHBOARD_DEPLOY:-0}
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
 	keychain=1
 	cross=1
 	team=1
+	deploy=1
 fi
 # The relative package patterns among the arguments, and git pathspecs for their files.
 packages=()
@@ -99,7 +103,7 @@ if [[ $cross == 1 ]]; then
 	scripts/cross.sh "${packages[@]}"
 fi
 
-if [[ $team == 1 ]]; then
+if [[ $team == 1 || $deploy == 1 ]]; then
 	section "postgresql and nginx (Debian's packages) for the team-scale tests"
 	# The tests start their own servers: a private PostgreSQL per test binary
 	# (internal/pgtest) and nginx per test (internal/nginxtest), as an
@@ -123,6 +127,13 @@ fi
 section "go test $*"
 export SWITCHBOARD_REQUIRE_PEERS=1 MCP_PEERS_DIR
 go test -race -count=1 -timeout=15m "$@"
+
+if [[ $deploy == 1 ]]; then
+	# deploy/ is a module of its own (k8s.io/api, kustomize): go vet ./... and
+	# go test ./... above do not reach it. gofmt above does.
+	section "deploy module: manifests built and decoded strictly, nginx, Dockerfile"
+	(cd deploy && go vet ./... && go test -race -count=1 ./...)
+fi
 
 if [[ $keychain == 1 ]]; then
 	section "keychain store tests in a GNOME Keyring session (Secret Service)"
