@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -628,5 +630,50 @@ func inProcess(b *testing.B, s *mcp.Server, sub subject) {
 		if !benchCall(b, cs, sub, i) {
 			return
 		}
+	}
+}
+
+// BenchmarkInProcessHTTP is BenchmarkInProcess over Streamable HTTP with 50
+// clients, each a session of its own, calling at once: the gateway's HTTP
+// handler on an httptest server, in front of the fixture over stdio. Run
+// it with -cpuprofile or -memprofile to see where 50 sessions spend the
+// gateway's time (the clients run in the test process too: read the
+// server's share). One iteration is one call.
+//
+//	go test -run '^$' -bench InProcessHTTP -benchtime 5000x -cpuprofile cpu.out ./front
+func BenchmarkInProcessHTTP(b *testing.B) {
+	for _, stateless := range []bool{false, true} {
+		b.Run(fmt.Sprintf("stateless=%v", stateless), func(b *testing.B) {
+			g := newGateway(b, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": "none"})
+			h, err := g.srv.Handler(HTTPOptions{Stateless: stateless})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts := httptest.NewServer(h)
+			b.Cleanup(ts.Close)
+			r := &running{url: ts.URL + "/mcp"}
+			const clients = 50
+			sessions := make([]*mcp.ClientSession, clients)
+			for i := range sessions {
+				sessions[i] = connect(b, r, nil)
+				if !benchCall(b, sessions[i], subject{name: "warm-up", tool: "echo", args: echoArgs}, i) {
+					return
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for _, cs := range sessions {
+				wg.Go(func() {
+					for i := int(next.Add(1)); i <= b.N; i = int(next.Add(1)) {
+						if !benchCall(b, cs, subject{name: "http", tool: "echo", args: echoArgs}, i) {
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+		})
 	}
 }

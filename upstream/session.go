@@ -121,8 +121,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		return nil, "", withClass(ClassClosed, ErrClosed)
 	}
 	sess.proc = proc
-	t := &mcp.IOTransport{Reader: newLineReader(proc.stdout, o.MaxMessageBytes, s.log), Writer: stdinWriter{proc}, MaxLineLength: -1}
-	conn, _ := t.Connect(ctx) // never fails
+	var conn mcp.Connection = newStdioConn(newLineReader(proc.stdout, o.MaxMessageBytes, s.log), stdinWriter{proc})
 	conn = newReadCapConn(conn, o.MaxReadBytes)
 	rc := newRootsConn(conn, proc.errRing)
 	conn = rc
