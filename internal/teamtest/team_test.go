@@ -360,8 +360,11 @@ func oauthOnce(t *testing.T, c *cluster, lb *nginxtest.Server, auth *oauthtest.S
 		t.Errorf("client %d call %d to the remote server failed: %v", f.client, f.seq, f.err)
 	}
 	for _, pr := range r.perReplica {
-		if pr.calls == 0 {
-			t.Errorf("replica %s made no call to the remote server (per replica: %v)", pr.name, r.perReplica)
+		switch {
+		case pr.calls == 0:
+			t.Errorf("replica %s made no call to the remote server: nginx did not spread the calls (per replica: %v)", pr.name, r.perReplica)
+		case pr.calls == pr.errs:
+			t.Errorf("replica %s: none of its %d calls to the remote server succeeded: the one login, made with the CLI and the shared configuration, did not reach it (the tokens are not in the shared store)", pr.name, pr.calls)
 		}
 	}
 	if n := auth.Counts(); n.CodeGrants != 1 || n.Registrations != 1 {
@@ -414,7 +417,9 @@ func checkAudit(t *testing.T, c *cluster, r run) {
 			twice = append(twice, fmt.Sprintf("%s ×%d", id, n))
 		}
 	}
-	if len(missing) > 0 || len(twice) > 0 {
+	if len(entries) == 0 {
+		t.Errorf("switchboard audit --json with the shared configuration found no record of this run (%s): the replicas' audit trail is not in the shared store", strings.TrimSpace(stderr))
+	} else if len(missing) > 0 || len(twice) > 0 {
 		t.Errorf("of %d calls that succeeded, the audit trail (%s) lacks %d (e.g. %v) and has %d more than once (e.g. %v); it has %d records of this run",
 			len(want), strings.TrimSpace(stderr), len(missing), missing[:min(3, len(missing))], len(twice), twice[:min(3, len(twice))], len(entries))
 	}
