@@ -31,6 +31,8 @@ type bridge struct {
 	servers  []*mcp.Server      // told of resource updates
 
 	suspended map[string]*suspended // calls of multi round-trip clients, by requestState
+	replica   string                // this replica's id, in each requestState
+	changed   func()                // told when a suspended call is forgotten (Server.Drain)
 }
 
 // route is one call in flight from a client session.

@@ -21,13 +21,14 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 func TestMain(m *testing.M) {
 	testserver.Main()
 	relayMain()
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 type def map[string]any

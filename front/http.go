@@ -34,6 +34,12 @@ type HTTPOptions struct {
 	Metrics *Metrics
 	// Admin, if set, is served at /admin/ (see Admin), behind Token.
 	Admin *Admin
+	// Ready, if set, is asked by /readyz (with a 2-second deadline) whether
+	// what the server needs is there: the store reachable, say.
+	Ready func(context.Context) error
+	// Registry, if set, says where the other replicas are: the
+	// continuation of a call suspended on one of them is forwarded there.
+	Registry Registry
 }
 
 // ErrNeedToken is returned by CheckListen for an address off loopback
@@ -102,12 +108,27 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 			return nil, fmt.Errorf("trusted origin %q: %w", o, err)
 		}
 	}
+	var fwd *forwarder
+	if opts.Registry != nil {
+		fwd = newForwarder(s.opts.ReplicaID, opts.Registry)
+	}
+	limit := opts.MaxBodyBytes
+	if limit <= 0 {
+		limit = mcp.DefaultMaxRequestBodyBytes
+	}
+	var inner http.Handler = h
+	if opts.Stateless {
+		inner = withStateless(h)
+	} else {
+		inner = sessionGone(h)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", bearer(opts.Token, cop.Handler(originCheck(opts.TrustedOrigins, h))))
+	mux.Handle("/mcp", bearer(opts.Token, cop.Handler(originCheck(opts.TrustedOrigins, s.admit(inner, fwd, limit)))))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintln(w, "ok")
 	})
+	mux.HandleFunc("/readyz", s.readyz(opts.Ready))
 	if opts.Metrics != nil {
 		opts.Metrics.attach(s.eng)
 		mux.Handle("/metrics", bearer(opts.Token, opts.Metrics))
@@ -149,25 +170,4 @@ func originCheck(trusted []string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// Serve serves h on ln until ctx is done, then shuts down gracefully: it
-// stops accepting, lets requests in flight finish for up to grace, and
-// closes what is left.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
-	}
-	<-errc
-	return nil
 }

@@ -2,9 +2,12 @@ package front
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,13 +37,14 @@ func multiRound(ss *mcp.ServerSession) bool {
 // suspended is a call of a multi round-trip client, running in the
 // background across the client's calls.
 type suspended struct {
-	token   string
-	ss      *mcp.ServerSession       // the client session whose call it is
-	result  chan *mcp.CallToolResult // the call's result, once
-	asks    chan *ask                // input the upstream server needs
-	cancel  context.CancelFunc
-	cur     *ask        // the input request the client is to answer
-	abandon *time.Timer // cancels the call if the client never comes back
+	token     string
+	ss        *mcp.ServerSession       // the client session whose call it is
+	stateless bool                     // ss is a stateless request's: the token alone is the client's
+	result    chan *mcp.CallToolResult // the call's result, once
+	asks      chan *ask                // input the upstream server needs
+	cancel    context.CancelFunc
+	cur       *ask        // the input request the client is to answer
+	abandon   *time.Timer // cancels the call if the client never comes back
 }
 
 // ask is one input request from the upstream server, waiting for the answer.
@@ -81,13 +85,16 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 		return run(ctx)
 	}
 	if state := req.Params.RequestState; state != "" {
-		sp, other := b.resume(state, req.Session)
+		sp, other := b.resume(state, req.Session, statelessRequest(ctx))
 		if other {
 			// Another session's answer, to an approval form above all, is
 			// no answer: the call stays suspended for its own client.
 			return errorResult(errors.New("switchboard: this requestState belongs to another client session"))
 		}
 		if sp == nil {
+			if owner, ok := stateOwner(state); ok && owner != b.replica {
+				return errorResult(fmt.Errorf("switchboard: the call this answers was suspended on replica %s, not on this one (%s), which cannot reach it; nothing was sent to the server twice; call the tool again", owner, b.replica))
+			}
 			return errorResult(errors.New("switchboard: unknown or expired requestState: the call it belonged to has ended; call the tool again"))
 		}
 		if a := sp.cur; a != nil {
@@ -105,8 +112,10 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 	// The call outlives the request, not the server: Close cancels it and
 	// waits for it.
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(s.ctx, cancel)
-	sp := b.suspend(cancel, req.Session)
+	stopClose := context.AfterFunc(s.ctx, cancel)
+	stopHalt := context.AfterFunc(s.drain.halt, cancel)
+	stop := func() { stopClose(); stopHalt() }
+	sp := b.suspend(cancel, req.Session, statelessRequest(ctx))
 	cctx = context.WithValue(cctx, suspendedKey{}, sp)
 	if !s.bg.Go(func() {
 		defer stop()
@@ -122,12 +131,14 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 }
 
 // suspend registers a new suspended call of client session ss, which
-// cancel cancels.
-func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession) *suspended {
+// cancel cancels. A call of a stateless request belongs to whoever holds
+// its requestState: the next request of its client has a session of its
+// own, and may reach another replica.
+func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession, stateless bool) *suspended {
+	token := newState(b.replica)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.next++
-	sp := &suspended{token: "sb-call-" + strconv.Itoa(b.next), result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask), cancel: cancel, ss: ss}
+	sp := &suspended{token: token, result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask), cancel: cancel, ss: ss, stateless: stateless}
 	if b.suspended == nil {
 		b.suspended = map[string]*suspended{}
 	}
@@ -136,13 +147,13 @@ func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession) *susp
 }
 
 // resume finds a suspended call by its requestState, for the client
-// session ss. other reports a call of another session, which is left as it
-// is.
-func (b *bridge) resume(state string, ss *mcp.ServerSession) (sp *suspended, other bool) {
+// session ss (stateless: a stateless request's). other reports a call of
+// another session, which is left as it is.
+func (b *bridge) resume(state string, ss *mcp.ServerSession, stateless bool) (sp *suspended, other bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sp = b.suspended[state]
-	if sp != nil && sp.ss != ss {
+	if sp != nil && sp.ss != ss && !(sp.stateless && stateless) {
 		return nil, true
 	}
 	if sp != nil && sp.abandon != nil {
@@ -166,8 +177,63 @@ func (b *bridge) stop() {
 
 func (b *bridge) forget(sp *suspended) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	delete(b.suspended, sp.token)
+	b.mu.Unlock()
+	if b.changed != nil {
+		b.changed()
+	}
+}
+
+// abandonAll cancels and forgets every suspended call: a drain ran out.
+func (b *bridge) abandonAll() {
+	b.mu.Lock()
+	all := b.suspended
+	b.suspended = nil
+	b.mu.Unlock()
+	for _, sp := range all {
+		if sp.abandon != nil {
+			sp.abandon.Stop()
+		}
+		sp.cancel()
+	}
+}
+
+// A requestState names the replica that holds the call (so that another
+// replica can send the continuation there) and 128 random bits: in
+// stateless mode, holding it is what makes a client the call's own.
+const statePrefix = "sb1."
+
+// newState returns a new requestState for a call held by replica.
+func newState(replica string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return statePrefix + replica + "." + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// stateOwner returns the replica a requestState names.
+func stateOwner(state string) (string, bool) {
+	rest, ok := strings.CutPrefix(state, statePrefix)
+	if !ok {
+		return "", false
+	}
+	owner, _, ok := strings.Cut(rest, ".")
+	return owner, ok && owner != ""
+}
+
+type statelessKey struct{}
+
+// statelessRequest reports whether ctx is that of a request served
+// statelessly over HTTP (withStateless).
+func statelessRequest(ctx context.Context) bool {
+	v, _ := ctx.Value(statelessKey{}).(bool)
+	return v
+}
+
+// withStateless marks the requests h serves as stateless.
+func withStateless(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), statelessKey{}, true)))
+	})
 }
 
 // await waits for the call's result or for input it needs.

@@ -60,6 +60,12 @@ type Options struct {
 	// client's roots would widen or narrow what a server lets the others
 	// reach.
 	ForwardRoots bool
+	// ReplicaID names this server among the replicas behind one load
+	// balancer (letters, digits, '-' and '_', at most 63). It is carried in
+	// the requestState of each suspended multi round-trip call, so that
+	// another replica can send the continuation here
+	// (HTTPOptions.Registry). Default: random.
+	ReplicaID string
 }
 
 // Server is the MCP server in front of an engine of its own.
@@ -84,6 +90,8 @@ type Server struct {
 	ctx     context.Context  // bg's: cancelled by Close; bounds background work
 	rootsMu sync.Mutex       // one listing of client roots at a time
 
+	drain drainState
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -101,6 +109,15 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	if opts != nil {
 		s.opts = *opts
 	}
+	if s.opts.ReplicaID == "" {
+		s.opts.ReplicaID = NewReplicaID()
+	}
+	if err := CheckReplicaID(s.opts.ReplicaID); err != nil {
+		return nil, err
+	}
+	s.bridge.replica = s.opts.ReplicaID
+	s.drain.init()
+	s.bridge.changed = s.drain.changed
 	eng, err := s.newEngine(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -122,6 +139,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
 	s.bridge.attach(s.mcp)
+	s.mcp.AddReceivingMiddleware(s.haltable)
 	if s.opts.ForwardRoots {
 		s.mcp.AddReceivingMiddleware(s.awaitRoots)
 	}
@@ -251,8 +269,12 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 // session returns the engine session of a client session and a context
 // for one request that also ends with the client session: the SDK does not
 // cancel requests in flight when their session is closed.
+//
+// A stateless request's session ends with the request, while a multi
+// round-trip call it began may go on: such a call gets an engine session
+// of its own, as a call without a session does.
 func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*gateway.Session, context.Context, context.CancelFunc) {
-	if ss == nil {
+	if ss == nil || statelessRequest(ctx) {
 		ctx, cancel := context.WithCancel(ctx)
 		return s.eng.NewSession(), ctx, cancel
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/panel"
@@ -22,8 +23,9 @@ type env struct {
 	lookupEnv      func(string) (string, bool)
 	cwd            string
 	goos           string
-	self           string // the path of the running binary, which imports skip; "" when unknown
-	offline        bool   // --offline: openEngine makes the configuration offline
+	self           string        // the path of the running binary, which imports skip; "" when unknown
+	offline        bool          // --offline: openEngine makes the configuration offline
+	stopGrace      *atomic.Int64 // added to interruptGrace (a time.Duration): serve --http's drain; nil in tests
 }
 
 // dirs describes where configuration lives, honouring --config.

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/front"
 	"github.com/switchboard-mcp/switchboard/internal/logfile"
+	"github.com/switchboard-mcp/switchboard/internal/replicas"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 )
@@ -28,18 +29,27 @@ func serveCommand() *command {
 	return &command{
 		name:    "serve",
 		summary: "serve all configured servers as one MCP server (stdio or HTTP)",
-		usage:   "[--http ADDR [--token-file FILE] [--stateless] [--admin]] [--log-file FILE] [--log-level LEVEL]",
+		usage:   "[--http ADDR [--token-file FILE] [--stateless] [--admin] [--drain DURATION] [--advertise URL]] [--log-file FILE] [--log-level LEVEL]",
 		help: `Serves the mcp proxy tool (and any direct tools) over stdio, for an agent to
 start as a subprocess, or over Streamable HTTP at http://ADDR/mcp with --http.
 
 HTTP listens on loopback unless told otherwise; any other address needs a
 bearer token of at least 16 bytes from --token-file or $SWITCHBOARD_TOKEN
 (make one with: openssl rand -hex 32). Host and Origin headers
-are checked, request bodies are bounded, /healthz answers ok, and /metrics
-serves Prometheus metrics, and /admin/status and /admin/calls show its
-servers and recent calls to switchboard panel --attach (on loopback; off
-loopback only with --admin). SIGINT or SIGTERM shut down gracefully: upstream
-servers are closed and spill files removed.
+are checked, request bodies are bounded, /healthz answers ok, /readyz
+answers ready (503 while draining or when the store is unreachable),
+/metrics serves Prometheus metrics, and /admin/status and /admin/calls show
+its servers and recent calls to switchboard panel --attach (on loopback;
+off loopback only with --admin). SIGINT or SIGTERM shut down gracefully:
+over HTTP the gateway drains (takes no new requests, lets the calls in
+flight finish for up to --drain, 25s, then cancels the rest), then
+upstream servers are closed and spill files removed.
+
+Replicas that share a store (settings.store) register in it with the URL
+the others reach them at (--advertise, else $SWITCHBOARD_ADVERTISE_URL,
+else the listen address unless it is a wildcard), so that a multi
+round-trip call's continuation that reaches another replica is forwarded
+to the one holding the call (docs/serve.md, Replicas).
 
 Logs go to stderr (warnings only over stdio, where stdout is the protocol),
 or to --log-file; and always, at info, with each stdio server's stderr, to
@@ -54,8 +64,9 @@ Examples:
 }
 
 type serveOptions struct {
-	http, tokenFile, logFile, logLevel, config string
-	stateless, admin, offline                  bool
+	http, tokenFile, logFile, logLevel, config, advertise string
+	stateless, admin, offline                             bool
+	drain                                                 time.Duration
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -67,6 +78,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	f.BoolVar(&o.admin, "admin", false, "serve the admin endpoint off loopback too (it always needs the token there)")
 	f.StringVar(&o.logFile, "log-file", "", "write logs to `FILE` instead of stderr")
 	f.StringVar(&o.logLevel, "log-level", "", "debug, info, warn or error (default warn on stdio, info on HTTP)")
+	f.DurationVar(&o.drain, "drain", defaultDrain, "on SIGTERM, let calls in flight finish for up to `DURATION` (HTTP)")
+	f.StringVar(&o.advertise, "advertise", "", "the `URL` other replicas reach this one at (else $SWITCHBOARD_ADVERTISE_URL)")
 	f.BoolVar(&o.offline, "offline", false, "start no server that needs the network or may download what it runs (docs/policy.md)")
 	pos, _, err := f.parse(args)
 	if err != nil {
@@ -81,6 +94,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if o.admin && o.http == "" {
 		return usagef("--admin needs --http")
+	}
+	if o.drain < 0 {
+		return usagef("--drain must not be negative")
 	}
 	return e.serve(ctx, o)
 }
@@ -127,13 +143,21 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("traces are off", "err", err)
 	}
 	defer stopTraces() // after the server (and its engine) has closed: its last spans are sent
+	db, err := e.serveStore(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("the shared store (settings.store): %w", err)
+	}
+	if db != nil {
+		defer db.Close()
+	}
+	replica := front.NewReplicaID()
 	metrics := front.NewMetrics()
 	calls := switchboard.NewCallLog(0)
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
-	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "",
-		Engine: switchboard.Options{Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
+	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "", ReplicaID: replica,
+		Engine: switchboard.Options{Store: db, Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
 			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: calls.Add}})
 	if err != nil {
 		return err
@@ -146,21 +170,42 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		}
 		return err
 	}
+	ln, err := net.Listen("tcp", o.http)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	hopts := front.HTTPOptions{Token: token, Stateless: o.stateless, Metrics: metrics}
 	if o.admin || front.AdminByDefault(o.http) {
 		hopts.Admin = &front.Admin{Calls: calls, Version: versionString(), Started: time.Now()}
+	}
+	if db != nil {
+		advertise, err := e.advertiseURL(o.advertise, ln.Addr())
+		if err != nil {
+			return err
+		}
+		if advertise == "" {
+			logger.Warn("this replica is not registered: it listens on every interface, so give --advertise URL (or $SWITCHBOARD_ADVERTISE_URL); other replicas cannot forward continuations to it")
+		}
+		reg, err := replicas.Open(ctx, db, replica, advertise)
+		if err != nil {
+			return fmt.Errorf("the replica registry in the shared store: %w", err)
+		}
+		defer reg.Close() // after the drain: continuations reach this replica until then
+		hopts.Registry = reg
+		hopts.Ready = storeReady(db)
+		logger.Info("replica", "id", replica, "advertise", advertise)
 	}
 	h, err := srv.Handler(hopts)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.http)
-	if err != nil {
-		return err
-	}
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
 	fmt.Fprintf(e.stderr, "switchboard: serving http://%s/mcp\n", ln.Addr())
-	return front.Serve(ctx, ln, h, 5*time.Second)
+	if e.stopGrace != nil {
+		e.stopGrace.Store(int64(o.drain)) // a draining serve needs its drain on top of the time to close
+	}
+	return srv.Serve(ctx, ln, h, o.drain)
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log

@@ -30,6 +30,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -46,8 +47,10 @@ func main() {
 	e := &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS, self: self,
+		stopGrace: new(atomic.Int64),
 	}
-	code := interruptible(ctx, stop, sigs, os.Stderr, interruptGrace, func() int { return run(ctx, e, os.Args[1:]) })
+	grace := func() time.Duration { return interruptGrace + time.Duration(e.stopGrace.Load()) }
+	code := interruptible(ctx, stop, sigs, os.Stderr, grace, func() int { return run(ctx, e, os.Args[1:]) })
 	stop()
 	os.Exit(code)
 }
@@ -67,7 +70,7 @@ const interruptGrace = 10 * time.Second
 // second signal is caught here instead, so that it too exits 130 with a
 // word on stderr. The goroutine running f is left behind only then, as the
 // process exits.
-func interruptible(ctx context.Context, stop func(), sigs []os.Signal, stderr io.Writer, grace time.Duration, f func() int) int {
+func interruptible(ctx context.Context, stop func(), sigs []os.Signal, stderr io.Writer, graceOf func() time.Duration, f func() int) int {
 	done := make(chan int, 1)
 	go func() { done <- f() }()
 	select {
@@ -79,6 +82,7 @@ func interruptible(ctx context.Context, stop func(), sigs []os.Signal, stderr io
 	signal.Notify(again, sigs...)
 	defer signal.Stop(again)
 	stop()
+	grace := graceOf()
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {

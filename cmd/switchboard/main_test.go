@@ -8,6 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -17,7 +18,17 @@ import (
 func TestMain(m *testing.M) {
 	upstream.SupervisorMain() // first: a supervisor's environment names the fixture server too
 	testserver.Main()         // when started as the fixture server
-	testscript.Main(m, map[string]func(){"switchboard": main, "follow": followMain})
+	testscript.Main(stopsPostgres{m}, map[string]func(){"switchboard": main, "follow": followMain})
+}
+
+// stopsPostgres runs the tests, then stops the private PostgreSQL server
+// if a test started one (pgtest.Main cannot wrap testscript.Main).
+type stopsPostgres struct{ m *testing.M }
+
+func (s stopsPostgres) Run() int {
+	code := s.m.Run()
+	pgtest.Stop()
+	return code
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script starts in $WORK/proj

@@ -213,12 +213,12 @@ func TestInterruptibleAbandonsAStuckCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	stopped := false
 	cancel()
-	code := interruptible(ctx, func() { stopped = true }, nil, &stderr, 10*time.Millisecond, func() int { <-stuck; return 0 })
+	code := interruptible(ctx, func() { stopped = true }, nil, &stderr, func() time.Duration { return 10 * time.Millisecond }, func() int { <-stuck; return 0 })
 	if code != exitInterrupted || !stopped || !strings.Contains(stderr.String(), "did not stop within 10ms") {
 		t.Errorf("got %d, stop called %v, stderr %q; want %d, stop called, a word on stderr", code, stopped, stderr.String(), exitInterrupted)
 	}
 	// A command that stops in time gives its own code.
-	code = interruptible(ctx, func() {}, nil, &stderr, time.Minute, func() int { return exitFailure })
+	code = interruptible(ctx, func() {}, nil, &stderr, func() time.Duration { return time.Minute }, func() int { return exitFailure })
 	if code != exitFailure {
 		t.Errorf("got %d, want the command's own %d", code, exitFailure)
 	}

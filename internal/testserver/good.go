@@ -29,6 +29,10 @@ type recordArgs struct {
 	Then string `json:"then"` // "", "fail", "hang" or "crash"
 }
 
+type gateArgs struct {
+	Fifo string `json:"fifo"`
+}
+
 type sizeArgs struct {
 	Bytes int `json:"bytes"`
 }
@@ -151,6 +155,27 @@ func addTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns the server's pid."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprint(os.Getpid())), nil, nil
+		})
+}
+
+// addGate adds the tool of mode Gated.
+func addGate(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "Reports progress (when asked to), then answers once a writer has opened and closed the named pipe fifo; fails if cancelled first."},
+		func(ctx context.Context, req *mcp.CallToolRequest, a gateArgs) (*mcp.CallToolResult, any, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "waiting at the gate"})
+			}
+			opened := make(chan error, 1)
+			go func() { _, err := os.ReadFile(a.Fifo); opened <- err }()
+			select {
+			case err := <-opened:
+				if err != nil {
+					return nil, nil, err
+				}
+				return text("through the gate"), nil, nil
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
 		})
 }
 

@@ -49,6 +49,7 @@ const (
 	Linger         = "linger"          // Good, but stays after its input ends (as most Node servers do), until signalled
 	Stubborn       = "stubborn"        // Linger, and ignores SIGTERM: only SIGKILL ends it
 	Away           = "away"            // Good, and tool "spawn-away" starts a grandchild in a process group of its own
+	Gated          = "gated"           // Good, and tool "gate" reports progress, then waits for a writer to open and close a named pipe
 )
 
 // Main runs the mode named by $SWITCHBOARD_TESTSERVER, if any, and exits.
@@ -109,6 +110,8 @@ func run(mode string) error {
 		select {}
 	case Away:
 		return serveGood(addSpawnAway)
+	case Gated:
+		return serveGood(addGate)
 	case Linger, Stubborn:
 		if mode == Stubborn {
 			signal.Ignore(syscall.SIGTERM)
