@@ -25,8 +25,8 @@ type slowArgs struct {
 
 type recordArgs struct {
 	File string `json:"file"`
-	Line string `json:"line"` // what to append; "called" if empty
-	Then string `json:"then"` // "", "fail", "hang" or "crash"
+	Line string `json:"line,omitempty"` // what to append; "called" if empty (optional: other tests leave it out)
+	Then string `json:"then"`           // "", "fail", "hang" or "crash"
 }
 
 type gateArgs struct {
