@@ -27,6 +27,10 @@
 // configured ones, and declare narrow tools over any server's tools, with
 // some arguments fixed (host.Facade, in [Options].Facades).
 //
+// Replicas that share their state set settings.store: [OpenStore] opens
+// its PostgreSQL database and the encrypted credential store in it, for
+// [Options].Store and [Options].Credentials.
+//
 // The same engine serves the switchboard command line and switchboard
 // serve (package front, which serves it over stdio and Streamable HTTP).
 package switchboard

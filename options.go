@@ -28,8 +28,10 @@ type Options struct {
 	// resolve from it when a server connects, and remote servers' OAuth
 	// tokens and client registrations are kept in it (without it, no
 	// server logs in with OAuth). credstore.Open returns the
-	// one settings.credentialStore names. Default: none, and a server that
-	// refers to a secret fails to connect, saying so.
+	// one settings.credentialStore names; with settings.store, OpenStore
+	// returns the encrypted one in PostgreSQL that replicas share
+	// (Store.Credentials). Default: none, and a server that refers to a
+	// secret fails to connect, saying so.
 	Credentials credstore.Store
 
 	// BaseEnv is the environment every stdio child starts from.
@@ -145,7 +147,18 @@ type Options struct {
 	// Store is the PostgreSQL database that replicas share
 	// (settings.store, docs/team.md). With it, the catalog (pins
 	// included) and the audit trail live there instead of in CatalogPath
-	// and AuditPath. The caller opens it and closes it after Close.
+	// and AuditPath. OpenStore opens it from the configuration (its DB;
+	// set Credentials to its Credentials too), and the caller closes it
+	// after the engine's Close:
+	//
+	//	st, err := switchboard.OpenStore(ctx, cfg, nil) // nil without settings.store
+	//	if err != nil { … }
+	//	defer st.Close()
+	//	opts := &switchboard.Options{}
+	//	if st != nil {
+	//		opts.Store, opts.Credentials = st.DB, st.Credentials
+	//	}
+	//
 	// Default: none.
 	Store *sql.DB
 }

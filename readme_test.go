@@ -19,6 +19,15 @@ func TestReadmeGoExample(t *testing.T) {
 	buildReadmeBlock(t, "## Use it from Go")
 }
 
+// TestReadmeStoreExample builds the README's program that opens the
+// shared store, so that it stays true as the API changes.
+func TestReadmeStoreExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	buildReadmeBlock(t, "### Share state between replicas")
+}
+
 // TestReadmePackagedExample builds the README's program with a packaged
 // server and a facade, checks that it stays short, and runs it in a home
 // of its own: the facade answers with its fixed argument.

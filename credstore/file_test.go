@@ -3,15 +3,14 @@ package credstore_test
 import (
 	"bufio"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 )
 
 // The test binary doubles as a process that holds a lock: with
@@ -29,39 +28,7 @@ func TestMain(m *testing.M) {
 		unlock()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
-}
-
-func TestFileRoundTrip(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "creds")
-	s := credstore.NewFile(dir)
-	if _, ok, err := s.Get("secret/a"); ok || err != nil {
-		t.Fatalf("Get of a missing key = %v, %v", ok, err)
-	}
-	for key, v := range map[string]string{"secret/a": "one", "secret/b": "two", "oauth/gh/token": `{"access_token":"x"}`} {
-		if err := s.Set(key, []byte(v)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Set("secret/a", []byte("uno")); err != nil {
-		t.Fatal(err)
-	}
-	if v, ok, err := s.Get("secret/a"); string(v) != "uno" || !ok || err != nil {
-		t.Errorf("Get = %q, %v, %v; want the replaced value", v, ok, err)
-	}
-	keys, err := s.Keys("secret/")
-	if err != nil || !slices.Equal(keys, []string{"secret/a", "secret/b"}) {
-		t.Errorf("Keys(secret/) = %v, %v", keys, err)
-	}
-	if err := s.Delete("secret/a"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Delete("secret/a"); err != nil {
-		t.Errorf("deleting a missing key: %v", err)
-	}
-	if keys, _ := s.Keys(""); !slices.Equal(keys, []string{"oauth/gh/token", "secret/b"}) {
-		t.Errorf("Keys after Delete = %v", keys)
-	}
+	pgtest.Main(m)
 }
 
 func TestFileModes(t *testing.T) {
@@ -85,15 +52,6 @@ func TestFileModes(t *testing.T) {
 		info, _ := e.Info()
 		if info.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v, want 0600", e.Name(), info.Mode().Perm())
-		}
-	}
-}
-
-func TestBadKeys(t *testing.T) {
-	s := credstore.NewFile(t.TempDir())
-	for _, key := range []string{"", "/abs", "a/", "a/../b", "has space", "nl\n", strings.Repeat("k", 201)} {
-		if err := s.Set(key, []byte("v")); !errors.Is(err, credstore.ErrBadKey) {
-			t.Errorf("Set(%q) = %v, want ErrBadKey", key, err)
 		}
 	}
 }
@@ -138,30 +96,4 @@ func TestLockAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	unlock()
-}
-
-// TestLockInProcess: two holders in one process exclude each other too.
-func TestLockInProcess(t *testing.T) {
-	s := credstore.NewFile(t.TempDir())
-	unlock, err := s.Lock(t.Context(), "oauth/x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		u, err := s.Lock(t.Context(), "oauth/x")
-		if err == nil {
-			u()
-		}
-		got <- err
-	}()
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if _, err := s.Lock(ctx, "oauth/x"); err == nil {
-		t.Fatal("a second Lock in the same process succeeded while the first held it")
-	}
-	unlock()
-	if err := <-got; err != nil {
-		t.Fatal(err)
-	}
 }

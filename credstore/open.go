@@ -75,6 +75,8 @@ func Describe(s Store) string {
 		return "file store in " + s.Dir()
 	case *Keychain:
 		return fmt.Sprintf("OS keychain, service %q", s.Service())
+	case *Postgres:
+		return "PostgreSQL store (" + s.Where() + ")"
 	}
 	return s.Name()
 }

@@ -4,11 +4,13 @@
 //
 // A Store maps keys to opaque values. Keys are short printable strings with
 // a kind prefix ("secret/NAME", "oauth/SERVER/…"); values are bytes the
-// caller encodes. Two implementations exist: File, a directory of 0600
+// caller encodes. Three implementations exist: File, a directory of 0600
 // files in a 0700 directory under the state directory, written atomically;
-// and the OS keychain (see Open). Both take a lock per key across
-// processes, so that two processes refreshing one token end with one valid
-// token stored.
+// the OS keychain (see Open); and Postgres, a table in the PostgreSQL
+// database that replicas share (settings.store), encrypted at rest. Each
+// takes a lock per key across processes (across replicas, for Postgres),
+// so that two processes refreshing one token end with one valid token
+// stored.
 package credstore
 
 import (
@@ -21,8 +23,8 @@ import (
 
 // A Store holds credentials by key.
 type Store interface {
-	// Name says which store this is, for status output: "file" or
-	// "keychain".
+	// Name says which store this is, for status output: "file",
+	// "keychain" or "postgres".
 	Name() string
 	// Get returns the value stored under key; ok is false when there is
 	// none.

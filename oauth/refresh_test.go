@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
@@ -45,7 +46,7 @@ func TestMain(m *testing.M) {
 		fmt.Println(hash(tok.AccessToken))
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 func hash(s string) string {

@@ -26,6 +26,7 @@ type env struct {
 	self           string        // the path of the running binary, which imports skip; "" when unknown
 	offline        bool          // --offline: openEngine makes the configuration offline
 	stopGrace      *atomic.Int64 // added to interruptGrace (a time.Duration): serve --http's drain; nil in tests
+	states         *states       // settings.store's databases the command opened (openState)
 }
 
 // dirs describes where configuration lives, honouring --config.

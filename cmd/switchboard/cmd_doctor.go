@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/doctor"
 )
 
@@ -58,8 +59,9 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	quiet := *e
 	quiet.stderr = io.Discard                          // setup's warning about a go run build is not doctor's to give
 	self, _ := setupExecutable(&quiet, setupOptions{}) // "" (then "switchboard") when it cannot be found
+	secrets, store := e.doctorStore(ctx, cfg)
 	findings := doctor.Run(ctx, doctor.Options{
-		Config: cfg, LookupEnv: e.lookupEnv, Secrets: credentials(cfg),
+		Config: cfg, LookupEnv: e.lookupEnv, Secrets: secrets, Store: store,
 		SpillDir: spillDir(d), CatalogPath: catalogPath(d), Connect: connect, Pretty: e.pretty, SetupCommand: self,
 	})
 	if ctx.Err() != nil {
@@ -81,6 +83,23 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		return errSilent
 	}
 	return nil
+}
+
+// doctorStore opens the credential store doctor reads secrets from and,
+// with settings.store, says whether the shared store answers. A shared
+// store that fails leaves no credential store: its finding says why.
+func (e *env) doctorStore(ctx context.Context, cfg *config.Config) (credstore.Store, *doctor.StoreState) {
+	if cfg.Settings.Store == nil {
+		return credentials(cfg), nil
+	}
+	st, err := e.openState(ctx, cfg)
+	if err != nil {
+		return nil, &doctor.StoreState{Err: err}
+	}
+	if err := st.ready(ctx); err != nil {
+		return nil, &doctor.StoreState{Where: st.describe(), Err: err}
+	}
+	return st.creds, &doctor.StoreState{Where: st.describe(), Schema: schemaOf(ctx, st)}
 }
 
 func printFindings(w io.Writer, fs []doctor.Finding) {

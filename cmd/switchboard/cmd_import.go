@@ -99,7 +99,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		}
 		var store credstore.Store
 		if len(imp.Moved) > 0 {
-			store = credentials(config.Load(d))
+			st, err := e.openState(ctx, config.Load(d))
+			if err != nil {
+				return err
+			}
+			store = st.creds
 		}
 		if out.Written, out.Skipped, out.Moved, err = writeImports(d, sc, imp, store); err != nil {
 			return err

@@ -120,7 +120,10 @@ func (e *env) panelLocal(ctx context.Context, explicit string) (*panel.Local, er
 	d := e.dirs(explicit)
 	open := func(ctx context.Context) (*switchboard.Engine, *config.Config, error) {
 		cfg := config.Load(d)
-		o := e.engineOptions(cfg, nil)
+		o, err := e.engineOptions(ctx, cfg, nil)
+		if err != nil {
+			return nil, cfg, err
+		}
 		o.Logger = nil
 		o.OnCall = calls.Add
 		eng, err := switchboard.New(ctx, cfg, (*switchboard.Options)(o))

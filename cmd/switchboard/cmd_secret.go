@@ -36,7 +36,9 @@ it is read from the store when the server connects, so a serve started by
 a GUI host gets it without your shell's environment. The store is the one
 settings.credentialStore names: "keychain" (the OS keychain) or "file" (a
 0600 file in the state directory); by default the store already in use,
-else the keychain where one answers, else the file.`,
+else the keychain where one answers, else the file. With settings.store,
+secrets are kept, encrypted, in the PostgreSQL database that replicas
+share (docs/team.md).`,
 		run: runSecret,
 	}
 }
@@ -65,13 +67,13 @@ func runSecret(ctx context.Context, e *env, args []string) error {
 		if len(pos) > 1 {
 			return usagef("secret list takes no argument; got %q", pos[1])
 		}
-		return secretList(e, cfg, f.json)
+		return secretList(ctx, e, cfg, f.json)
 	case "rm", "remove":
 		name, err := secretName(pos, "rm")
 		if err != nil {
 			return err
 		}
-		return secretRemove(e, cfg, name)
+		return secretRemove(ctx, e, cfg, name)
 	}
 	return usagef("unknown secret subcommand %q: use set, list or rm", pos[0])
 }
@@ -94,7 +96,17 @@ func secretName(pos []string, sub string) (string, error) {
 	return pos[1], nil
 }
 
-func openStore(cfg *config.Config) (credstore.Store, string, error) {
+// openStore opens the store that holds secrets: settings.store's in
+// PostgreSQL, or the one settings.credentialStore names; why says how the
+// default was chosen.
+func (e *env) openStore(ctx context.Context, cfg *config.Config) (credstore.Store, string, error) {
+	if cfg.Settings.Store != nil {
+		st, err := e.openState(ctx, cfg)
+		if err != nil {
+			return nil, "", err
+		}
+		return st.creds, "", nil
+	}
 	s, why, err := credstore.Open(cfg.Settings.CredentialStore, cfg.Dirs.StateDir())
 	if err != nil {
 		return nil, "", fmt.Errorf("opening the credential store: %w", err)
@@ -107,7 +119,7 @@ func secretSet(ctx context.Context, e *env, cfg *config.Config, name string) err
 	if err != nil {
 		return err
 	}
-	s, _, err := openStore(cfg)
+	s, _, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -195,8 +207,8 @@ type secretListJSON struct {
 	Missing  []string `json:"missing"` // referred to by the configuration, not stored
 }
 
-func secretList(e *env, cfg *config.Config, asJSON bool) error {
-	s, why, err := openStore(cfg)
+func secretList(ctx context.Context, e *env, cfg *config.Config, asJSON bool) error {
+	s, why, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -232,8 +244,8 @@ func secretList(e *env, cfg *config.Config, asJSON bool) error {
 	return nil
 }
 
-func secretRemove(e *env, cfg *config.Config, name string) error {
-	s, _, err := openStore(cfg)
+func secretRemove(ctx context.Context, e *env, cfg *config.Config, name string) error {
+	s, _, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -143,22 +143,28 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		logger.Warn("traces are off", "err", err)
 	}
 	defer stopTraces() // after the server (and its engine) has closed: its last spans are sent
-	db, err := e.serveStore(ctx, cfg)
+	// The state: the credential store, and with settings.store the shared
+	// database (st.db(), st.ready for readiness). run closes it after the
+	// server, when the command returns.
+	st, err := e.openState(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("the shared store (settings.store): %w", err)
+		return err
 	}
-	if db != nil {
-		defer db.Close()
-	}
+	db := st.db() // nil without settings.store
 	replica := front.NewReplicaID()
 	metrics := front.NewMetrics()
 	calls := switchboard.NewCallLog(0)
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
-	srv, err := front.New(ctx, cfg, &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "", ReplicaID: replica,
-		Engine: switchboard.Options{Store: db, Lookup: e.lookupEnv, Credentials: credentials(cfg), Logger: logger, Version: versionString(),
-			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: calls.Add}})
+	fopts := &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "", ReplicaID: replica,
+		Engine: switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Version: versionString(),
+			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: calls.Add}}
+	st.engine(&fopts.Engine)
+	if st.shared != nil {
+		logger.Info("shared store", "store", st.describe())
+	}
+	srv, err := front.New(ctx, cfg, fopts)
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +37,11 @@ States: enabled, disabled, invalid (this definition cannot be used),
 blocked (the configuration has an error, so no server is usable),
 needs-auth (the server refused authorization when last used: HTTP 401, or
 403 insufficient_scope), failed (the server could not be used when last
-tried). needs-auth and failed clear once the server answers again.`,
+tried). needs-auth and failed clear once the server answers again.
+
+With settings.store, it also says which PostgreSQL database holds the
+shared state and whether it answers (docs/team.md); --json always has a
+store field, "local" without it.`,
 		run: runStatus,
 	}
 }
@@ -46,6 +53,16 @@ type statusJSON struct {
 	Project  *projectJSON  `json:"project,omitempty"`
 	Errors   []problemJSON `json:"errors"`
 	Warnings []problemJSON `json:"warnings"`
+	Store    storeJSON     `json:"store"`
+}
+
+// storeJSON says where the state lives: this machine, or the PostgreSQL
+// database of settings.store, and whether it answers. Never a value.
+type storeJSON struct {
+	Kind    string `json:"kind"`            // "local" or "postgres"
+	Where   string `json:"where"`           // "database D on HOST:PORT", or what settings.store refers to
+	Answers bool   `json:"answers"`         // always true for local
+	Error   string `json:"error,omitempty"` // why it does not answer
 }
 
 type serverJSON struct {
@@ -103,11 +120,13 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return usagef("status takes no arguments")
 	}
 	c := config.Load(e.dirs(f.config))
-	st := statusOf(c, e.serverStatus(ctx, c))
+	store, state := e.storeStatus(ctx, c)
+	st := statusOf(c, e.serverStatus(ctx, c, state))
+	st.Store = store
 	if f.json {
 		return writeJSON(e.stdout, st)
 	}
-	printStatus(e, c, st)
+	printStatus(e, c, st, schemaOf(ctx, state))
 	return nil
 }
 
@@ -124,12 +143,23 @@ func serverState(c *config.Config, s *config.Server) string {
 // when indexed, last failure), from a passive engine: it starts nothing and
 // resolves no secret. Without a catalog there is nothing to know; one that
 // cannot be read is a warning.
-func (e *env) serverStatus(ctx context.Context, c *config.Config) map[string]proxy.ServerStatus {
+//
+// With settings.store the catalog is in its database (state's), when that
+// answers; when it does not, storeStatus says why and this knows nothing.
+func (e *env) serverStatus(ctx context.Context, c *config.Config, state *state) map[string]proxy.ServerStatus {
 	path := filepath.Join(c.Dirs.CacheDir(), "catalog.db")
-	if _, err := os.Stat(path); err != nil {
+	var db *sql.DB
+	switch {
+	case c.Settings.Store != nil && state == nil:
 		return nil
+	case c.Settings.Store != nil:
+		db = state.db()
+	default:
+		if _, err := os.Stat(path); err != nil {
+			return nil
+		}
 	}
-	eng, err := gateway.New(ctx, c, &gateway.Options{Passive: true, CatalogPath: path, Lookup: e.lookupEnv,
+	eng, err := gateway.New(ctx, c, &gateway.Options{Passive: true, CatalogPath: path, Store: db, Lookup: e.lookupEnv,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "switchboard status: tool counts and failures unknown: %v\n", err)
@@ -141,6 +171,61 @@ func (e *env) serverStatus(ctx context.Context, c *config.Config) map[string]pro
 		out[st.Name] = st
 	}
 	return out
+}
+
+// storeStatus says where the state lives and, with settings.store,
+// whether its database answers; state is the opened store then (nil when
+// it failed, or without settings.store). The local state is not probed:
+// status touches no keychain.
+func (e *env) storeStatus(ctx context.Context, c *config.Config) (storeJSON, *state) {
+	if c.Settings.Store == nil {
+		return storeJSON{Kind: "local", Where: "this machine: the SQLite catalog, the keychain or file credential store, audit.jsonl", Answers: true}, nil
+	}
+	out := storeJSON{Kind: "postgres", Where: "the database " + c.Settings.Store.Postgres + " names"}
+	st, err := e.openState(ctx, c)
+	if err != nil {
+		out.Error = err.Error()
+		return out, nil
+	}
+	out.Where = st.shared.Credentials.Where()
+	if err := st.ready(ctx); err != nil {
+		out.Error = err.Error()
+		return out, nil
+	}
+	out.Answers = true
+	return out, st
+}
+
+// schemaOf lists the schema version of each component in the shared
+// store, for the text: "catalog 1, credentials 1".
+func schemaOf(ctx context.Context, st *state) string {
+	if st == nil || st.shared == nil {
+		return ""
+	}
+	versions, err := st.shared.Schema(ctx)
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(versions)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, versions[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printStore says where the shared state is, with settings.store.
+func printStore(w io.Writer, c *config.Config, st storeJSON, schema string) {
+	if c.Settings.Store == nil {
+		return
+	}
+	switch {
+	case st.Answers && schema != "":
+		fmt.Fprintf(w, "\nStore: PostgreSQL, %s: answers (schema versions: %s)\n", st.Where, schema)
+	case st.Answers:
+		fmt.Fprintf(w, "\nStore: PostgreSQL, %s: answers\n", st.Where)
+	default:
+		fmt.Fprintf(w, "\nStore: PostgreSQL, %s: does not answer: %s\n", st.Where, st.Error)
+	}
 }
 
 func statusOf(c *config.Config, live map[string]proxy.ServerStatus) statusJSON {
@@ -214,7 +299,7 @@ func problems(ps []config.Problem) []problemJSON {
 	return out
 }
 
-func printStatus(e *env, c *config.Config, st statusJSON) {
+func printStatus(e *env, c *config.Config, st statusJSON, schema string) {
 	w := e.stdout
 	if len(st.Servers) == 0 {
 		fmt.Fprintln(w, "no servers configured")
@@ -233,6 +318,7 @@ func printStatus(e *env, c *config.Config, st statusJSON) {
 		printFailures(w, st.Servers, now)
 		printQuarantined(w, st.Servers)
 	}
+	printStore(w, c, st.Store, schema)
 	printIgnored(e, c)
 	printProblems(e, w, "error", c.Errors())
 	printProblems(e, w, "warning", nonIgnoredWarnings(c))

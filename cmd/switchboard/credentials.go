@@ -13,7 +13,7 @@ import (
 // It is opened on first use, so that a command that reads no secret and no
 // token never probes the keychain. Every part of the CLI that keeps or
 // reads credentials (${secret:NAME}, OAuth tokens) takes its store from
-// here.
+// env.openState, which uses this one without settings.store.
 func credentials(cfg *config.Config) credstore.Store {
 	return &lazyStore{kind: cfg.Settings.CredentialStore, stateDir: cfg.Dirs.StateDir()}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -136,6 +137,9 @@ func TestStatusJSONDocumented(t *testing.T) {
 		t.Fatalf("status --json: %v\n%s", err, out.Bytes())
 	}
 	real := jsonShape(got)
+	// A store that does not answer (its variable is not set) has an error:
+	// the fixture's store is local.
+	real["store"] = append(real["store"], storeErrorKeys(t)...)
 	for field, keys := range real {
 		documented, ok := doc[field]
 		if !ok {
@@ -158,6 +162,37 @@ func TestStatusJSONDocumented(t *testing.T) {
 	if !strings.Contains(out.String(), home+"/") {
 		t.Errorf("status --json names no file under HOME:\n%s", out.Bytes())
 	}
+}
+
+// storeErrorKeys returns the keys of status --json's store where
+// settings.store's variables are not set.
+func storeErrorKeys(t *testing.T) []string {
+	home := t.TempDir()
+	path := filepath.Join(mkdir(t, filepath.Join(home, ".config/switchboard")), "config.json")
+	if err := os.WriteFile(path, []byte(`{"settings": {"store": {"postgres": "${DATABASE_URL}", "key": "${SWITCHBOARD_STORE_KEY}"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	e := &env{stdout: &out, stderr: &bytes.Buffer{}, lookupEnv: func(string) (string, bool) { return "", false },
+		getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		},
+		cwd: home, goos: "linux"}
+	if code := run(context.Background(), e, []string{"status", "--json"}); code != 0 {
+		t.Fatalf("status --json with an unset settings.store variable exited %d", code)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	store, _ := got["store"].(map[string]any)
+	if store["kind"] != "postgres" || store["answers"] != false || !strings.Contains(fmt.Sprint(store["error"]), "the variable DATABASE_URL is not set") {
+		t.Errorf("status --json's store with DATABASE_URL unset = %v", store)
+	}
+	return jsonShape(got)["store"]
 }
 
 // statusFixture makes a HOME whose configuration has a server of each

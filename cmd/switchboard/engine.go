@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/oauth"
@@ -54,19 +55,26 @@ func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, t
 	if login && e.canOpenBrowser() {
 		prompt = e.browserPrompter(false)
 	}
-	opts := e.engineOptions(cfg, prompt)
+	opts, err := e.engineOptions(ctx, cfg, prompt)
+	if err != nil {
+		return nil, err
+	}
 	if tweak != nil {
 		tweak(opts)
 	}
 	return gateway.New(ctx, cfg, opts)
 }
 
-// engineOptions are the CLI's engine options over cfg.
-func (e *env) engineOptions(cfg *config.Config, prompt oauth.Prompter) *gateway.Options {
-	return &gateway.Options{
+// engineOptions are the CLI's engine options over cfg, its state (the
+// credential store, and settings.store's database) opened with them.
+func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oauth.Prompter) (*gateway.Options, error) {
+	st, err := e.openState(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	o := &gateway.Options{
 		Prompt:      prompt,
 		Lookup:      e.lookupEnv,
-		Credentials: credentials(cfg),
 		Logger:      slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Version:     versionString(),
 		CatalogPath: catalogPath(cfg.Dirs),
@@ -76,6 +84,8 @@ func (e *env) engineOptions(cfg *config.Config, prompt oauth.Prompter) *gateway.
 		Roots:       e.cwdRoots(),
 		Supervise:   true,
 	}
+	st.engine((*switchboard.Options)(o))
+	return o, nil
 }
 
 // cwdRoots offers servers the working directory as their one root: a

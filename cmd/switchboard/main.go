@@ -200,6 +200,9 @@ func run(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	err := c.run(ctx, e, rest)
+	if cerr := e.closeStates(); cerr != nil { // after the command's engines
+		err = errors.Join(err, cerr)
+	}
 	return e.exit(c, err)
 }
 

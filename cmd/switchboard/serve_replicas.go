@@ -10,29 +10,12 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 )
 
 // defaultDrain is how long serve --http lets calls in flight finish after
 // SIGTERM: within Kubernetes' default terminationGracePeriodSeconds (30),
 // with room to close the servers after it.
 const defaultDrain = 25 * time.Second
-
-// serveStore opens the shared store (settings.store), or returns nil when
-// none is configured. The caller closes it.
-func (e *env) serveStore(ctx context.Context, cfg *config.Config) (*sql.DB, error) {
-	st := cfg.Settings.Store
-	if st == nil {
-		return nil, nil
-	}
-	dsn, _, err := st.Resolve(e.lookupEnv)
-	if err != nil {
-		return nil, err
-	}
-	return pgstore.Open(ctx, dsn)
-}
 
 // advertiseURL is the URL other replicas reach this one at: --advertise,
 // else $SWITCHBOARD_ADVERTISE_URL, else the address it listens on unless

@@ -38,6 +38,7 @@ const (
 	CheckDirectory = "directory"
 	CheckCatalog   = "catalog"
 	CheckConnect   = "connect"
+	CheckStore     = "store"
 )
 
 // Finding is one result of a check.
@@ -58,6 +59,9 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Secrets is the credential store ${secret:NAME} references read.
 	Secrets credstore.Store
+	// Store is what opening settings.store's shared database gave; nil
+	// without settings.store.
+	Store *StoreState
 	// SpillDir and CatalogPath are where the CLI keeps spill files and the
 	// catalog.
 	SpillDir, CatalogPath string
@@ -77,6 +81,32 @@ type Options struct {
 	Pretty func(string) string
 }
 
+// StoreState says where the shared store of settings.store is and
+// whether it answers.
+type StoreState struct {
+	Where  string // "PostgreSQL store (database D on HOST:PORT)"; never a password
+	Schema string // each component's schema version: "catalog 1, credentials 1"
+	Err    error  // why it cannot be used
+}
+
+// checkStore reports whether the shared store answers.
+func checkStore(o Options) []Finding {
+	st := o.Store
+	switch {
+	case st == nil:
+		return nil
+	case st.Err != nil:
+		return []Finding{{Check: CheckStore, Severity: Error,
+			What: "the shared store (settings.store) cannot be used, so nothing that needs the catalog or a credential works: " + st.Err.Error(),
+			Fix:  "fix what the error names (docs/configuration.md, Shared store); switchboard status shows the store again"}}
+	}
+	what := "shared store: " + st.Where + ", answers"
+	if st.Schema != "" {
+		what += " (schema versions: " + st.Schema + ")"
+	}
+	return []Finding{{Check: CheckStore, Severity: OK, What: what}}
+}
+
 // Run runs every check and returns the findings, errors first.
 func Run(ctx context.Context, o Options) []Finding {
 	if o.LookupEnv == nil {
@@ -90,6 +120,7 @@ func Run(ctx context.Context, o Options) []Finding {
 	}
 	var out []Finding
 	out = append(out, checkConfig(o)...)
+	out = append(out, checkStore(o)...)
 	out = append(out, checkReferences(o)...)
 	out = append(out, checkCommands(ctx, o)...)
 	out = append(out, checkHosts(o)...)
@@ -216,6 +247,9 @@ func secretFinding(o Options, s *config.Server, r config.Reference) []Finding {
 	case err != nil:
 		f.What = fmt.Sprintf("server %q refers to ${secret:%s}, and the credential store (%s) cannot be read: %v", s.Name, r.Name, o.Secrets.Name(), err)
 		f.Fix = "see docs/auth.md (Credential store), or set settings.credentialStore to \"file\""
+		if o.Store != nil {
+			f.Fix = "see the store finding, and docs/configuration.md (Shared store)"
+		}
 	case !ok || len(v) == 0:
 		f.What = fmt.Sprintf("server %q refers to ${secret:%s}, which is not in the credential store (%s)", s.Name, r.Name, o.Secrets.Name())
 	default:

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -207,4 +208,17 @@ func TestConnectCheck(t *testing.T) {
 	if n := len(only(Run(t.Context(), Options{Config: cfg}), CheckConnect)); n != 0 {
 		t.Errorf("without Connect: %d connect findings", n)
 	}
+}
+
+// TestCheckStore: with settings.store, doctor says where the shared store
+// is and that it answers, or why it cannot be used, as an error.
+func TestCheckStore(t *testing.T) {
+	cfg := &config.Config{}
+	if fs := only(Run(t.Context(), Options{Config: cfg}), CheckStore); len(fs) != 0 {
+		t.Errorf("without settings.store: %v, want no finding", fs)
+	}
+	want(t, only(Run(t.Context(), Options{Config: cfg, Store: &StoreState{Where: "PostgreSQL store (database d on 127.0.0.1:5432)", Schema: "credentials 1"}}), CheckStore),
+		OK, "PostgreSQL store (database d on 127.0.0.1:5432), answers", "credentials 1")
+	want(t, only(Run(t.Context(), Options{Config: cfg, Store: &StoreState{Err: errors.New("settings.store.postgres: the variable DATABASE_URL is not set")}}), CheckStore),
+		Error, "cannot be used", "DATABASE_URL is not set", "docs/configuration.md, Shared store")
 }

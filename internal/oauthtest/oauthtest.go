@@ -91,6 +91,7 @@ type Server struct {
 	refresh       map[string]*grant // valid refresh tokens
 	registrations int
 	refreshes     int
+	refreshTries  int // refresh_token grant requests, refused ones too
 	codeGrants    int
 	revocations   int
 	lastResource  string
@@ -251,6 +252,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 		s.codeGrants++
 	case "refresh_token":
+		s.refreshTries++
 		g = s.refresh[r.PostForm.Get("refresh_token")]
 		if g == nil || g.client != c.id {
 			tokenError(w, http.StatusBadRequest, "invalid_grant")
@@ -364,13 +366,18 @@ func (s *Server) ExpireAccessTokens() {
 type Counts struct {
 	Registrations, CodeGrants, Refreshes, Revocations int
 	ValidAccess, ValidRefresh                         int
+	// RefreshRequests counts every refresh_token grant request, the
+	// refused ones too (a refresh token spent twice); Refreshes counts
+	// those granted.
+	RefreshRequests int
 }
 
 // Counts returns the counts so far.
 func (s *Server) Counts() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Counts{s.registrations, s.codeGrants, s.refreshes, s.revocations, len(s.access), len(s.refresh)}
+	return Counts{Registrations: s.registrations, CodeGrants: s.codeGrants, Refreshes: s.refreshes, Revocations: s.revocations,
+		ValidAccess: len(s.access), ValidRefresh: len(s.refresh), RefreshRequests: s.refreshTries}
 }
 
 // LastResource is the resource parameter of the last token request.

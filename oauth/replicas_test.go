@@ -1,0 +1,139 @@
+package oauth_test
+
+import (
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/credstore"
+	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/oauth"
+)
+
+// TestConcurrentRefreshReplicas is TestConcurrentRefreshProcesses for
+// replicas that share a PostgreSQL store: two handles on one database, two
+// stores, two handlers, whose one token has expired. Both need it at once,
+// while the token's lock is held; once it is let go, the refresh token is
+// spent exactly once (the server rotates it: a second use would be refused
+// and lose the login), and both send the one new access token.
+func TestConcurrentRefreshReplicas(t *testing.T) {
+	as := oauthtest.New(t, oauthtest.Options{TokenLifetime: 2 * time.Second})
+	dsn := pgtest.DSN(t)
+	key := []byte(strings.Repeat("k", credstore.PostgresKeySize))
+	var stores []*credstore.Postgres
+	for range 2 {
+		db, err := pgstore.Open(t.Context(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := credstore.NewPostgres(t.Context(), db, key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	cfg := oauth.Config{Server: "api", URL: as.URL()}
+	if err := login(t, newHandler(t, cfg, stores[0], follow), as.URL()); err != nil {
+		t.Fatal(err)
+	}
+	type source = func() (string, error)
+	var token []source
+	for _, s := range stores {
+		ts, err := newHandler(t, cfg, s, nil).TokenSource(t.Context())
+		if err != nil || ts == nil {
+			t.Fatal(ts, err)
+		}
+		token = append(token, func() (string, error) {
+			tok, err := ts.Token()
+			if err != nil {
+				return "", err
+			}
+			return tok.AccessToken, nil
+		})
+	}
+	st, err := oauth.Lookup(stores[1], cfg) // the other replica sees the login
+	if err != nil || st == nil {
+		t.Fatalf("Lookup on the other replica = %v, %v", st, err)
+	}
+	waitUntil(t, st.Expiry) // expired
+
+	keys, _ := stores[0].Keys("oauth/api/")
+	var tokenKey string
+	for _, k := range keys {
+		if strings.HasSuffix(k, "/token") {
+			tokenKey = k
+		}
+	}
+	unlock, err := stores[0].Lock(t.Context(), tokenKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		access string
+		err    error
+	}
+	results := make(chan got, len(token))
+	for _, tok := range token {
+		go func() {
+			a, err := tok()
+			results <- got{a, err}
+		}()
+	}
+	admin, err := pgstore.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	waitLockWaiters(t, admin, len(token)) // both replicas wait for the token's lock
+	as.SetTokenLifetime(time.Hour)        // the new token stays fresh while checked
+	unlock()
+	var access []string
+	for range token {
+		r := <-results
+		if r.err != nil {
+			t.Fatalf("a replica's token: %v", r.err)
+		}
+		access = append(access, r.access)
+	}
+	if access[0] != access[1] {
+		t.Errorf("the replicas send different tokens: %s and %s", hash(access[0]), hash(access[1]))
+	}
+	if !as.Valid(access[0]) {
+		t.Error("the token the replicas send is not valid")
+	}
+	if c := as.Counts(); c.RefreshRequests != 1 || c.Refreshes != 1 || c.ValidRefresh != 1 {
+		t.Errorf("counts %+v: want the refresh token spent once (one refresh request, granted) and one valid refresh token left", c)
+	}
+	for i, s := range stores {
+		ts, _ := newHandler(t, cfg, s, nil).TokenSource(t.Context())
+		tok, err := ts.Token()
+		if err != nil || tok.AccessToken != access[0] {
+			t.Errorf("replica %d's stored token: %v, same as sent %v", i, err, err == nil && tok.AccessToken == access[0])
+		}
+	}
+}
+
+// waitLockWaiters waits until n sessions on db's database wait for an
+// advisory lock.
+func waitLockWaiters(t *testing.T, db *sql.DB, n int) {
+	t.Helper()
+	for {
+		var waiting int
+		if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting >= n {
+			return
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("%d sessions wait for the token's lock, want %d", waiting, n)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
