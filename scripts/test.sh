@@ -17,7 +17,11 @@
 # when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1; so do the keychain
 # tests, or when SWITCHBOARD_KEYCHAIN=1, the cross-platform checks, or when
 # SWITCHBOARD_CROSS=1, and the deploy module's tests (deploy/: Kubernetes
-# manifests, nginx, Dockerfile), or when SWITCHBOARD_DEPLOY=1.
+# manifests, nginx, Dockerfile), or when SWITCHBOARD_DEPLOY=1. The full suite
+# (or SWITCHBOARD_TEAM=1 or SWITCHBOARD_DEPLOY=1) also installs Debian's
+# postgresql and nginx when missing (as root) and makes the tests that start
+# them (internal/pgtest, internal/nginxtest, deploy/) fail rather than skip
+# without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,12 +49,14 @@ go mod download
 conformance=${SWITCHBOARD_CONFORMANCE:-0}
 keychain=${SWITCHBOARD_KEYCHAIN:-0}
 cross=${SWITCHBOARD_CROSS:-0}
+team=${SWITCHBOARD_TEAM:-0}
 deploy=${SWITCHBOARD_DEPLOY:-0}
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
 	keychain=1
 	cross=1
+	team=1
 	deploy=1
 fi
 # The relative package patterns among the arguments, and git pathspecs for their files.
@@ -95,6 +101,27 @@ go vet "${packages[@]}"
 if [[ $cross == 1 ]]; then
 	section "linux, darwin, windows x amd64, arm64: go vet ${packages[*]}, build, release.sh"
 	scripts/cross.sh "${packages[@]}"
+fi
+
+if [[ $team == 1 || $deploy == 1 ]]; then
+	section "postgresql and nginx (Debian's packages) for the team-scale tests"
+	# The tests start their own servers: a private PostgreSQL per test binary
+	# (internal/pgtest) and nginx per test (internal/nginxtest), as an
+	# unprivileged user on loopback ports, stopped after. Here they are only
+	# installed; the REQUIRE variables make a test that cannot find them fail.
+	pg_bin() { compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; }
+	if ! pg_bin || [[ ! -x /usr/sbin/nginx ]]; then
+		if [[ $(id -u) == 0 ]]; then
+			export DEBIAN_FRONTEND=noninteractive
+			apt-get install -y -qq --no-install-recommends postgresql nginx >/dev/null ||
+				{ apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql nginx >/dev/null; }
+		else
+			echo "postgresql or nginx is missing, and only root can install them: the tests that need them will fail"
+		fi
+	fi
+	pg_bin && ls /usr/lib/postgresql/*/bin/postgres
+	[[ -x /usr/sbin/nginx ]] && /usr/sbin/nginx -v
+	export SWITCHBOARD_REQUIRE_POSTGRES=1 SWITCHBOARD_REQUIRE_NGINX=1
 fi
 
 section "go test $*"

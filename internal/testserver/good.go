@@ -25,7 +25,8 @@ type slowArgs struct {
 
 type recordArgs struct {
 	File string `json:"file"`
-	Then string `json:"then"` // "", "fail", "hang" or "crash"
+	Line string `json:"line,omitempty"` // what to append; "called" if empty (optional: other tests leave it out)
+	Then string `json:"then"`           // "", "fail", "hang" or "crash"
 }
 
 type gateArgs struct {
@@ -124,14 +125,23 @@ func addTools(s *mcp.Server) {
 				})
 			return text("ok"), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "record", Description: "Appends a line to file, then answers, fails, hangs or crashes as then says."},
+	mcp.AddTool(s, &mcp.Tool{Name: "record", Description: "Appends a line (line, or \"called\") to file, then answers, fails, hangs or crashes as then says."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a recordArgs) (*mcp.CallToolResult, any, error) {
 			f, err := os.OpenFile(a.File, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 			if err != nil {
 				return nil, nil, err
 			}
-			fmt.Fprintln(f, "called")
+			line := a.Line
+			if line == "" {
+				line = "called"
+			}
+			// One write of a short line with O_APPEND: lines from several
+			// processes recording into one file do not interleave.
+			_, err = f.WriteString(line + "\n")
 			f.Close()
+			if err != nil {
+				return nil, nil, err
+			}
 			switch a.Then {
 			case "fail":
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "record failed as asked"}}}, nil, nil
