@@ -180,7 +180,7 @@ func TestPostgresReplicas(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitAdvisoryWaiters(t, openDB(t, dsn), 1) // b waits for a's lock
+	pgtest.WaitLockWaiters(t, openDB(t, dsn), 1) // b waits for a's lock
 	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
 	defer cancel()
 	if _, err := b.Lock(ctx, "oauth/x"); err == nil || !strings.Contains(err.Error(), "another process holds it") {
@@ -189,25 +189,6 @@ func TestPostgresReplicas(t *testing.T) {
 	unlock()
 	if err := <-got; err != nil {
 		t.Fatal(err)
-	}
-}
-
-// waitAdvisoryWaiters waits until n sessions wait for an advisory lock.
-func waitAdvisoryWaiters(t *testing.T, db *sql.DB, n int) {
-	t.Helper()
-	for {
-		var waiting int
-		if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting >= n {
-			return
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatal("no session waits for the lock")
-		case <-time.After(10 * time.Millisecond):
-		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package oauth_test
 
 import (
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -88,8 +87,8 @@ func TestConcurrentRefreshReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	waitLockWaiters(t, admin, len(token)) // both replicas wait for the token's lock
-	as.SetTokenLifetime(time.Hour)        // the new token stays fresh while checked
+	pgtest.WaitLockWaiters(t, admin, len(token)) // both replicas wait for the token's lock
+	as.SetTokenLifetime(time.Hour)               // the new token stays fresh while checked
 	unlock()
 	var access []string
 	for range token {
@@ -113,27 +112,6 @@ func TestConcurrentRefreshReplicas(t *testing.T) {
 		tok, err := ts.Token()
 		if err != nil || tok.AccessToken != access[0] {
 			t.Errorf("replica %d's stored token: %v, same as sent %v", i, err, err == nil && tok.AccessToken == access[0])
-		}
-	}
-}
-
-// waitLockWaiters waits until n sessions on db's database wait for an
-// advisory lock.
-func waitLockWaiters(t *testing.T, db *sql.DB, n int) {
-	t.Helper()
-	for {
-		var waiting int
-		if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting >= n {
-			return
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatalf("%d sessions wait for the token's lock, want %d", waiting, n)
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

@@ -15,6 +15,7 @@
 package nginxtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -55,7 +56,7 @@ type Server struct {
 	done   chan struct{} // closed when cmd.Wait has returned
 	waitMu sync.Mutex
 	err    error // cmd.Wait's
-	stderr *tail
+	stderr *Tail
 }
 
 // URL returns http://Addr followed by path.
@@ -183,7 +184,7 @@ func start(t testing.TB, bin, prefix, addr, text string) (*Server, error) {
 	// /var/log/nginx/error.log, is root's).
 	cmd := exec.Command(bin, "-p", prefix+"/", "-e", filepath.Join(prefix, "error.log"), "-c", conf, "-g", "daemon off;")
 	cmd.Dir = prefix
-	stderr := &tail{}
+	stderr := &Tail{}
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = procAttr()
@@ -359,23 +360,26 @@ func FreePort(t testing.TB) int {
 	return n
 }
 
-// tail keeps the last 8 KiB written to it.
-type tail struct {
+// Tail keeps the last Max bytes written to it (8 KiB if Max is 0): a
+// process's output, for a failure's message.
+type Tail struct {
+	Max int
+
 	mu  sync.Mutex
 	buf []byte
 }
 
-func (w *tail) Write(p []byte) (int, error) {
+func (w *Tail) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
-	if len(w.buf) > 8<<10 {
-		w.buf = w.buf[len(w.buf)-8<<10:]
+	if limit := cmp.Or(w.Max, 8<<10); len(w.buf) > limit {
+		w.buf = w.buf[len(w.buf)-limit:]
 	}
 	return len(p), nil
 }
 
-func (w *tail) String() string {
+func (w *Tail) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return string(w.buf)

@@ -2,7 +2,6 @@ package pgstore_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"sync"
@@ -126,7 +125,7 @@ func TestLock(t *testing.T) {
 		_, err := pgstore.Lock(cctx, b, "oauth/x")
 		done <- err
 	}()
-	waitWaiting(t, a)
+	pgtest.WaitLockWaiters(t, a, 1)
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("Lock returned without the lock being free")
@@ -143,7 +142,7 @@ func TestLock(t *testing.T) {
 		}
 		got <- u
 	}()
-	waitWaiting(t, a)
+	pgtest.WaitLockWaiters(t, a, 1)
 	select {
 	case <-got:
 		t.Fatal("took a held lock")
@@ -152,24 +151,6 @@ func TestLock(t *testing.T) {
 	unlock()
 	if u := <-got; u != nil {
 		u()
-	}
-}
-
-// waitWaiting waits until some session waits for an advisory lock: the
-// server's own view, not a guess at how long a goroutine takes.
-func waitWaiting(t *testing.T, db *sql.DB) {
-	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			return
-		}
-		<-tick.C
 	}
 }
 

@@ -283,3 +283,27 @@ func tail(out []byte) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// WaitLockWaiters waits until at least n sessions on db's database wait for
+// an advisory lock (pgstore.Lock): the server's own view of who waits, not
+// a guess at how long a goroutine takes to get there.
+func WaitLockWaiters(t testing.TB, db *sql.DB, n int) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var waiting int
+		if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
+			t.Fatalf("pgtest: counting lock waiters: %v", err)
+		}
+		if waiting >= n {
+			return
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("pgtest: %d sessions wait for an advisory lock, want %d", waiting, n)
+		case <-tick.C:
+		}
+	}
+}

@@ -53,7 +53,7 @@ type replica struct {
 	// done is closed when cmd has been waited for; err is its exit.
 	done chan struct{}
 	err  error
-	out  *tail
+	out  *nginxtest.Tail
 }
 
 func (r *replica) url(path string) string {
@@ -149,7 +149,7 @@ func (c *cluster) launch(r *replica) error {
 	cmd := exec.Command(c.bin, args...)
 	cmd.Dir = r.home
 	cmd.Env = append(env, c.env...)
-	out := &tail{}
+	out := &nginxtest.Tail{Max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting replica %s: %w", r.name, err)
@@ -317,27 +317,4 @@ func (c *cluster) run(home string, extraEnv []string, args ...string) (string, s
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
 	return out.String(), errb.String(), err
-}
-
-// tail keeps the last 16 KiB written to it: a replica's output, for a
-// failure's message.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (w *tail) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > 16<<10 {
-		w.buf = w.buf[len(w.buf)-16<<10:]
-	}
-	return len(p), nil
-}
-
-func (w *tail) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(w.buf)
 }
