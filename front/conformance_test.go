@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,12 +23,7 @@ func TestConformanceSuite(t *testing.T) {
 	peers := mcptest.Peers(t)
 	upstream := mcptest.StatefulConformanceServer(t)
 	g := newGateway(t, map[string]def{"conformance": {"url": upstream}}, map[string]any{"toolPrefix": "none"})
-	h, err := g.srv.Handler(HTTPOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{})
 
 	baseline, err := filepath.Abs("../testdata/mcp-peers/gateway-server-baseline.yml")
 	if err != nil {

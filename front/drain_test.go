@@ -24,12 +24,7 @@ func TestDrainFinishesSuspendedCalls(t *testing.T) {
 	up := newAskServer(t)
 	draining := make(chan struct{})
 	g := newGatewayWith(t, map[string]def{"up": {"url": up.url + "/mcp"}}, nil, Options{Logger: slog.New(onMessage{"draining: taking no new requests", draining})})
-	h, err := g.srv.Handler(HTTPOptions{Stateless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{Stateless: true})
 	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, manual).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
 	if err != nil {
@@ -116,12 +111,7 @@ func TestDrainCancelsPastTheBound(t *testing.T) {
 	upTS := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	t.Cleanup(upTS.Close) // after the gateway's, whose connection it holds
 	g := newGateway(t, map[string]def{"up": {"url": upTS.URL}}, map[string]any{"toolPrefix": "none"})
-	h, err := g.srv.Handler(HTTPOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -87,6 +87,19 @@ func newGatewayWith(t testing.TB, servers map[string]def, settings map[string]an
 	return &testGateway{srv: srv}
 }
 
+// serveHTTP serves the gateway's Streamable HTTP handler on a loopback
+// test server, closed when the test ends.
+func (g *testGateway) serveHTTP(t testing.TB, opts HTTPOptions) *httptest.Server {
+	t.Helper()
+	h, err := g.srv.Handler(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
 // connect connects a go-sdk client to the gateway in memory.
 func (g *testGateway) connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
@@ -271,12 +284,7 @@ func TestPassThroughWithEverything(t *testing.T) {
 func TestHTTPHardening(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	g := newGateway(t, map[string]def{"f": fixture()}, nil)
-	h, err := g.srv.Handler(HTTPOptions{Token: "s3cret", MaxBodyBytes: 1 << 10, Metrics: NewMetrics()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{Token: "s3cret", MaxBodyBytes: 1 << 10, Metrics: NewMetrics()})
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	post := func(body string, mod func(*http.Request)) int {
 		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
@@ -363,12 +371,7 @@ func TestCheckListenToken(t *testing.T) {
 func TestHTTPSessionsShareUpstreams(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	g := newGateway(t, map[string]def{"f": fixture()}, nil)
-	h, err := g.srv.Handler(HTTPOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{})
 	var sessions []*mcp.ClientSession
 	for range 3 {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
@@ -450,12 +453,7 @@ func TestStatelessAndMetrics(t *testing.T) {
 	g := newGateway(t, map[string]def{"f": fixture()}, nil)
 	metrics := NewMetrics()
 	g.srv.opts.Metrics = metrics
-	h, err := g.srv.Handler(HTTPOptions{Stateless: true, Metrics: metrics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{Stateless: true, Metrics: metrics})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -20,12 +20,7 @@ import (
 func TestStatelessMultiRoundTrip(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	g := newGateway(t, map[string]def{"everything": everything(t)}, nil)
-	h, err := g.srv.Handler(HTTPOptions{Stateless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{Stateless: true})
 	elicited := 0
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -50,12 +45,7 @@ func TestStatelessMultiRoundTrip(t *testing.T) {
 // ended, and what to do.
 func TestUnknownSessionSaysWhy(t *testing.T) {
 	g := newGateway(t, map[string]def{"f": fixture()}, nil)
-	h, err := g.srv.Handler(HTTPOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(h)
-	defer ts.Close()
+	ts := g.serveHTTP(t, HTTPOptions{})
 	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -213,35 +212,7 @@ func TestServeStdioForwardsRoots(t *testing.T) {
 func TestServeHTTPSharesNoRoots(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Roots)}, nil)
-	cmd := switchboardCmd(t, home, "serve", "--http", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		<-done
-	})
-	lines := bufio.NewScanner(stderr)
-	var endpoint string
-	for endpoint == "" && lines.Scan() {
-		t.Log(lines.Text())
-		_, endpoint, _ = strings.Cut(lines.Text(), "switchboard: serving ")
-	}
-	go func() {
-		for lines.Scan() {
-			t.Log(lines.Text())
-		}
-		cmd.Wait()
-		close(done)
-	}()
-	if endpoint == "" {
-		t.Fatal("switchboard serve --http did not say where it serves")
-	}
+	endpoint := startHTTP(t, switchboardCmd(t, home, "serve", "--http", "127.0.0.1:0"))
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	client.AddRoots(&mcp.Root{URI: fileURI(home), Name: "home"})
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
