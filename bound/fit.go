@@ -149,6 +149,13 @@ func (l Limits) Within(contents []mcp.Content, structured any) bool {
 	return bytes <= l.MaxBytes
 }
 
+// WithinText is Within for a result of text only, given its bytes and
+// lines.
+func (l Limits) WithinText(bytes, lines int) bool {
+	l = l.withDefaults()
+	return bytes <= l.MaxBytes && lines <= l.MaxLines
+}
+
 // contentSize returns the bytes and lines a content block shows.
 func contentSize(c mcp.Content) (bytes, lines int) {
 	switch c := c.(type) {

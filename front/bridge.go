@@ -107,11 +107,27 @@ func (b *bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 	if b == nil || ss == nil {
 		return ctx, "", func() {}
 	}
-	r := &route{ss: ss, token: token}
+	return b.enterRoute(ctx, &route{ss: ss, token: token})
+}
+
+// enterAnonymous is enter for a call of a stateless request that go-sdk
+// never saw (see fastLane): its client declared nothing, and nothing can
+// reach it but the call's answer.
+func (b *bridge) enterAnonymous(ctx context.Context) (context.Context, string, func()) {
+	if b == nil {
+		return ctx, "", func() {}
+	}
+	return b.enterRoute(ctx, &route{})
+}
+
+func (b *bridge) enterRoute(ctx context.Context, r *route) (context.Context, string, func()) {
+	ss, token := r.ss, r.token
 	r.susp, _ = ctx.Value(suspendedKey{}).(*suspended)
 	b.mu.Lock()
 	b.inflight = append(b.inflight, r)
-	b.recent = ss
+	if ss != nil {
+		b.recent = ss
+	}
 	var up string
 	if token != nil {
 		b.next++
@@ -149,6 +165,9 @@ func (b *bridge) current(ok func(*mcp.ClientCapabilities) bool) (*route, bool) {
 		any = true
 		if r.susp != nil {
 			return r, true
+		}
+		if r.ss == nil {
+			continue
 		}
 		if p := r.ss.InitializeParams(); p != nil && p.Capabilities != nil && ok(p.Capabilities) {
 			return r, true

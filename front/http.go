@@ -37,10 +37,18 @@ type HTTPOptions struct {
 	// Ready, if set, is asked by /readyz (with a 2-second deadline) whether
 	// what the server needs is there: the store reachable, say.
 	Ready func(context.Context) error
+	// NoFastLane serves every request through go-sdk, as before the fast
+	// lane (see fastLane); for comparison and troubleshooting.
+	NoFastLane bool
 	// Registry, if set, says where the other replicas are: the
 	// continuation of a call suspended on one of them is forwarded there.
 	Registry Registry
 }
+
+// sessionTimeout is how long a client that vanishes without ending its
+// session is remembered without a request; its calls in flight end then,
+// or at their request timeout, whichever comes first.
+const sessionTimeout = 30 * time.Minute
 
 // ErrNeedToken is returned by CheckListen for an address off loopback
 // without a token.
@@ -97,10 +105,7 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		Logger:                       s.log,
 		MaxRequestBodyBytes:          opts.MaxBodyBytes,
 		PropagateRequestCancellation: true,
-		// A client that vanishes without ending its session is forgotten
-		// after this long without a request; its calls in flight end then,
-		// or at their request timeout, whichever comes first.
-		SessionTimeout: 30 * time.Minute,
+		SessionTimeout:               sessionTimeout,
 	})
 	cop := http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {
@@ -121,6 +126,11 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		inner = withStateless(h)
 	} else {
 		inner = sessionGone(h)
+	}
+	if s.single != "" && !opts.NoFastLane {
+		l := newFastLane(s, inner, limit, sessionTimeout, opts.Stateless)
+		s.lane.Store(l)
+		inner = l
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", bearer(opts.Token, cop.Handler(originCheck(opts.TrustedOrigins, s.admit(inner, fwd, limit)))))

@@ -76,6 +76,9 @@ func (b *bridge) urlCapable() *route {
 	defer b.mu.Unlock()
 	for i := len(b.inflight) - 1; i >= 0; i-- {
 		r := b.inflight[i]
+		if r.ss == nil {
+			continue // a stateless call on the fast lane: its client declared nothing
+		}
 		if p := r.ss.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil && p.Capabilities.Elicitation.URL != nil {
 			return r
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
@@ -19,6 +20,7 @@ type Metrics struct {
 	mu    sync.Mutex
 	eng   *gateway.Engine // whose servers' states are reported; nil until attached
 	calls map[callKey]*series
+	fast  atomic.Uint64 // calls served on the fast lane
 }
 
 type callKey struct{ kind, server string }
@@ -47,6 +49,13 @@ func (m *Metrics) attach(eng *gateway.Engine) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.eng = eng
+}
+
+// fastCall counts a call served on the fast lane.
+func (m *Metrics) fastCall() {
+	if m != nil {
+		m.fast.Add(1)
+	}
 }
 
 // start begins timing a call of the given kind ("mcp" for the proxy tool,
@@ -105,6 +114,7 @@ func (m *Metrics) writeCalls(b *strings.Builder) {
 	for _, k := range keys {
 		fmt.Fprintf(b, "switchboard_calls_total{kind=%q,server=%q} %d\n", k.kind, k.server, m.calls[k].calls)
 	}
+	fmt.Fprintf(b, "# HELP switchboard_fast_calls_total Direct tool calls of transparent mode served on the fast lane (passed on as bytes; docs/bench.md).\n# TYPE switchboard_fast_calls_total counter\nswitchboard_fast_calls_total %d\n", m.fast.Load())
 	b.WriteString("# HELP switchboard_call_errors_total Tool calls that ended in an error result.\n# TYPE switchboard_call_errors_total counter\n")
 	for _, k := range keys {
 		fmt.Fprintf(b, "switchboard_call_errors_total{kind=%q,server=%q} %d\n", k.kind, k.server, m.calls[k].errors)

@@ -32,10 +32,17 @@ func (s *Server) mirror(ctx context.Context, connect bool) error {
 	cur := s.mirrored
 	s.mu.Unlock()
 
+	plain := map[string]bool{}
 	for _, t := range ent.Tools {
 		cur.tools[t.Name] = true
 		s.addDirect(t.Name, directTool{server: s.single, name: t.Name}, t, true)
+		// go-sdk's client checks a result against the tool's output
+		// schema; the fast lane would not.
+		plain[t.Name] = t.OutputSchema == nil
 	}
+	s.mu.Lock()
+	s.plain = plain
+	s.mu.Unlock()
 	for _, r := range ent.Resources {
 		cur.resources[r.URI] = true
 		s.mcp.AddResource(r, s.readResource)

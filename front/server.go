@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -83,6 +84,7 @@ type Server struct {
 	sessions map[*mcp.ServerSession]*clientSession
 	direct   map[string]directTool // exposed name → tool
 	mirrored mirrored              // transparent mode's registrations
+	plain    map[string]bool       // mirrored tools the fast lane may call: no output schema
 	level    mcp.LoggingLevel      // asked of the server in transparent mode
 	unsub    func()
 
@@ -91,6 +93,7 @@ type Server struct {
 	rootsMu sync.Mutex       // one listing of client roots at a time
 
 	drain drainState
+	lane  atomic.Pointer[fastLane] // set when served over HTTP with sessions, in transparent mode
 
 	closeOnce sync.Once
 	closeErr  error
@@ -184,8 +187,8 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 		Instructions: "Switchboard: one gateway to many MCP servers. Use the mcp tool: search for a tool by need, describe it, then call it.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	}
+	o.InitializedHandler = s.initialized
 	if s.opts.ForwardRoots {
-		o.InitializedHandler = s.rootsInitialized
 		o.RootsListChangedHandler = s.rootsChanged
 	}
 	if s.single != "" {
@@ -197,6 +200,26 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 		o.UnsubscribeHandler = s.unsubscribe
 	}
 	return o
+}
+
+// initialized learns of a client session that has finished its handshake.
+func (s *Server) initialized(ctx context.Context, req *mcp.InitializedRequest) {
+	if l := s.lane.Load(); l != nil && !l.stateless && !statelessRequest(ctx) {
+		s.mu.Lock()
+		cs := s.track(req.Session)
+		s.mu.Unlock()
+		l.add(req.Session, cs.ctx)
+	}
+	if s.opts.ForwardRoots {
+		s.rootsInitialized(ctx, req)
+	}
+}
+
+// fastTool reports whether the fast lane may call a mirrored tool.
+func (s *Server) fastTool(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.plain[name]
 }
 
 // MCP returns the go-sdk server, to serve over any transport.
@@ -256,6 +279,9 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		s.mu.Unlock()
+		if l := s.lane.Load(); l != nil {
+			l.remove(ss.ID())
+		}
 		s.forget(cs)
 	})
 	if !watching {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
 )
 
 // go-sdk (v1.8.0) decodes each message from a stdio server three times in its
@@ -23,11 +24,6 @@ import (
 // where it is sure to agree with it, and FuzzScanEnvelope checks that it
 // does, for every input the decoder accepts.
 
-// maxEnvelopeDepth is go-sdk's bound on nesting (internal/json
-// defaultMaxDepth): deeper messages are left to its decoder, which refuses
-// them.
-const maxEnvelopeDepth = 1000
-
 // maxExactID is the largest integer id a float64 holds exactly (2^53): go-sdk
 // reads ids as float64, so larger ones are left to it.
 const maxExactID = 1 << 53
@@ -41,21 +37,21 @@ func scanEnvelope(line []byte) (msg jsonrpc.Message, ok bool) {
 		seen                                uint8
 		hasError                            bool
 	)
-	i := skipSpace(line, 0)
+	i := jsonscan.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return nil, false
 	}
-	i = skipSpace(line, i+1)
+	i = jsonscan.SkipSpace(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		return nil, false
 	}
 	for {
-		key, next, kok := scanKey(line, i)
+		key, next, kok := jsonscan.Key(line, i)
 		if !kok {
 			return nil, false
 		}
-		start := skipSpace(line, next)
-		end, vok := skipValue(line, start)
+		start := jsonscan.SkipSpace(line, next)
+		end, vok := jsonscan.SkipValue(line, start)
 		if !vok {
 			return nil, false
 		}
@@ -81,7 +77,7 @@ func scanEnvelope(line []byte) (msg jsonrpc.Message, ok bool) {
 				hasError = true
 			}
 		}
-		i = skipSpace(line, end)
+		i = jsonscan.SkipSpace(line, end)
 		if i >= len(line) {
 			return nil, false
 		}
@@ -91,9 +87,9 @@ func scanEnvelope(line []byte) (msg jsonrpc.Message, ok bool) {
 		if line[i] != ',' {
 			return nil, false
 		}
-		i = skipSpace(line, i+1)
+		i = jsonscan.SkipSpace(line, i+1)
 	}
-	if skipSpace(line, i+1) != len(line) || string(version) != `"2.0"` {
+	if jsonscan.SkipSpace(line, i+1) != len(line) || string(version) != `"2.0"` {
 		return nil, false
 	}
 	rid, idOK := scanID(id)
@@ -101,7 +97,7 @@ func scanEnvelope(line []byte) (msg jsonrpc.Message, ok bool) {
 		return nil, false
 	}
 	if method != nil {
-		name, sok := plainString(method)
+		name, sok := jsonscan.PlainString(method)
 		if !sok || (params != nil && !isContainer(params)) {
 			return nil, false
 		}
@@ -129,102 +125,6 @@ var envelopeKeys = map[string]uint8{
 	"params": keyParams, "result": keyResult, "error": keyError,
 }
 
-// scanKey reads an object key at i and the colon after it, returning the key
-// and the index after the colon. A key with an escape is refused: it could
-// spell one of the envelope's keys.
-func scanKey(line []byte, i int) (key []byte, next int, ok bool) {
-	if i >= len(line) || line[i] != '"' {
-		return nil, 0, false
-	}
-	for j := i + 1; j < len(line); j++ {
-		switch c := line[j]; {
-		case c == '\\' || c < 0x20:
-			return nil, 0, false
-		case c == '"':
-			k := skipSpace(line, j+1)
-			if k >= len(line) || line[k] != ':' {
-				return nil, 0, false
-			}
-			return line[i+1 : j], k + 1, true
-		}
-	}
-	return nil, 0, false
-}
-
-// skipValue returns the index just after the JSON value at i. Nesting is
-// counted from the message's own object (depth 1), as go-sdk counts it.
-func skipValue(line []byte, i int) (int, bool) {
-	if i >= len(line) {
-		return 0, false
-	}
-	switch line[i] {
-	case '"':
-		return skipString(line, i)
-	case '{', '[':
-	default:
-		j := i
-		for j < len(line) && !isDelim(line[j]) {
-			j++
-		}
-		return j, j > i
-	}
-	depth := 1
-	for j := i; j < len(line); j++ {
-		switch line[j] {
-		case '"':
-			end, ok := skipString(line, j)
-			if !ok {
-				return 0, false
-			}
-			j = end - 1
-		case '{', '[':
-			depth++
-			if depth > maxEnvelopeDepth {
-				return 0, false
-			}
-		case '}', ']':
-			depth--
-			if depth == 1 {
-				return j + 1, true
-			}
-		}
-	}
-	return 0, false
-}
-
-// skipString returns the index just after the string that starts at i.
-func skipString(line []byte, i int) (int, bool) {
-	for j := i + 1; j < len(line); j++ {
-		switch line[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return 0, false
-}
-
-func isDelim(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\r', '\n':
-		return true
-	}
-	return false
-}
-
-func skipSpace(line []byte, i int) int {
-	for i < len(line) {
-		switch line[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
 func isContainer(v []byte) bool { return v[0] == '{' || v[0] == '[' }
 
 // scanID reads an id: absent (a notification), a plain integer a float64
@@ -234,7 +134,7 @@ func scanID(v []byte) (jsonrpc.ID, bool) {
 		return jsonrpc.ID{}, true
 	}
 	if v[0] == '"' {
-		s, ok := plainString(v)
+		s, ok := jsonscan.PlainString(v)
 		if !ok {
 			return jsonrpc.ID{}, false
 		}
@@ -259,20 +159,4 @@ func scanID(v []byte) (jsonrpc.ID, bool) {
 	}
 	id, err := jsonrpc.MakeID(float64(n))
 	return id, err == nil
-}
-
-// plainString returns the contents of a JSON string of printable ASCII
-// without escapes: one whose bytes are its value, whatever a decoder does
-// with escapes or invalid UTF-8.
-func plainString(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	s := v[1 : len(v)-1]
-	for _, c := range s {
-		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
-			return "", false
-		}
-	}
-	return string(s), true
 }

@@ -38,6 +38,12 @@ type lineReader struct {
 	buf     []byte // the current line
 	pending []byte // the part of buf not yet returned
 	warned  int    // warnings logged, to bound them
+
+	// claim, if set, is offered each line before it is inspected; a line
+	// it returns true for is taken (a response to a call on the fast path,
+	// see stdioConn.callRaw) and not returned by next. It must not keep
+	// the line: the buffer is reused.
+	claim func(line []byte) bool
 }
 
 func newLineReader(r io.Reader, limit int, log *slog.Logger) *lineReader {
@@ -70,6 +76,9 @@ func (l *lineReader) next() ([]byte, error) {
 		if line == nil {
 			if resp := oversizeResponse(head, tail, l.limit); resp != nil {
 				l.warn("discarded an oversized response", "limit", l.limit)
+				if l.claim != nil && l.claim(resp[:len(resp)-1]) {
+					continue
+				}
 				return resp, nil
 			}
 			l.warn("discarded an oversized message", "limit", l.limit)
@@ -81,6 +90,9 @@ func (l *lineReader) next() ([]byte, error) {
 		}
 		if line[0] != '{' && line[0] != '[' {
 			l.warn("ignored a line of stdout that is not JSON", "line", preview(line))
+			continue
+		}
+		if l.claim != nil && l.claim(line) {
 			continue
 		}
 		fixed, ok := inspect(line)

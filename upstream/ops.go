@@ -173,6 +173,9 @@ func run[T any](ctx context.Context, p *Pool, name, op string, f func(context.Co
 	octx, cancel := withTimeout(ctx, s.timeout)
 	defer cancel()
 	v, err := f(octx, s, sess)
+	if err == ErrNoFastPath {
+		return zero, err
+	}
 	if err != nil && octx.Err() != nil {
 		sess.cancels.owe() // go-sdk tells the server, asynchronously
 	}

@@ -29,6 +29,7 @@ type session struct {
 	roots        *rootsState // forgets client when the session closes
 	gen          uint64
 	proc         *process       // stdio; nil for HTTP
+	fast         *stdioConn     // stdio: for calls on the fast path (see CallToolRaw)
 	rt           *httpTransport // HTTP; nil for stdio
 	protocol     string
 	instructions string
@@ -121,7 +122,8 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		return nil, "", withClass(ClassClosed, ErrClosed)
 	}
 	sess.proc = proc
-	var conn mcp.Connection = newStdioConn(newLineReader(proc.stdout, o.MaxMessageBytes, s.log), stdinWriter{proc})
+	sess.fast = newStdioConn(newLineReader(proc.stdout, o.MaxMessageBytes, s.log), stdinWriter{proc})
+	var conn mcp.Connection = sess.fast
 	conn = newReadCapConn(conn, o.MaxReadBytes)
 	rc := newRootsConn(conn, proc.errRing)
 	conn = rc

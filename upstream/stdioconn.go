@@ -43,6 +43,12 @@ type stdioConn struct {
 	wmu sync.Mutex
 	buf []byte // the message being written, reused
 
+	raw  rawCalls               // calls on the fast path (see callRaw)
+	meta atomic.Pointer[[]byte] // the _meta of go-sdk's requests at 2026-07-28 (see noteMeta)
+
+	ended  chan struct{} // closed when reading has ended, endErr saying why
+	endErr error
+
 	closeOnce sync.Once
 	closeErr  error
 	closed    chan struct{}
@@ -56,7 +62,8 @@ type incoming struct {
 }
 
 func newStdioConn(r *lineReader, w io.WriteCloser) *stdioConn {
-	c := &stdioConn{w: w, incoming: make(chan incoming), closed: make(chan struct{}), readDone: make(chan struct{})}
+	c := &stdioConn{w: w, incoming: make(chan incoming), closed: make(chan struct{}), readDone: make(chan struct{}), ended: make(chan struct{})}
+	r.claim = c.claim
 	go c.read(r)
 	return c
 }
@@ -72,6 +79,8 @@ func (c *stdioConn) read(r *lineReader) {
 		line, err := r.next()
 		if err != nil {
 			in.err = err
+			c.endErr = err
+			close(c.ended)
 		} else {
 			in.msgs, in.err = c.decode(line)
 		}
@@ -156,6 +165,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
+	}
+	if c.meta.Load() == nil {
+		c.noteMeta(msg)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

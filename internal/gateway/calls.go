@@ -18,21 +18,30 @@ func (e *Engine) poolCall(ctx context.Context, server string, params *mcp.CallTo
 	}
 	start := time.Now()
 	res, err := e.pool.Call(ctx, server, params)
-	c := proxy.CallRecord{Server: server, Tool: params.Name, Start: start, Duration: time.Since(start), Outcome: proxy.CallOK,
-		ArgsBytes: jsonSize(params.Arguments)}
+	resultBytes, isError := 0, false
+	if err == nil {
+		resultBytes, isError = jsonSize(res), res.IsError
+	}
+	e.reportCall(ctx, server, params.Name, start, jsonSize(params.Arguments), resultBytes, isError, err)
+	return res, err
+}
+
+// reportCall tells Options.OnCall of a call that was sent.
+func (e *Engine) reportCall(ctx context.Context, server, tool string, start time.Time, argsBytes, resultBytes int, isError bool, err error) {
+	c := proxy.CallRecord{Server: server, Tool: tool, Start: start, Duration: time.Since(start), Outcome: proxy.CallOK,
+		ArgsBytes: argsBytes}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		c.Outcome, c.ErrorClass = proxy.CallCanceled, errorClass(err)
 	case err != nil:
 		c.Outcome, c.ErrorClass = proxy.CallFailed, errorClass(err)
 	default:
-		c.ResultBytes = jsonSize(res)
-		if res.IsError {
+		c.ResultBytes = resultBytes
+		if isError {
 			c.Outcome = proxy.CallError
 		}
 	}
 	e.opts.OnCall(c)
-	return res, err
 }
 
 func jsonSize(v any) int {

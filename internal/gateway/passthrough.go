@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/bound"
 	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // These methods serve a gateway that exposes servers' own tools, resources
@@ -77,6 +78,12 @@ func (e *Engine) Fits(res *mcp.CallToolResult) bool {
 		return false
 	}
 	return res.StructuredContent == nil || bound.HoldsStructured(res.Content, res.StructuredContent)
+}
+
+// FitsRaw is Fits for a result on the fast path (see Session.CallToolRaw),
+// which has text only.
+func (e *Engine) FitsRaw(raw *upstream.RawResult) bool {
+	return e.spill.Limits().WithinText(raw.TextBytes, raw.TextLines)
 }
 
 // ReadResource reads a resource of a server by its URI, as it came.

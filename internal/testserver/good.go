@@ -26,7 +26,7 @@ type slowArgs struct {
 type recordArgs struct {
 	File string `json:"file"`
 	Line string `json:"line,omitempty"` // what to append; "called" if empty (optional: other tests leave it out)
-	Then string `json:"then"`           // "", "fail", "hang" or "crash"
+	Then string `json:"then"`           // "", "fail", "hang", "crash", or "wait" (until cancelled, then append "cancelled")
 }
 
 type gateArgs struct {
@@ -126,7 +126,7 @@ func addTools(s *mcp.Server) {
 			return text("ok"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "record", Description: "Appends a line (line, or \"called\") to file, then answers, fails, hangs or crashes as then says."},
-		func(_ context.Context, _ *mcp.CallToolRequest, a recordArgs) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, a recordArgs) (*mcp.CallToolResult, any, error) {
 			f, err := os.OpenFile(a.File, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 			if err != nil {
 				return nil, nil, err
@@ -149,6 +149,13 @@ func addTools(s *mcp.Server) {
 				select {}
 			case "crash":
 				os.Exit(3)
+			case "wait":
+				<-ctx.Done()
+				if f, err := os.OpenFile(a.File, os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+					f.WriteString("cancelled\n")
+					f.Close()
+				}
+				return nil, nil, ctx.Err()
 			}
 			return text("recorded"), nil, nil
 		})

@@ -1,0 +1,447 @@
+package front
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// The fast lane serves the commonest request of transparent mode over
+// Streamable HTTP, a plain tools/call in a session, without go-sdk on
+// either side: the request is read with a scanner (jsonscan), the call goes
+// to the stdio server as bytes (gateway.Session.CallToolRaw), and a result
+// go-sdk would have passed on unchanged comes back as the server wrote it,
+// answered as application/json. Decoding and encoding in go-sdk, on both
+// sides, were most of a call's cost (docs/bench.md).
+//
+// Everything else goes the usual way, untouched: a request the lane does
+// not take is handed to go-sdk with its body as it came. The lane takes
+// only what it is sure to treat as go-sdk would: one request, in a session
+// it knows (initialized, not at 2026-07-28) or stateless, at a protocol
+// version go-sdk accepts, with no header go-sdk checks beyond those, of a
+// mirrored tool without an output schema, with params of a name and
+// arguments only (no _meta: no progress token, no trace context), while
+// not draining and with no tracer. The engine may still decline (an
+// approval rule, a quarantined tool, an HTTP upstream), before anything is
+// sent; a result that is not plain text, or that does not fit
+// settings.output, is decoded and bounded as on the usual path.
+//
+// What the usual path does around a call, the lane does too: metrics,
+// audit, the call log, cancellation by the client (notifications/cancelled
+// or a closed connection) and by draining, and upstream requests toward the
+// client (sampling, elicitation, log messages) reach the calling session as
+// they would.
+//
+// go-sdk ends a session idle for SessionTimeout, counting only the requests
+// it sees; the lane hands a session's request to go-sdk when go-sdk last saw
+// one so long ago that its timer could end the session before a fast call
+// could finish, so a busy session never expires under its calls.
+type fastLane struct {
+	s       *Server
+	next    http.Handler
+	limit   int64         // the body limit
+	timeout time.Duration // go-sdk's SessionTimeout
+	call    time.Duration // the longest a call may take (the server's request timeout)
+
+	stateless bool // no sessions: each request stands alone
+
+	calls atomic.Int64 // calls served on the lane
+
+	mu       sync.Mutex
+	sessions map[string]*laneSession
+}
+
+// laneSession is what the lane keeps per client session.
+type laneSession struct {
+	ss *mcp.ServerSession
+
+	// Guarded by fastLane.mu.
+	slow     int                           // requests in go-sdk's hands
+	seen     time.Time                     // when go-sdk last saw a request end
+	inflight map[string]context.CancelFunc // fast calls, by their request id as written
+}
+
+func newFastLane(s *Server, next http.Handler, limit int64, timeout time.Duration, stateless bool) *fastLane {
+	l := &fastLane{s: s, next: next, limit: limit, timeout: timeout, stateless: stateless, sessions: map[string]*laneSession{}}
+	if def, ok := s.cfg.Server(s.single); ok {
+		l.call = def.RequestTimeout
+	}
+	return l
+}
+
+// add learns of an initialized session, which lives as long as ctx.
+func (l *fastLane) add(ss *mcp.ServerSession, ctx context.Context) {
+	id := ss.ID()
+	if id == "" {
+		return
+	}
+	l.mu.Lock()
+	l.sessions[id] = &laneSession{ss: ss, seen: time.Now(), inflight: map[string]context.CancelFunc{}}
+	l.mu.Unlock()
+	if ctx.Err() != nil {
+		l.remove(id) // it ended already; its watcher may have been first
+	}
+}
+
+// remove forgets a session that has ended.
+func (l *fastLane) remove(id string) {
+	l.mu.Lock()
+	delete(l.sessions, id)
+	l.mu.Unlock()
+}
+
+func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	var ls *laneSession // nil when stateless
+	id := r.Header.Get("Mcp-Session-Id")
+	switch {
+	case l.stateless && id != "":
+		l.next.ServeHTTP(w, r) // go-sdk's business
+		return
+	case !l.stateless:
+		l.mu.Lock()
+		ls = l.sessions[id]
+		l.mu.Unlock()
+		if ls == nil {
+			l.next.ServeHTTP(w, r)
+			return
+		}
+	}
+	if !l.takes(r, ls) {
+		l.slow(w, r, ls)
+		return
+	}
+	body, err := readBody(r, l.limit)
+	if err != nil {
+		l.slow(w, r, ls)
+		return
+	}
+	call, ok := scanCall(body)
+	// What go-sdk would refuse, or change as it decodes, it shall see.
+	ok = ok && json.Valid(body) && utf8.Valid(body)
+	if ok && call.cancels != nil {
+		if ls != nil {
+			l.cancel(ls, call.cancels)
+		}
+		ok = false
+	}
+	if !ok || !l.s.fastTool(call.name) || !l.serve(w, r, ls, call) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		l.slow(w, r, ls)
+	}
+}
+
+// slow hands a request to go-sdk, noting when it ends.
+func (l *fastLane) slow(w http.ResponseWriter, r *http.Request, ls *laneSession) {
+	if ls == nil {
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	l.mu.Lock()
+	ls.slow++
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		ls.slow--
+		ls.seen = time.Now()
+		l.mu.Unlock()
+	}()
+	l.next.ServeHTTP(w, r)
+}
+
+// takes reports whether the request's headers and session let the lane take
+// it, and whether go-sdk would let it pass to the server as it is.
+func (l *fastLane) takes(r *http.Request, ls *laneSession) bool {
+	s := l.s
+	if s.single == "" || s.opts.Engine.Telemetry != nil || s.drain.draining.Load() {
+		return false
+	}
+	if ls != nil {
+		l.mu.Lock()
+		fresh := ls.slow > 0 || time.Since(ls.seen)+l.call+time.Minute < l.timeout
+		l.mu.Unlock()
+		if l.timeout > 0 && !fresh {
+			return false // let go-sdk see this one, and keep the session alive
+		}
+		p := ls.ss.InitializeParams()
+		if p == nil || p.ProtocolVersion >= "2026-07-28" {
+			return false
+		}
+	}
+	switch r.Header.Get("Mcp-Protocol-Version") {
+	case "2025-03-26", "2025-06-18", "2025-11-25":
+	default:
+		return false
+	}
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
+		return false
+	}
+	if !acceptsBoth(r.Header.Values("Accept")) {
+		return false
+	}
+	for k := range r.Header {
+		switch {
+		case k == "Mcp-Session-Id", k == "Mcp-Protocol-Version":
+		case strings.HasPrefix(k, "Mcp-"), k == "Last-Event-Id":
+			return false // headers go-sdk checks against the body
+		}
+	}
+	// go-sdk's DNS rebinding check, which refuses a foreign Host on
+	// loopback.
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil && loopbackAddr(a.String()) && !loopbackAddr(r.Host) {
+		return false
+	}
+	return true
+}
+
+// serve makes the call and answers it, or reports false, having done
+// nothing, when the engine declines it.
+func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall) bool {
+	s := l.s
+	dt := directTool{server: s.single, name: call.name}
+	var ss *mcp.ServerSession
+	if ls != nil {
+		ss = ls.ss
+	}
+	es, ctx, cancel := s.session(r.Context(), ss)
+	defer cancel()
+	stop := context.AfterFunc(s.drain.halt, cancel)
+	defer stop()
+	var release func()
+	if ls != nil {
+		key := string(call.id)
+		l.mu.Lock()
+		ls.inflight[key] = cancel
+		l.mu.Unlock()
+		defer func() {
+			l.mu.Lock()
+			delete(ls.inflight, key)
+			l.mu.Unlock()
+		}()
+		ctx, _, release = s.bridge.enter(ctx, ss, nil)
+	} else {
+		ctx, _, release = s.bridge.enterAnonymous(ctx)
+	}
+	defer release()
+
+	done := s.opts.Metrics.start("call")
+	began := time.Now()
+	raw, res, err := es.CallToolRaw(ctx, dt.server, dt.name, call.args)
+	if errors.Is(err, upstream.ErrNoFastPath) {
+		return false
+	}
+	l.calls.Add(1)
+	s.opts.Metrics.fastCall()
+	if cause := context.Cause(s.drain.halt); cause != nil && ctx.Err() != nil {
+		err = fmt.Errorf("switchboard: the call was cancelled: %w", cause)
+	}
+	var out []byte
+	if err == nil && raw != nil && s.eng.FitsRaw(raw) {
+		res, out = &mcp.CallToolResult{IsError: raw.IsError}, raw.Result
+	} else {
+		if err == nil && raw != nil {
+			res, err = upstream.DecodeResult(raw.Result)
+		}
+		if err == nil && !s.eng.Fits(res) {
+			res, err = s.eng.Bound("call-"+dt.name, res)
+		}
+		shown := res
+		if err != nil {
+			shown = errorResult(err)
+		}
+		var merr error
+		if out, merr = shown.MarshalJSON(); merr != nil {
+			out, _ = errorResult(merr).MarshalJSON()
+		}
+	}
+	done(dt.server, err != nil || res.IsError)
+	if err != nil {
+		res = nil
+	}
+	s.observeDirect(ctx, &mcp.CallToolRequest{Session: ss}, nil, dt, res, err, began)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	b := make([]byte, 0, len(out)+len(call.id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, call.id...)
+	b = append(b, `,"result":`...)
+	b = append(b, out...)
+	b = append(b, '}')
+	_, _ = w.Write(b)
+	return true
+}
+
+// cancel cancels the fast call a client's notifications/cancelled names,
+// if it is one.
+func (l *fastLane) cancel(ls *laneSession, id []byte) {
+	l.mu.Lock()
+	cancel := ls.inflight[string(id)]
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// fastCall is what the lane reads of a request.
+type fastCall struct {
+	id, args []byte // as written
+	name     string
+	cancels  []byte // for notifications/cancelled: the requestId, as written
+}
+
+// scanCall reads a body that is one tools/call request with params of a
+// name and maybe arguments (an object), or one notifications/cancelled
+// (cancels set). Anything else, or anything unusual (see jsonscan), is not
+// ok.
+func scanCall(body []byte) (c fastCall, ok bool) {
+	var version, method, params []byte
+	var seen int
+	if !jsonscan.Members(body, func(key, v []byte) bool {
+		seen++
+		switch string(key) {
+		case "jsonrpc":
+			version = v
+		case "id":
+			c.id = v
+		case "method":
+			method = v
+		case "params":
+			params = v
+		default:
+			return false
+		}
+		return true
+	}) || string(version) != `"2.0"` || params == nil || params[0] != '{' {
+		return c, false
+	}
+	switch string(method) {
+	case `"tools/call"`:
+		if !plainID(c.id) || seen != 4 {
+			return c, false
+		}
+		var pseen int
+		ok = jsonscan.Members(params, func(key, v []byte) bool {
+			pseen++
+			switch string(key) {
+			case "name":
+				name, ok := jsonscan.PlainString(v)
+				c.name = name
+				return ok && name != ""
+			case "arguments":
+				c.args = v
+				return v[0] == '{'
+			}
+			return false
+		})
+		return c, ok && c.name != "" && pseen == 1+btoi(c.args != nil)
+	case `"notifications/cancelled"`:
+		if c.id != nil {
+			return c, false
+		}
+		jsonscan.Members(params, func(key, v []byte) bool {
+			if string(key) == "requestId" && plainID(v) {
+				c.cancels = v
+			}
+			return true
+		})
+		return c, c.cancels != nil
+	}
+	return c, false
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// plainID reports an id written as a plain integer or a string of
+// printable ASCII without escapes: one whose bytes are the id.
+func plainID(v []byte) bool {
+	if len(v) == 0 {
+		return false
+	}
+	if v[0] == '"' {
+		_, ok := jsonscan.PlainString(v)
+		return ok
+	}
+	d := v
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || (len(d) > 1 && d[0] == '0') {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// readBody reads the body, at most limit bytes; over it, or on a read
+// error, it puts back what it read so that go-sdk answers as it would.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil || int64(len(b)) > limit {
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+		if err == nil {
+			err = errors.New("over the limit")
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// acceptsBoth reports whether the Accept header values take both JSON and
+// an event stream, as go-sdk requires of a POST.
+func acceptsBoth(values []string) bool {
+	jsonOK, streamOK := false, false
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// loopbackAddr reports whether a host or host:port is loopback.
+func loopbackAddr(addr string) bool {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	return isLoopback(strings.Trim(host, "[]"))
+}

@@ -1,0 +1,355 @@
+package front
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+)
+
+// connectHTTP serves the gateway over Streamable HTTP with opts and
+// connects a go-sdk client to it.
+func (g *testGateway) connectHTTP(t *testing.T, opts HTTPOptions, copts *mcp.ClientOptions) (*mcp.ClientSession, string) {
+	t.Helper()
+	return g.connectHTTPAt(t, opts, copts, "")
+}
+
+// connectHTTPAt is connectHTTP for a client that asks for a protocol
+// revision ("" for the newest).
+func (g *testGateway) connectHTTPAt(t *testing.T, opts HTTPOptions, copts *mcp.ClientOptions, version string) (*mcp.ClientSession, string) {
+	t.Helper()
+	ts := g.serveHTTP(t, opts)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, copts).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, ts.URL + "/mcp"
+}
+
+// fastCalls is how many calls the gateway's fast lane served.
+func (g *testGateway) fastCalls() int64 {
+	if l := g.srv.lane.Load(); l != nil {
+		return l.calls.Load()
+	}
+	return 0
+}
+
+// TestFastLaneSameAnswers makes the same calls through two gateways over
+// HTTP, one with the fast lane and one without, and checks that every
+// answer is the same, and that the lane took the calls it may take and no
+// other.
+func TestFastLaneSameAnswers(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) { testFastLaneSameAnswers(t, stateless) })
+	}
+}
+
+func testFastLaneSameAnswers(t *testing.T, stateless bool) {
+	mcptest.CheckNoLeaks(t)
+	settings := map[string]any{"toolPrefix": "none", "output": map[string]int{"maxBytes": 2000, "maxLines": 50}}
+	fast := newGateway(t, map[string]def{"f": fixture()}, settings)
+	slow := newGateway(t, map[string]def{"f": fixture()}, settings)
+	// Over stateless HTTP, a client of 2026-07-28 goes the usual way (see
+	// TestFastLaneNotNewest).
+	fcs, _ := fast.connectHTTPAt(t, HTTPOptions{Stateless: stateless}, nil, "2025-11-25")
+	scs, _ := slow.connectHTTPAt(t, HTTPOptions{Stateless: stateless, NoFastLane: true}, nil, "2025-11-25")
+	file := filepath.Join(t.TempDir(), "calls")
+
+	cases := []struct {
+		what   string
+		params *mcp.CallToolParams
+		fast   bool
+	}{
+		{"plain text", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}, true},
+		{"escapes and lines", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "line one\nline two é <&> \"quoted\" \\ \u2028"}}, true},
+		{"empty text", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": ""}}, true},
+		{"no arguments", &mcp.CallToolParams{Name: "echo"}, true},
+		{"over the bytes bound", &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"bytes": 5000}}, true},
+		{"at the bytes bound", &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"bytes": 2000}}, true},
+		{"over the lines bound", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": strings.Repeat("l\n", 60)}}, true},
+		{"a tool error", &mcp.CallToolParams{Name: "record", Arguments: map[string]any{"file": file, "then": "fail"}}, true},
+		{"invalid arguments", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": 5}}, true},
+		{"an unknown tool", &mcp.CallToolParams{Name: "nope"}, false},
+		{"a progress token", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "p"}, Meta: mcp.Meta{"progressToken": "tok"}}, false},
+		{"other _meta", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "m"}, Meta: mcp.Meta{"x": 1}}, false},
+	}
+	spillDir := regexp.MustCompile(`(` + regexp.QuoteMeta(fast.srv.opts.Engine.SpillDir) + `|` + regexp.QuoteMeta(slow.srv.opts.Engine.SpillDir) + `)/p[0-9]+-[0-9]+`)
+	answer := func(cs *mcp.ClientSession, p *mcp.CallToolParams) string {
+		res, err := cs.CallTool(t.Context(), p)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		js, _ := json.Marshal(res)
+		return spillDir.ReplaceAllString(string(js), "SPILL")
+	}
+	want := int64(0)
+	for _, c := range cases {
+		before := fast.fastCalls()
+		got, exp := answer(fcs, c.params), answer(scs, c.params)
+		if got != exp {
+			t.Errorf("%s: with the fast lane\n%s\nwithout\n%s", c.what, got, exp)
+		}
+		took := fast.fastCalls() > before
+		if took != c.fast {
+			t.Errorf("%s: the fast lane took it: %v, want %v (answer %s)", c.what, took, c.fast, got)
+		}
+		if c.fast {
+			want++
+		}
+	}
+	if n := fast.fastCalls(); n != want {
+		t.Errorf("fast calls = %d, want %d", n, want)
+	}
+	if slow.srv.lane.Load() != nil {
+		t.Error("NoFastLane: a lane was made")
+	}
+}
+
+// TestFastLaneNotNewest checks that a client of 2026-07-28 (stateless, with
+// _meta in every request and multi round-trip calls) goes the usual way.
+func TestFastLaneNotNewest(t *testing.T) {
+	g := newGateway(t, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": "none"})
+	cs, _ := g.connectHTTPAt(t, HTTPOptions{Stateless: true}, nil, "2026-07-28")
+	if r := call(t, cs, "echo", map[string]any{"text": "new"}); text(r) != "new" {
+		t.Errorf("echo = %q", text(r))
+	}
+	if n := g.fastCalls(); n != 0 {
+		t.Errorf("fast calls = %d, want 0", n)
+	}
+}
+
+// TestFastLaneCrash checks that a server that exits mid-call gives the same
+// error on the fast lane as without it, and that the next call connects
+// again.
+func TestFastLaneCrash(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	settings := map[string]any{"toolPrefix": "none"}
+	fast := newGateway(t, map[string]def{"f": fixture()}, settings)
+	slow := newGateway(t, map[string]def{"f": fixture()}, settings)
+	fcs, _ := fast.connectHTTP(t, HTTPOptions{}, nil)
+	scs, _ := slow.connectHTTP(t, HTTPOptions{NoFastLane: true}, nil)
+	got, exp := call(t, fcs, "crash", nil), call(t, scs, "crash", nil)
+	if !got.IsError || text(got) != text(exp) {
+		t.Errorf("crash with the fast lane: %q (error %v); without: %q", text(got), got.IsError, text(exp))
+	}
+	if !strings.Contains(text(got), "fixture crashed on purpose") {
+		t.Errorf("crash: %q, want the server's stderr", text(got))
+	}
+	if r := call(t, fcs, "echo", map[string]any{"text": "again"}); text(r) != "again" {
+		t.Errorf("after the crash: %q", text(r))
+	}
+	if n := fast.fastCalls(); n != 2 {
+		t.Errorf("fast calls = %d, want 2", n)
+	}
+}
+
+// waitFor waits until the file the fixture's record tool writes holds
+// want.
+func waitFor(t *testing.T, file, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if data, _ := os.ReadFile(file); strings.Contains(string(data), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(file)
+			t.Fatalf("%s holds %q, never %q", file, data, want)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a file the child writes: there is no event to wait on
+	}
+}
+
+// waitc is waitFor in the background: the channel is closed when file holds
+// want.
+func waitc(file, want string) chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		defer close(c)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+			if data, _ := os.ReadFile(file); strings.Contains(string(data), want) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // polling a file the child writes: there is no event to wait on
+		}
+	}()
+	return c
+}
+
+// TestFastLaneCancel cancels calls on the fast lane, by the client's
+// notifications/cancelled and by a dropped connection, and checks that the
+// server hears of it each time.
+func TestFastLaneCancel(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	g := newGateway(t, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": "none"})
+	cs, url := g.connectHTTP(t, HTTPOptions{}, nil)
+
+	t.Run("notifications/cancelled", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "calls")
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "record", Arguments: map[string]any{"file": file, "then": "wait"}})
+			errc <- err
+		}()
+		waitFor(t, file, "called")
+		before := g.fastCalls()
+		cancel()
+		if err := <-errc; err == nil {
+			t.Error("the cancelled call returned no error")
+		}
+		waitFor(t, file, "cancelled")
+		if g.fastCalls() != before+1 {
+			t.Errorf("fast calls %d, want %d: the call did not take the lane", g.fastCalls(), before+1)
+		}
+	})
+
+	t.Run("dropped connection", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "calls")
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+			"params": map[string]any{"name": "record", "arguments": map[string]any{"file": file, "then": "wait"}}})
+		ctx, cancel := context.WithCancel(t.Context())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", cs.ID())
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		errc := make(chan error, 1)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				err = fmt.Errorf("answered %d: %s", resp.StatusCode, data)
+			}
+			errc <- err
+		}()
+		select {
+		case err := <-errc:
+			t.Fatalf("the call ended before it was cancelled: %v", err)
+		case <-waitc(file, "called"):
+		}
+		cancel()
+		<-errc
+		waitFor(t, file, "cancelled")
+	})
+	if r := call(t, cs, "echo", map[string]any{"text": "still here"}); text(r) != "still here" {
+		t.Errorf("after cancelled calls: %q", text(r))
+	}
+}
+
+// TestFastLaneAnswer checks the answer on the wire: one JSON-RPC response
+// as application/json, the result as the server wrote it, the request's
+// id as the client wrote it.
+func TestFastLaneAnswer(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	g := newGateway(t, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": "none"})
+	cs, url := g.connectHTTP(t, HTTPOptions{}, nil)
+	sg := newGateway(t, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": "none"})
+	_, surl := sg.connectHTTP(t, HTTPOptions{Stateless: true}, nil)
+	for _, id := range []string{`7`, `"req-7"`, `-3`, `8 stateless`} {
+		g, url, session := g, url, cs.ID()
+		if rest, ok := strings.CutSuffix(id, " stateless"); ok {
+			g, url, session, id = sg, surl, "", rest
+		}
+		body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"arguments":{"text":"hi"},"name":"echo"}}`
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		before := g.fastCalls()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "application/json" {
+			t.Fatalf("id %s: %d %s %s", id, resp.StatusCode, ct, data)
+		}
+		var msg struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(data, &msg); err != nil || msg.JSONRPC != "2.0" || string(msg.ID) != id {
+			t.Errorf("id %s: answer %s (%v)", id, data, err)
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(msg.Result, &res); err != nil || text(&res) != "hi" {
+			t.Errorf("id %s: result %s (%v)", id, msg.Result, err)
+		}
+		if g.fastCalls() != before+1 {
+			t.Errorf("id %s: not on the fast lane", id)
+		}
+	}
+}
+
+// TestFastLaneSessionTimeout checks that the lane hands a session's request
+// to go-sdk when go-sdk has not seen one for so long that its idle timer
+// could end the session under a call.
+func TestFastLaneSessionTimeout(t *testing.T) {
+	g := newGateway(t, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": "none"})
+	cs, _ := g.connectHTTP(t, HTTPOptions{}, nil)
+	l := g.srv.lane.Load()
+	call(t, cs, "echo", map[string]any{"text": "a"})
+	if g.fastCalls() != 1 {
+		t.Fatalf("fast calls = %d, want 1", g.fastCalls())
+	}
+	l.mu.Lock()
+	ls := l.sessions[cs.ID()]
+	ls.seen = ls.seen.Add(-(sessionTimeout - l.call - 30*time.Second))
+	l.mu.Unlock()
+	call(t, cs, "echo", map[string]any{"text": "b"})
+	if g.fastCalls() != 1 {
+		t.Errorf("a call near go-sdk's idle timeout took the lane")
+	}
+	call(t, cs, "echo", map[string]any{"text": "c"})
+	if g.fastCalls() != 2 {
+		t.Errorf("after go-sdk saw a request, fast calls = %d, want 2", g.fastCalls())
+	}
+}
+
+func TestScanCall(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, true},
+		{` { "params" : { "name" : "echo" } , "method":"tools/call", "id":"x", "jsonrpc":"2.0" } `, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[]}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e\u0063ho"}}`, false},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"echo"}}`, false},
+		{`{"jsonrpc":"2.0","id":01,"method":"tools/call","params":{"name":"echo"}}`, false},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"echo"}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}]`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"},"extra":1}`, false},
+	} {
+		_, ok := scanCall([]byte(c.body))
+		if ok != c.ok {
+			t.Errorf("scanCall(%s) = %v, want %v", c.body, ok, c.ok)
+		}
+	}
+	c, ok := scanCall([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-1","reason":"x"}}`))
+	if !ok || string(c.cancels) != `"r-1"` {
+		t.Errorf("a cancellation: %+v %v", c, ok)
+	}
+}
