@@ -13,7 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
@@ -352,4 +354,46 @@ func TestScanCall(t *testing.T) {
 	if !ok || string(c.cancels) != `"r-1"` {
 		t.Errorf("a cancellation: %+v %v", c, ok)
 	}
+}
+
+// FuzzScanCall checks scanCall against go-sdk's decoder: a body it takes as
+// a call is one go-sdk decodes to a tools/call request with the same id,
+// name and arguments, and no _meta.
+func FuzzScanCall(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"echo"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":1}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, ok := scanCall(body)
+		if !ok || c.cancels != nil || !json.Valid(body) || !utf8.Valid(body) {
+			return
+		}
+		msg, err := jsonrpc.DecodeMessage(body)
+		if err != nil {
+			t.Fatalf("took %s, which go-sdk refuses: %v", body, err)
+		}
+		req, isReq := msg.(*jsonrpc.Request)
+		if !isReq || req.Method != "tools/call" || !req.IsCall() {
+			t.Fatalf("took %s, which go-sdk reads as %#v", body, msg)
+		}
+		var id any
+		if err := json.Unmarshal(c.id, &id); err != nil {
+			t.Fatal(err)
+		}
+		if want, err := jsonrpc.MakeID(id); err != nil || want != req.ID {
+			t.Fatalf("%s: id %s, go-sdk's %v", body, c.id, req.ID)
+		}
+		var p mcp.CallToolParamsRaw
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			t.Fatalf("took %s, whose params go-sdk refuses: %v", body, err)
+		}
+		if p.Name != c.name || p.Meta != nil || !bytes.Equal(p.Arguments, c.args) {
+			t.Fatalf("%s: name %q args %s; go-sdk: %q %s meta %v", body, c.name, c.args, p.Name, p.Arguments, p.Meta)
+		}
+	})
 }

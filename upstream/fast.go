@@ -399,7 +399,7 @@ func textBlock(block []byte) (n, lines int, ok bool) {
 				return true
 			}
 			var s string
-			if json.Unmarshal(v, &s) != nil {
+			if !pairedSurrogates(v) || json.Unmarshal(v, &s) != nil {
 				return false
 			}
 			n, lines = len(s), bound.Lines(s)
@@ -408,4 +408,48 @@ func textBlock(block []byte) (n, lines int, ok bool) {
 		return false
 	})
 	return n, lines, ok && typ && text
+}
+
+// pairedSurrogates reports whether every surrogate escape in the JSON
+// string v is half of a pair: Go decodes a lone one as U+FFFD, so go-sdk
+// would pass on another string than the server's.
+func pairedSurrogates(v []byte) bool {
+	high := false // the last escape was a high surrogate
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' {
+			if high {
+				return false
+			}
+			continue
+		}
+		i++
+		if i >= len(v) || v[i] != 'u' || i+4 >= len(v) {
+			if high {
+				return false
+			}
+			continue
+		}
+		r, err := strconv.ParseUint(string(v[i+1:i+5]), 16, 16)
+		if err != nil {
+			return false
+		}
+		i += 4
+		switch {
+		case r >= 0xd800 && r < 0xdc00:
+			if high {
+				return false
+			}
+			high = true
+		case r >= 0xdc00 && r < 0xe000:
+			if !high {
+				return false
+			}
+			high = false
+		default:
+			if high {
+				return false
+			}
+		}
+	}
+	return !high
 }
