@@ -40,6 +40,10 @@ type route struct {
 	ss    *mcp.ServerSession
 	token any        // the client's progress token, if it gave one
 	susp  *suspended // set for a multi round-trip client's call
+	// sink, set for a call on the fast lane, sends a notification to the
+	// client on the call's own response, as go-sdk would have, and reports
+	// false once the call has been answered.
+	sink func(method string, params any) bool
 }
 
 // newBridge returns an empty bridge.
@@ -110,14 +114,14 @@ func (b *bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 	return b.enterRoute(ctx, &route{ss: ss, token: token})
 }
 
-// enterAnonymous is enter for a call of a stateless request that go-sdk
-// never saw (see fastLane): its client declared nothing, and nothing can
-// reach it but the call's answer.
-func (b *bridge) enterAnonymous(ctx context.Context) (context.Context, string, func()) {
+// enterLane is enter for a call on the fast lane, which go-sdk never saw:
+// notifications during it go to sink, and requests to ss (nil when
+// stateless: the client declared nothing, and cannot be asked).
+func (b *bridge) enterLane(ctx context.Context, ss *mcp.ServerSession, sink func(method string, params any) bool) (context.Context, string, func()) {
 	if b == nil {
 		return ctx, "", func() {}
 	}
-	return b.enterRoute(ctx, &route{})
+	return b.enterRoute(ctx, &route{ss: ss, sink: sink})
 }
 
 func (b *bridge) enterRoute(ctx context.Context, r *route) (context.Context, string, func()) {
@@ -167,6 +171,9 @@ func (b *bridge) current(ok func(*mcp.ClientCapabilities) bool) (*route, bool) {
 			return r, true
 		}
 		if r.ss == nil {
+			if r.sink != nil && ok(&mcp.ClientCapabilities{}) {
+				return r, true // a stateless call on the fast lane; for log messages
+			}
 			continue
 		}
 		if p := r.ss.InitializeParams(); p != nil && p.Capabilities != nil && ok(p.Capabilities) {
@@ -258,7 +265,10 @@ func (b *bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 func (b *bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	var ss *mcp.ServerSession
 	if r, _ := b.current(func(*mcp.ClientCapabilities) bool { return true }); r != nil {
-		ss = r.ss
+		if r.sink != nil && r.sink("notifications/message", req.Params) {
+			return
+		}
+		ss = r.ss // answered already: as after any call
 	} else {
 		b.mu.Lock()
 		ss = b.recent

@@ -44,9 +44,13 @@ import (
 //
 // What the usual path does around a call, the lane does too: metrics,
 // audit, the call log, cancellation by the client (notifications/cancelled
-// or a closed connection) and by draining, and upstream requests toward the
-// client (sampling, elicitation, log messages) reach the calling session as
-// they would.
+// or a closed connection) and by draining. What the server sends toward the
+// client during the call reaches the calling session as it would: log
+// messages on the call's own response (which becomes an event stream for
+// them, see laneWriter), requests (sampling, elicitation) on the session's
+// standalone stream, where go-sdk sends them on the usual path too; a client
+// that declared it can be asked gets the lane only while that stream is
+// open, so that the lane's speed never outruns the stream's opening.
 //
 // go-sdk ends a session idle for SessionTimeout, counting only the requests
 // it sees; the lane hands a session's request to go-sdk when go-sdk last saw
@@ -73,6 +77,7 @@ type laneSession struct {
 
 	// Guarded by fastLane.mu.
 	slow     int                           // requests in go-sdk's hands
+	streams  int                           // standalone streams (GETs) open
 	seen     time.Time                     // when go-sdk last saw a request end
 	inflight map[string]context.CancelFunc // fast calls, by their request id as written
 }
@@ -92,11 +97,28 @@ func (l *fastLane) add(ss *mcp.ServerSession, ctx context.Context) {
 		return
 	}
 	l.mu.Lock()
-	l.sessions[id] = &laneSession{ss: ss, seen: time.Now(), inflight: map[string]context.CancelFunc{}}
+	if l.sessions[id] == nil {
+		l.sessions[id] = &laneSession{ss: ss, seen: time.Now(), inflight: map[string]context.CancelFunc{}}
+	}
 	l.mu.Unlock()
 	if ctx.Err() != nil {
 		l.remove(id) // it ended already; its watcher may have been first
 	}
+}
+
+// find looks for a session the lane has not heard of yet: go-sdk takes
+// requests once the client's initialize is answered, maybe before its
+// notifications/initialized has been handled.
+func (l *fastLane) find(id string) *laneSession {
+	for ss := range l.s.mcp.Sessions() {
+		if ss.ID() == id && ss.InitializeParams() != nil {
+			l.s.laneAdd(l, ss)
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			return l.sessions[id]
+		}
+	}
+	return nil
 }
 
 // remove forgets a session that has ended.
@@ -108,7 +130,7 @@ func (l *fastLane) remove(id string) {
 
 func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		l.next.ServeHTTP(w, r)
+		l.other(w, r)
 		return
 	}
 	var ls *laneSession // nil when stateless
@@ -121,6 +143,9 @@ func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		l.mu.Lock()
 		ls = l.sessions[id]
 		l.mu.Unlock()
+		if ls == nil && id != "" {
+			ls = l.find(id)
+		}
 		if ls == nil {
 			l.next.ServeHTTP(w, r)
 			return
@@ -150,6 +175,28 @@ func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// other hands go-sdk a request that is not a POST, noting a session's
+// standalone stream (a GET) while it is open.
+func (l *fastLane) other(w http.ResponseWriter, r *http.Request) {
+	var ls *laneSession
+	if r.Method == http.MethodGet {
+		l.mu.Lock()
+		ls = l.sessions[r.Header.Get("Mcp-Session-Id")]
+		if ls != nil {
+			ls.streams++
+		}
+		l.mu.Unlock()
+	}
+	if ls != nil {
+		defer func() {
+			l.mu.Lock()
+			ls.streams--
+			l.mu.Unlock()
+		}()
+	}
+	l.next.ServeHTTP(w, r)
+}
+
 // slow hands a request to go-sdk, noting when it ends.
 func (l *fastLane) slow(w http.ResponseWriter, r *http.Request, ls *laneSession) {
 	if ls == nil {
@@ -176,14 +223,23 @@ func (l *fastLane) takes(r *http.Request, ls *laneSession) bool {
 		return false
 	}
 	if ls != nil {
+		p := ls.ss.InitializeParams()
+		if p == nil || p.ProtocolVersion >= "2026-07-28" {
+			return false
+		}
+		// A request the server sends the client during the call goes to
+		// the client's standalone stream, not the call's response (go-sdk
+		// relates it to a request it never saw): a client that can be
+		// asked must have one open.
+		askable := p.Capabilities != nil && (p.Capabilities.Sampling != nil || p.Capabilities.Elicitation != nil)
 		l.mu.Lock()
 		fresh := ls.slow > 0 || time.Since(ls.seen)+l.call+time.Minute < l.timeout
+		streams := ls.streams
 		l.mu.Unlock()
 		if l.timeout > 0 && !fresh {
 			return false // let go-sdk see this one, and keep the session alive
 		}
-		p := ls.ss.InitializeParams()
-		if p == nil || p.ProtocolVersion >= "2026-07-28" {
+		if askable && streams == 0 {
 			return false
 		}
 	}
@@ -226,7 +282,6 @@ func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession
 	defer cancel()
 	stop := context.AfterFunc(s.drain.halt, cancel)
 	defer stop()
-	var release func()
 	if ls != nil {
 		key := string(call.id)
 		l.mu.Lock()
@@ -237,17 +292,22 @@ func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession
 			delete(ls.inflight, key)
 			l.mu.Unlock()
 		}()
-		ctx, _, release = s.bridge.enter(ctx, ss, nil)
-	} else {
-		ctx, _, release = s.bridge.enterAnonymous(ctx)
 	}
+	lw := &laneWriter{w: w, id: call.id}
+	ctx, _, release := s.bridge.enterLane(ctx, ss, lw.notify)
 	defer release()
 
 	done := s.opts.Metrics.start("call")
 	began := time.Now()
 	raw, res, err := es.CallToolRaw(ctx, dt.server, dt.name, call.args)
 	if errors.Is(err, upstream.ErrNoFastPath) {
-		return false
+		if lw.abandon() {
+			return false
+		}
+		// A 2026-07-28 server asked for input after it had sent the
+		// client log messages on this response: it cannot go the usual
+		// way now.
+		err = errors.New("switchboard: the server asked for input in the middle of a call on the fast lane; call again")
 	}
 	l.calls.Add(1)
 	s.opts.Metrics.fastCall()
@@ -278,16 +338,98 @@ func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession
 		res = nil
 	}
 	s.observeDirect(ctx, &mcp.CallToolRequest{Session: ss}, nil, dt, res, err, began)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, no-transform")
-	b := make([]byte, 0, len(out)+len(call.id)+40)
+	lw.finish(out)
+	return true
+}
+
+// A laneWriter writes the answer of a call on the fast lane: as one
+// application/json response, or, once a notification for the client comes
+// during the call (a log message), as an event stream that carries it and
+// then the answer, as go-sdk does.
+type laneWriter struct {
+	w  http.ResponseWriter
+	id []byte // the request's id, as written
+
+	mu     sync.Mutex
+	events bool // the response is an event stream
+	done   bool // the answer is written: nothing more may be
+}
+
+// notify sends the client a notification during the call, and reports
+// false when the call has been answered (the bridge sends it as after any
+// call).
+func (lw *laneWriter) notify(method string, params any) bool {
+	msg, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", method, params})
+	if err != nil {
+		return true // nothing to send
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.done {
+		return false
+	}
+	lw.startEvents()
+	lw.event(msg)
+	return true
+}
+
+// abandon gives up the response for the usual path to write it, and
+// reports whether it could: nothing has been written yet.
+func (lw *laneWriter) abandon() bool {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.events {
+		return false
+	}
+	lw.done = true
+	return true
+}
+
+// finish writes the answer, whose result is out.
+func (lw *laneWriter) finish(out []byte) {
+	b := make([]byte, 0, len(out)+len(lw.id)+40)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, call.id...)
+	b = append(b, lw.id...)
 	b = append(b, `,"result":`...)
 	b = append(b, out...)
 	b = append(b, '}')
-	_, _ = w.Write(b)
-	return true
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.done = true
+	if lw.events {
+		lw.event(b)
+		return
+	}
+	h := lw.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	_, _ = lw.w.Write(b)
+}
+
+func (lw *laneWriter) startEvents() {
+	if lw.events {
+		return
+	}
+	lw.events = true
+	h := lw.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Connection", "keep-alive")
+	lw.w.WriteHeader(http.StatusOK)
+}
+
+// event writes one event of the stream and flushes it.
+func (lw *laneWriter) event(data []byte) {
+	_, _ = lw.w.Write([]byte("event: message\ndata: "))
+	_, _ = lw.w.Write(data)
+	_, _ = lw.w.Write([]byte("\n\n"))
+	if f, ok := lw.w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // cancel cancels the fast call a client's notifications/cancelled names,

@@ -397,3 +397,70 @@ func FuzzScanCall(f *testing.F) {
 		}
 	})
 }
+
+// lanePost posts body to the gateway at url as a client of 2025-11-25 in
+// session sid ("" for none) and returns the response's content type and
+// body.
+func lanePost(t *testing.T, url, sid, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp, string(data)
+}
+
+// TestFastLaneServerToClient checks what a server sends the client during
+// a call on the fast lane: a log message reaches the caller on the call's
+// own response (which turns into an event stream), and a call of a client
+// that can be asked (sampling, elicitation) but has no standalone stream
+// open goes the usual way, where go-sdk relates the server's request to the
+// call's response.
+func TestFastLaneServerToClient(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	upstream := def{"command": mcptest.ConformanceStdio(t), "protocolVersion": "2025-11-25"}
+	for _, stateless := range []bool{false, true} {
+		g := newGateway(t, map[string]def{"c": upstream}, map[string]any{"toolPrefix": "none"})
+		url := g.serveHTTP(t, HTTPOptions{Stateless: stateless}).URL + "/mcp"
+		sid := ""
+		if !stateless {
+			resp, _ := lanePost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+			sid = resp.Header.Get("Mcp-Session-Id")
+			lanePost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		}
+		// The level is passed on to the server, whose messages go to the
+		// client whose call is in flight.
+		lanePost(t, url, sid, `{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"debug"}}`)
+		resp, out := lanePost(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_tool_with_logging","arguments":{}}}`)
+		if g.fastCalls() != 1 {
+			t.Errorf("stateless=%v: the logging call did not take the lane", stateless)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" || strings.Count(out, `"method":"notifications/message"`) == 0 || !strings.Contains(out, `"id":2,"result"`) {
+			t.Errorf("stateless=%v: the logging call answered %s:\n%s", stateless, ct, out)
+		}
+	}
+
+	g := newGateway(t, map[string]def{"c": upstream}, map[string]any{"toolPrefix": "none"})
+	url := g.serveHTTP(t, HTTPOptions{}).URL + "/mcp"
+	resp, _ := lanePost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	lanePost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	_, out := lanePost(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"hi"}}}`)
+	// go-sdk sends the request to the standalone stream, which this client
+	// has not opened, on either path.
+	if !strings.Contains(out, `elicitation failed`) {
+		t.Errorf("a client that can be asked, without a standalone stream: the call answered\n%s", out)
+	}
+	if g.fastCalls() != 0 {
+		t.Errorf("a client that can be asked, without a standalone stream: the call took the lane")
+	}
+}

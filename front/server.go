@@ -205,14 +205,19 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 // initialized learns of a client session that has finished its handshake.
 func (s *Server) initialized(ctx context.Context, req *mcp.InitializedRequest) {
 	if l := s.lane.Load(); l != nil && !l.stateless && !statelessRequest(ctx) {
-		s.mu.Lock()
-		cs := s.track(req.Session)
-		s.mu.Unlock()
-		l.add(req.Session, cs.ctx)
+		s.laneAdd(l, req.Session)
 	}
 	if s.opts.ForwardRoots {
 		s.rootsInitialized(ctx, req)
 	}
+}
+
+// laneAdd makes a client session known to the fast lane.
+func (s *Server) laneAdd(l *fastLane, ss *mcp.ServerSession) {
+	s.mu.Lock()
+	cs := s.track(ss)
+	s.mu.Unlock()
+	l.add(ss, cs.ctx)
 }
 
 // fastTool reports whether the fast lane may call a mirrored tool.

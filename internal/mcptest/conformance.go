@@ -36,6 +36,17 @@ func ConformanceServer(t testing.TB) (endpoint string) {
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }
 
+// ConformanceStdio returns the path of go-sdk's conformance
+// everything-server, which serves over stdio when run without flags.
+func ConformanceStdio(t testing.TB) string {
+	t.Helper()
+	bin, err := conformanceBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // conformanceBinary builds the conformance server at most once per test
 // binary. The memo holds a result that never changes.
 var conformanceBinary = sync.OnceValues(buildConformanceServer)
