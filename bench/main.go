@@ -46,6 +46,7 @@ func main() {
 	flag.IntVar(&o.load, "load", 6000, "calls per subject at -clients clients")
 	flag.IntVar(&o.cold, "cold", 10, "cold CLI calls per upstream, each side")
 	flag.BoolVar(&o.peer, "peer", true, "build and measure TBXark/mcp-proxy")
+	flag.StringVar(&sbUpstreamProtocol, "sb-upstream-protocol", "", "the protocol `revision` switchboard speaks to the upstream (default: its own, 2026-07-28 with this fixture; mcp-proxy speaks 2025-06-18)")
 	flag.Func("sb-env", "`KEY=VALUE` added to switchboard serve's environment (repeatable), to try a tunable such as GOMEMLIMIT", func(kv string) error {
 		if !strings.Contains(kv, "=") {
 			return fmt.Errorf("want KEY=VALUE, got %q", kv)

@@ -135,6 +135,10 @@ func startServing(cmd *exec.Cmd, ready *regexp.Regexp, url string) (*running, er
 
 var sdkServing = regexp.MustCompile(`serving (http://\S+/mcp)`)
 
+// sbUpstreamProtocol, if set, is the protocol revision switchboard speaks
+// to the upstream (the server's protocolVersion), instead of its default.
+var sbUpstreamProtocol string
+
 // switchboardConfig writes a configuration with the upstream as server f0
 // in a home directory of its own named label, and returns its path.
 func switchboardConfig(dir, label string, u upstream, prefix string) (string, error) {
@@ -142,7 +146,11 @@ func switchboardConfig(dir, label string, u upstream, prefix string) (string, er
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return "", err
 	}
-	servers := map[string]any{"f0": map[string]any{"command": u.path, "args": u.args, "env": u.env}}
+	f0 := map[string]any{"command": u.path, "args": u.args, "env": u.env}
+	if sbUpstreamProtocol != "" {
+		f0["protocolVersion"] = sbUpstreamProtocol
+	}
+	servers := map[string]any{"f0": f0}
 	data, _ := json.Marshal(map[string]any{"mcpServers": servers, "settings": map[string]any{"toolPrefix": prefix}})
 	path := filepath.Join(home, "config.json")
 	return path, os.WriteFile(path, data, 0o600)
