@@ -14,8 +14,8 @@
 // this package runs once its imports have, after only the packages whose
 // imports were ready as soon and whose paths sort before it (26th of 174
 // in switchboard). It imports what package os does, plus os/signal: not
-// strings, bytes or strconv (see num.go), which, having no init of their
-// own, come in that order after dozens of other packages, and it with them.
+// strings, bytes or strconv (see num.go): ready early, but sorting late by
+// path, they come after dozens of other packages, and it would with them.
 package supervisor
 
 import (
