@@ -103,9 +103,8 @@ type Options struct {
 
 	// Supervise runs each stdio server under a supervisor, a copy of this
 	// program, so that the server's whole process group ends when this
-	// process dies, even by SIGKILL (Linux). The program must call
-	// upstream.SupervisorMain first thing in main. See
-	// upstream.Options.Supervise.
+	// process dies, even by SIGKILL (Linux). The supervisor runs from
+	// package initialisation, before main. See upstream.Options.Supervise.
 	Supervise bool
 
 	// Stderr, if set, is called with each line a stdio server writes to

@@ -35,6 +35,7 @@ type options struct {
 	cold    int // cold calls per upstream and side
 	peer    bool
 	sbEnv   []string // added to the environment of switchboard serve
+	only    string   // "cold": only idle RSS and the cold call
 }
 
 func main() {
@@ -47,6 +48,7 @@ func main() {
 	flag.IntVar(&o.cold, "cold", 10, "cold CLI calls per upstream, each side")
 	flag.BoolVar(&o.peer, "peer", true, "build and measure TBXark/mcp-proxy")
 	flag.StringVar(&sbUpstreamProtocol, "sb-upstream-protocol", "", "the protocol `revision` switchboard speaks to the upstream (default: its own, 2026-07-28 with this fixture; mcp-proxy speaks 2025-06-18)")
+	flag.StringVar(&o.only, "only", "", `"cold": measure only the idle RSS (switchboard, relay) and the cold call, no latency or load`)
 	flag.Func("sb-env", "`KEY=VALUE` added to switchboard serve's environment (repeatable), to try a tunable such as GOMEMLIMIT", func(kv string) error {
 		if !strings.Contains(kv, "=") {
 			return fmt.Errorf("want KEY=VALUE, got %q", kv)
@@ -55,6 +57,10 @@ func main() {
 		return nil
 	})
 	flag.Parse()
+	if o.only != "" && o.only != "cold" {
+		fmt.Fprintf(os.Stderr, "bench: -only %q: the only choice is \"cold\"\n", o.only)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
 	stop()
@@ -80,7 +86,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	var peer string
-	if o.peer {
+	if o.peer && o.only == "" {
 		if peer, err = build(dir, "mcp-proxy", "github.com/TBXark/mcp-proxy", ""); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: TBXark/mcp-proxy left out: %v\n", err)
 			peer = ""
@@ -99,11 +105,19 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s, %d cores; latency %d calls, load %d calls at %d clients, %d cold calls\n",
 		time.Now().UTC().Format(time.RFC3339), numCPU(), o.calls, o.load, o.clients, o.cold)
-	w, err := measureWarm(ctx, o, u, subjects)
-	if err != nil {
-		return err
+	if o.only == "cold" {
+		idle, err := measureIdle(subjects)
+		if err != nil {
+			return err
+		}
+		printIdle(os.Stdout, subjects, idle)
+	} else {
+		w, err := measureWarm(ctx, o, u, subjects)
+		if err != nil {
+			return err
+		}
+		printWarm(os.Stdout, subjects, w, o)
 	}
-	printWarm(os.Stdout, subjects, w, o)
 	ups := []upstream{u}
 	if n, ok := nodeUpstream(); ok {
 		ups = append(ups, n)

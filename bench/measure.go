@@ -112,6 +112,25 @@ func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject
 	return w, nil
 }
 
+// measureIdle starts the subjects that serve and reads their RSS one
+// second after start-up, before any client, as measureWarm does.
+func measureIdle(subjects []*subject) ([]int, error) {
+	idleKB := make([]int, len(subjects))
+	for i, s := range subjects {
+		if s.start == nil {
+			continue
+		}
+		r, err := s.start()
+		if err != nil {
+			return nil, fmt.Errorf("starting %s: %w", s.name, err)
+		}
+		time.Sleep(time.Second) // settled after start-up: this waits on purpose
+		idleKB[i] = rssKB(r.cmd.Process.Pid, "VmRSS")
+		r.stop()
+	}
+	return idleKB, nil
+}
+
 func warmUp(ctx context.Context, cs *mcp.ClientSession, s *subject, calls int) error {
 	for i := range calls {
 		if err := call(ctx, cs, s, i); err != nil {

@@ -80,6 +80,20 @@ func printWarm(out io.Writer, subjects []*subject, w *warm, o options) {
 	fmt.Fprintln(out)
 }
 
+// printIdle prints the idle RSS of the subjects that serve (-only cold).
+func printIdle(out io.Writer, subjects []*subject, idleKB []int) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(out, "RSS idle, one second after start-up (MB)")
+	fmt.Fprintln(out)
+	for i, s := range subjects {
+		if idleKB[i] != 0 {
+			fmt.Fprintf(tw, "%s\t%.1f\t\n", s.name, float64(idleKB[i])/1024)
+		}
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(out)
+}
+
 // printCold prints the cold calls' medians and their ratio.
 func printCold(out io.Writer, cold []coldResult) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -91,7 +91,7 @@ func analyze(d *toolDoc) fieldTerms {
 	f[fieldText] = terms(text)
 	f[fieldParams] = terms(d.Params)
 	f[fieldKeywords] = terms(strings.Join(d.Keywords, " "))
-	f[fieldGloss] = defaultGlossary.english(text)
+	f[fieldGloss] = defaultGlossary().english(text)
 	return f
 }
 

@@ -3,6 +3,7 @@ package catalog
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -108,11 +109,15 @@ type thingSet struct {
 }
 
 var (
-	reNumber = regexp.MustCompile(`^[-+±~≈$€£¥₹#]?v?\d[\d.,:/_-]*(%|[kmbKMB]|st|nd|rd|th|am|pm|h|s|x)?$`)
-	reDomain = regexp.MustCompile(`^(?i)(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,12})(?::\d+)?(?:/\S*)?$`)
-	reEmail  = regexp.MustCompile(`^[^@\s]+@(?:[a-zA-Z0-9-]+\.)+[a-zA-Z]{2,}$`)
-	reFile   = regexp.MustCompile(`^[\w@%+~-][\w.@%+~-]*\.([A-Za-z][A-Za-z0-9]{0,4})$`)
-	reWinDir = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
+	reNumber = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[-+±~≈$€£¥₹#]?v?\d[\d.,:/_-]*(%|[kmbKMB]|st|nd|rd|th|am|pm|h|s|x)?$`)
+	})
+	reDomain = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?i)(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,12})(?::\d+)?(?:/\S*)?$`)
+	})
+	reEmail  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^@\s]+@(?:[a-zA-Z0-9-]+\.)+[a-zA-Z]{2,}$`) })
+	reFile   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w@%+~-][\w.@%+~-]*\.([A-Za-z][A-Za-z0-9]{0,4})$`) })
+	reWinDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:[\\/]`) })
 )
 
 // classify says what kind of thing a token (without the punctuation
@@ -125,23 +130,23 @@ func classify(t string) thingKind {
 	switch {
 	case strings.Contains(t, "://") || strings.HasPrefix(lower, "www.") || strings.HasPrefix(lower, "data:"):
 		return thingURL
-	case reEmail.MatchString(t):
+	case reEmail().MatchString(t):
 		return thingEmail
 	case strings.HasPrefix(t, "/") && len(t) > 1, strings.HasPrefix(t, "~/"), strings.HasPrefix(t, "./"),
-		strings.HasPrefix(t, "../"), reWinDir.MatchString(t), strings.Count(t, `\`) >= 2:
+		strings.HasPrefix(t, "../"), reWinDir().MatchString(t), strings.Count(t, `\`) >= 2:
 		return thingPath
-	case reNumber.MatchString(t):
+	case reNumber().MatchString(t):
 		return thingNumber
 	case isOpaque(t):
 		return thingOpaque
 	}
-	if m := reFile.FindStringSubmatch(t); m != nil && fileTypes[strings.ToLower(m[1])] != "" {
+	if m := reFile().FindStringSubmatch(t); m != nil && fileTypes[strings.ToLower(m[1])] != "" {
 		if strings.Contains(t, "/") {
 			return thingPath
 		}
 		return thingFile
 	}
-	if m := reDomain.FindStringSubmatch(t); m != nil && topLevelDomains[strings.ToLower(m[1])] {
+	if m := reDomain().FindStringSubmatch(t); m != nil && topLevelDomains()[strings.ToLower(m[1])] {
 		if strings.Contains(t, "/") {
 			return thingURL
 		}
@@ -196,9 +201,11 @@ var fileTypes = map[string]string{
 
 // topLevelDomains are the common generic and country domains: a word.word
 // ending in one of them is a web address (fjallraven.com), not two words.
-var topLevelDomains = setOf(`com net org io dev ai app co edu gov mil int info biz me tv us uk de fr jp cn ru in
+var topLevelDomains = sync.OnceValue(func() map[string]bool {
+	return setOf(`com net org io dev ai app co edu gov mil int info biz me tv us uk de fr jp cn ru in
 br au ca eu nl se no dk fi es it ch at be pl cz kr tw hk sg nz za mx ar ie pt gr tr il ua xyz site online tech
 cloud page blog shop store news wiki`)
+})
 
 // kindHints returns the weak hint words for a thing: what kind of thing it
 // is, so that tools for that kind rank a little higher.
@@ -315,8 +322,10 @@ func firstWords(s string, n int) string {
 // files", "latest version"); in a long one the other words name it, and
 // these would otherwise rank every finder and every latest-version tool
 // (see weightRequest).
-var requestWords = stemSet(`find get show give tell check make help use look see know want need try take
+var requestWords = sync.OnceValue(func() map[string]bool {
+	return stemSet(`find get show give tell check make help use look see know want need try take
 go put let work thing things way latest current new recent now best good also first next really`)
+})
 
 func stemSet(s string) map[string]bool {
 	m := map[string]bool{}

@@ -225,16 +225,16 @@ func (ix *index) queryTerms(q query) map[string]float64 {
 		}
 	}
 	for _, w := range words(q.text) {
-		if stopwords[w] {
+		if stopwords()[w] {
 			continue
 		}
 		t := stem(w)
 		base := 1.0
-		if q.long && requestWords[t] {
+		if q.long && requestWords()[t] {
 			base = weightRequest
 		}
 		put(t, base)
-		for _, x := range defaultThesaurus[t] {
+		for _, x := range defaultThesaurus()[t] {
 			put(x, base*expansionWeight)
 		}
 		if _, known := ix.postings[t]; !known && len(w) >= 3 && !isCJK([]rune(w)[0]) {
@@ -243,15 +243,15 @@ func (ix *index) queryTerms(q query) map[string]float64 {
 			}
 		}
 	}
-	for _, t := range defaultGlossary.english(q.text) {
+	for _, t := range defaultGlossary().english(q.text) {
 		put(t, weightGloss)
-		for _, x := range defaultThesaurus[t] {
+		for _, x := range defaultThesaurus()[t] {
 			put(x, expansionWeight*weightGloss)
 		}
 	}
 	for t, w := range q.hints {
 		put(t, w)
-		for _, x := range defaultThesaurus[t] {
+		for _, x := range defaultThesaurus()[t] {
 			put(x, expansionWeight*w)
 		}
 	}

@@ -1,6 +1,9 @@
 package catalog
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Query expansion. Agents describe a need in their own words; tools describe
 // themselves in theirs. Each line below is a group of words that, in tool
@@ -340,8 +343,10 @@ func hasCJK(s string) bool {
 	return false
 }
 
-// Built once: the tables are constants.
+// Built once, on first use: the tables are constants, and commands that
+// neither index nor search (a call, serve before its first search) should
+// not build them at start-up.
 var (
-	defaultThesaurus = buildThesaurus()
-	defaultGlossary  = buildGlossary()
+	defaultThesaurus = sync.OnceValue(buildThesaurus)
+	defaultGlossary  = sync.OnceValue(buildGlossary)
 )

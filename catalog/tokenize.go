@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -97,28 +98,32 @@ func isCJK(r rune) bool {
 }
 
 // respellings turn names that are mostly punctuation into words.
-var respellings = strings.NewReplacer(
-	"c++", " cpp ", "C++", " cpp ",
-	"c#", " csharp ", "C#", " csharp ",
-	"f#", " fsharp ", "F#", " fsharp ",
-	".net", " dotnet ", ".NET", " dotnet ",
-	"node.js", " nodejs ", "Node.js", " nodejs ",
-)
+var respellings = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer(
+		"c++", " cpp ", "C++", " cpp ",
+		"c#", " csharp ", "C#", " csharp ",
+		"f#", " fsharp ", "F#", " fsharp ",
+		".net", " dotnet ", ".NET", " dotnet ",
+		"node.js", " nodejs ", "Node.js", " nodejs ",
+	)
+})
 
 func respell(s string) string {
 	if strings.ContainsAny(s, "+#.") {
-		return respellings.Replace(s)
+		return respellings().Replace(s)
 	}
 	return s
 }
 
 // stopwords carry no meaning for search. Kept small: tool vocabulary such
 // as "get", "list" or "all" is meaningful.
-var stopwords = setOf(`a an and are as at be been being but by for from had has have he her him his
+var stopwords = sync.OnceValue(func() map[string]bool {
+	return setOf(`a an and are as at be been being but by for from had has have he her him his
 how i if in into is it its me my of on or our she so than that the their them then there these
 they this those to too us was we were what when where which while who whom why will with would you
 your yours can could should shall may might must do does did done doing am please want wanna need
 some any just also very really like over about up out one let lets i'm it's whether going get's`)
+})
 
 func setOf(s string) map[string]bool {
 	m := map[string]bool{}
@@ -189,7 +194,7 @@ func terms(s string) []string {
 	ws := words(s)
 	out := ws[:0]
 	for _, w := range ws {
-		if stopwords[w] {
+		if stopwords()[w] {
 			continue
 		}
 		out = append(out, stem(w))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -435,4 +436,18 @@ func TestValidName(t *testing.T) {
 			t.Errorf("ValidName(%q): got %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// FuzzValidName checks ValidName's loop against the regular expression it
+// stands for.
+func FuzzValidName(f *testing.F) {
+	for _, s := range []string{"github", "my-server_2", strings.Repeat("a", 65), "", "a b", "name\n", "ünï"} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := ValidName(s), re.MatchString(s); got != want {
+			t.Errorf("ValidName(%q) = %v, the expression says %v", s, got, want)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tailscale/hujson"
@@ -176,7 +177,7 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		d.oauth(r, v, p)
 	case "protocolVersion":
 		if pv, ok := d.str(v, p); ok {
-			if pv != "auto" && pv != "legacy" && !revisionRE.MatchString(pv) {
+			if pv != "auto" && pv != "legacy" && !revisionRE().MatchString(pv) {
 				d.errorf(v, p, `must be "auto", "legacy" or a revision such as "2025-11-25", not %q`, pv)
 			}
 			r.ProtocolVersion = pv
@@ -193,7 +194,7 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 	}
 }
 
-var revisionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var revisionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 
 func (d *decoder) transport(r *rawServer, v *hujson.Value, p, t string) {
 	r.typeSet = true

@@ -232,7 +232,7 @@ func FuzzRefs(f *testing.F) {
 		}
 		last := 0
 		for _, r := range refs {
-			if r.start < last || r.end <= r.start || r.end > len(value) || value[r.start] != '$' || !varNameRE.MatchString(r.name) {
+			if r.start < last || r.end <= r.start || r.end > len(value) || value[r.start] != '$' || !varNameRE().MatchString(r.name) {
 				t.Fatalf("ref %+v in %q: want in order, inside the value, named", r, value)
 			}
 			last = r.end

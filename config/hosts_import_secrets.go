@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-mcp/switchboard/config/hosts"
 )
@@ -98,7 +99,7 @@ func isLiteral(v string) bool {
 	return err == nil && len(refs) == 0 && v != ""
 }
 
-var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*) +(\S+)$`)
+var schemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*) +(\S+)$`) })
 
 // authScheme splits an Authorization header's "Bearer TOKEN" into its
 // scheme and its credential.
@@ -106,19 +107,19 @@ func authScheme(header, value string) (scheme, token string, ok bool) {
 	if !strings.EqualFold(header, "authorization") && !strings.EqualFold(header, "proxy-authorization") {
 		return "", "", false
 	}
-	m := schemeRE.FindStringSubmatch(value)
+	m := schemeRE().FindStringSubmatch(value)
 	if m == nil {
 		return "", "", false
 	}
 	return m[1], m[2], true
 }
 
-var nameUnsafeRE = regexp.MustCompile(`[^A-Z0-9_]+`)
+var nameUnsafeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Z0-9_]+`) })
 
 // secretNameFor names the secret of server that what (an env name, a
 // header, URL_PASSWORD or a query parameter) holds.
 func secretNameFor(server, what string) string {
-	name := nameUnsafeRE.ReplaceAllString(strings.ToUpper(server+"_"+what), "_")
+	name := nameUnsafeRE().ReplaceAllString(strings.ToUpper(server+"_"+what), "_")
 	if name[0] >= '0' && name[0] <= '9' {
 		name = "_" + name
 	}

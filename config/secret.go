@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
 )
@@ -201,7 +202,7 @@ func (r ref) String() string {
 // secretPrefix starts the body of a reference to a stored secret.
 const secretPrefix = "secret:"
 
-var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // MaxSecretName bounds a secret's name, which becomes part of a credential
 // store key.
@@ -211,7 +212,7 @@ const MaxSecretName = 128
 // ${secret:NAME}: 1 to 128 letters, digits and '_', not starting with a
 // digit.
 func ValidSecretName(name string) bool {
-	return len(name) <= MaxSecretName && varNameRE.MatchString(name)
+	return len(name) <= MaxSecretName && varNameRE().MatchString(name)
 }
 
 // parseRefs finds the references in a value: ${VAR}, ${VAR:-default},
@@ -219,7 +220,7 @@ func ValidSecretName(name string) bool {
 // whole value.
 func parseRefs(value string) ([]ref, error) {
 	if name, ok := strings.CutPrefix(value, "$env:"); ok {
-		if !varNameRE.MatchString(name) {
+		if !varNameRE().MatchString(name) {
 			return nil, errors.New("invalid reference: $env:NAME takes a variable name of letters, digits and '_' (the value is not shown)")
 		}
 		return []ref{{start: 0, end: len(value), name: name}}, nil
@@ -254,7 +255,7 @@ func parseRefs(value string) ([]ref, error) {
 			if !ValidSecretName(r.name) {
 				return nil, fmt.Errorf("invalid reference at byte %d: ${secret:NAME} takes a secret name of 1 to %d letters, digits and '_'", start+1, MaxSecretName)
 			}
-		} else if !varNameRE.MatchString(r.name) {
+		} else if !varNameRE().MatchString(r.name) {
 			return nil, fmt.Errorf("invalid reference at byte %d: ${NAME} takes a variable name of letters, digits and '_', and ${secret:NAME} a stored secret's", start+1)
 		}
 		refs = append(refs, r)
@@ -449,7 +450,7 @@ func headerExample(name string) string {
 // suggested reference: X-Api-Key → X_API_KEY.
 func varNameFor(name string) string {
 	v := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-	if !varNameRE.MatchString(v) {
+	if !varNameRE().MatchString(v) {
 		return "TOKEN"
 	}
 	return v

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -215,10 +214,22 @@ func Glob(pattern, name string) bool {
 	return name == ""
 }
 
-var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidName reports whether name is a valid server name.
-func ValidName(name string) bool { return serverNameRE.MatchString(name) }
+// ValidName reports whether name is a valid server name: 1 to 64 ASCII
+// letters, digits, '_' or '-'. (A loop, not a regular expression: the
+// repetition {1,64} compiles to 64 copies of the class, and every command
+// checks the names it loads.)
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func compactStrings(s []string) []string {
 	if len(s) < 2 {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
@@ -33,8 +32,9 @@ const ShutdownTimeout = 5 * time.Second
 // or Config.Endpoint), and nil otherwise, or when OTEL_SDK_DISABLED is true
 // or OTEL_TRACES_EXPORTER is "none". The returned function sends the spans
 // still buffered and stops the exporter, within ShutdownTimeout; it is
-// never nil. The exporter reads the other OTEL_EXPORTER_OTLP_* variables
-// (headers, timeout, compression) itself.
+// never nil. The exporter (otlphttp.go) reads the other
+// OTEL_EXPORTER_OTLP_* variables: headers, timeout, compression,
+// certificates.
 func Open(ctx context.Context, c Config) (*Tracer, func(), error) {
 	getenv := c.Getenv
 	if getenv == nil {
@@ -56,15 +56,15 @@ func Open(ctx context.Context, c Config) (*Tracer, func(), error) {
 			return nil, nothing, fmt.Errorf("%s is %q: switchboard exports traces over http/protobuf only", k, p)
 		}
 	}
-	var opts []otlptracehttp.Option
+	var base string
 	if !fromEnv {
 		u, err := tracesURL(c.Endpoint)
 		if err != nil {
-			return nil, nothing, err
+			return nil, nothing, fmt.Errorf("settings.telemetry.endpoint: %w", err)
 		}
-		opts = append(opts, otlptracehttp.WithEndpointURL(u))
+		base = u
 	}
-	exp, err := otlptracehttp.New(ctx, opts...)
+	exp, err := newExporter(getenv, base)
 	if err != nil {
 		return nil, nothing, fmt.Errorf("starting the OTLP trace exporter: %w", err)
 	}
@@ -87,7 +87,7 @@ func Open(ctx context.Context, c Config) (*Tracer, func(), error) {
 func tracesURL(endpoint string) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("settings.telemetry.endpoint %q is not an http(s) URL such as http://127.0.0.1:4318", endpoint)
+		return "", fmt.Errorf("%q is not an http(s) URL such as http://127.0.0.1:4318", endpoint)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
 	return u.String(), nil

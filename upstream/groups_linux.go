@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/upstream/internal/supervisor"
 )
 
 // A groupLog records the process groups of a pool's stdio servers, in a
@@ -46,10 +48,10 @@ func newGroupLog(dir string, log *slog.Logger) *groupLog {
 
 // add records the group whose leader is pgid.
 func (g *groupLog) add(pgid int) {
-	st, _ := readStat(pgid) // a leader already gone has start 0: see leftover
+	st, _ := supervisor.ReadStat(pgid) // a leader already gone has start 0: see leftover
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.groups[pgid] = st.start
+	g.groups[pgid] = st.Start
 	g.writeLocked()
 }
 
@@ -217,11 +219,11 @@ func parseGroup(line string) (pgid int, start uint64, ok bool) {
 // If not, any process left in the group is from the recorded one: the
 // kernel gives no new process a pid that is still a group's id.
 func leftover(pgid int, start uint64) bool {
-	st, err := readStat(pgid)
+	st, err := supervisor.ReadStat(pgid)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true
 	}
-	return err == nil && st.start == start && st.pgrp == pgid
+	return err == nil && st.Start == start && st.Pgrp == pgid
 }
 
 // removeAbandonedTemp removes a file a pool died making, once it is a

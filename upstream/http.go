@@ -343,7 +343,7 @@ func authFailure(resp *http.Response, server string, oauth bool) error {
 		return nil
 	}
 	msg := "the server answered HTTP 403 Forbidden: insufficient_scope"
-	if m := scopeRE.FindStringSubmatch(challenge); m != nil {
+	if m := scopeRE().FindStringSubmatch(challenge); m != nil {
 		msg += fmt.Sprintf(" (it asks for scope %q)", printable(m[1], 200))
 	}
 	if oauth {
@@ -352,7 +352,7 @@ func authFailure(resp *http.Response, server string, oauth bool) error {
 	return withClass(ClassAuth, errors.New(msg+"; hint: give it a token with that scope in the server's headers"))
 }
 
-var scopeRE = regexp.MustCompile(`scope="([^"]*)"`)
+var scopeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`scope="([^"]*)"`) })
 
 // printable keeps at most n runes of s without control characters: s came
 // from a server.

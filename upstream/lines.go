@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"sync"
 )
 
 // DefaultMaxMessageBytes bounds one message from a server.
@@ -173,22 +174,24 @@ const idPattern = `(-?[0-9]+|"(?:[^"\\]|\\.)*")`
 var (
 	// responseHead matches the start of a response, with its id when the
 	// id comes first (as Go and Python servers write it).
-	responseHead = regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*` + idPattern + `\s*,\s*)?(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(?:result|error)"\s*:`)
+	responseHead = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*` + idPattern + `\s*,\s*)?(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(?:result|error)"\s*:`)
+	})
 	// responseTail matches the end of a response whose id comes last (as
 	// the TypeScript SDK writes it: {"result":…,"jsonrpc":"2.0","id":3}).
-	responseTail = regexp.MustCompile(`"id"\s*:\s*` + idPattern + `\s*\}\s*$`)
+	responseTail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"id"\s*:\s*` + idPattern + `\s*\}\s*$`) })
 )
 
 // oversizeResponse returns an error response standing in for an oversized
 // response, or nil if the line is not a response with a readable id.
 func oversizeResponse(head, tail []byte, limit int) []byte {
-	m := responseHead.FindSubmatch(head)
+	m := responseHead().FindSubmatch(head)
 	if m == nil {
 		return nil
 	}
 	id := m[1]
 	if id == nil {
-		if t := responseTail.FindSubmatch(tail); t != nil {
+		if t := responseTail().FindSubmatch(tail); t != nil {
 			id = t[1]
 		}
 	}

@@ -146,10 +146,11 @@ type Options struct {
 	// Supervise starts each stdio server under a supervisor, a copy of this
 	// program, so that the kernel ends the server's whole process group
 	// (what npx or sh started too) when this process dies, however it dies:
-	// SIGKILL, the OOM killer, a crash. The program must call
-	// SupervisorMain first thing in main. Linux only; elsewhere it is
-	// ignored. Without it, the kernel kills only the server's own process,
-	// on Linux, and the groups left are ended by the next pool (GroupDir).
+	// SIGKILL, the OOM killer, a crash. The supervisor runs from the
+	// initialisation of this package, before main (see SupervisorMain).
+	// Linux only; elsewhere it is ignored. Without it, the kernel kills
+	// only the server's own process, on Linux, and the groups left are
+	// ended by the next pool (GroupDir).
 	Supervise bool
 
 	// Stderr, if set, is called with each line a stdio server writes to

@@ -156,11 +156,13 @@ type cappedPost struct {
 // go-sdk writes a request's id and method first ({"jsonrpc":"2.0","id":3,
 // "method":"resources/read",...}); a client of another order is simply not
 // capped here, and the message bound still applies.
-var cappedHead = regexp.MustCompile(`^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*` + idPattern + `\s*,\s*"method"\s*:\s*"(resources/read|prompts/get)"`)
+var cappedHead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*` + idPattern + `\s*,\s*"method"\s*:\s*"(resources/read|prompts/get)"`)
+})
 
 // cappedRequest returns the capped request a POST body starts with, if any.
 func cappedRequest(head []byte, limit int) *cappedPost {
-	m := cappedHead.FindSubmatch(head)
+	m := cappedHead().FindSubmatch(head)
 	if m == nil {
 		return nil
 	}

@@ -2,16 +2,14 @@ package upstream
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
-	"unsafe"
+
+	"github.com/switchboard-mcp/switchboard/upstream/internal/supervisor"
 )
 
 // A supervisor stands between switchboard and a stdio server so that the
@@ -31,25 +29,7 @@ import (
 //
 // It reports on file descriptor 3 (a pipe switchboard reads), one line each:
 // "pid N" once the server runs, "exit W" (the raw wait status) once it has
-// exited.
-
-// supervisorEnv marks a process started as a supervisor; its value is the
-// pid of the switchboard that started it.
-const supervisorEnv = "SWITCHBOARD_SUPERVISOR_OF"
-
-// supervisorName is the supervisor's argv[0], as ps shows it.
-const supervisorName = "switchboard-supervisor"
-
-// reportFD is the supervisor's end of the report pipe.
-const reportFD = 3
-
-// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER (prctl(2)), missing from
-// package syscall on some architectures.
-const prSetChildSubreaper = 36
-
-// exitOrphaned is the supervisor's exit status when its parent died before
-// it could start the server.
-const exitOrphaned = 125
+// exited. The supervisor's side is package upstream/internal/supervisor.
 
 // supervised returns a command that runs cmd under a supervisor, with
 // both ends of the report pipe: the caller reads from the first and closes
@@ -64,9 +44,9 @@ func supervised(cmd *exec.Cmd) (sup *exec.Cmd, report, reportW *os.File, err err
 		return nil, nil, nil, err
 	}
 	sup = exec.Command("/proc/self/exe", append([]string{cmd.Path}, cmd.Args...)...)
-	sup.Args[0] = supervisorName
+	sup.Args[0] = supervisor.Name
 	sup.Dir = cmd.Dir
-	sup.Env = append(slices.Clip(cmd.Env), supervisorEnv+"="+strconv.Itoa(os.Getpid()))
+	sup.Env = append(slices.Clip(cmd.Env), supervisor.Env+"="+strconv.Itoa(os.Getpid()))
 	sup.ExtraFiles = []*os.File{reportW}
 	sup.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGHUP}
 	return sup, report, reportW, nil
@@ -74,146 +54,11 @@ func supervised(cmd *exec.Cmd) (sup *exec.Cmd, report, reportW *os.File, err err
 
 // SupervisorMain runs a stdio server's supervisor and exits, when this
 // process was started as one by a Pool with Options.Supervise; otherwise it
-// returns at once. A program that sets Supervise calls it first thing in
-// main (and a test binary that does, first thing in TestMain), before
-// anything else reads the environment or the command line: the supervisor
-// is a copy of that program.
-func SupervisorMain() {
-	v, ok := os.LookupEnv(supervisorEnv)
-	if !ok {
-		return
-	}
-	parent, err := strconv.Atoi(v)
-	if err != nil || len(os.Args) < 3 {
-		fmt.Fprintf(os.Stderr, "switchboard: %s is set but this process was not started as a supervisor (args %q)\n", supervisorEnv, os.Args)
-		os.Exit(2)
-	}
-	os.Exit(supervise(parent, os.Args[1], os.Args[2:]))
-}
-
-// supervise starts the server at path with argv and waits for it or for
-// the parent to die. It returns only when it could not start the server.
-func supervise(parent int, path string, argv []string) int {
-	syscall.CloseOnExec(reportFD)
-	report := os.NewFile(reportFD, "report")
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
-	if err := prctl(prSetChildSubreaper, 1); err != nil {
-		fmt.Fprintf(os.Stderr, "switchboard: supervisor: becoming a subreaper: %v\n", err)
-	}
-	if !parentAlive(parent) {
-		return exitOrphaned
-	}
-	child, err := os.StartProcess(path, argv, &os.ProcAttr{
-		Env:   slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, supervisorEnv+"=") }),
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		// Should the supervisor itself be killed, so is the server.
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
-	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "switchboard: starting %q: %v\n", argv[0], unwrapExec(err))
-		return 127
-	}
-	fmt.Fprintf(report, "pid %d\n", child.Pid)
-	exits := make(chan syscall.WaitStatus, 1)
-	go reap(child.Pid, exits)
-	for {
-		select {
-		case ws := <-exits:
-			fmt.Fprintf(report, "exit %d\n", uint32(ws))
-			endGroup()
-		case <-sigs:
-			// SIGTERM and SIGINT sent to the group are the server's to
-			// handle; only the parent's death is the supervisor's.
-			if parentAlive(parent) {
-				continue
-			}
-			_ = syscall.Kill(-syscall.Getpgrp(), syscall.SIGTERM)
-			t := time.NewTimer(killGrace)
-			select {
-			case <-exits:
-			case <-t.C:
-			}
-			endGroup()
-		}
-	}
-}
-
-// parentAlive reports whether the process that started the supervisor is
-// still its parent. The kernel sends the parent-death signal when the
-// parent's thread that started it exits, which need not be the whole
-// process: if the parent lives, the signal is armed again.
-func parentAlive(parent int) bool {
-	if os.Getppid() != parent {
-		return false
-	}
-	_ = prctl(syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGHUP))
-	return os.Getppid() == parent // it may have died before the signal was armed
-}
-
-func prctl(option int, arg uintptr) error {
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, uintptr(option), arg, 0); errno != 0 {
-		return errno
-	}
-	return nil
-}
-
-// reap waits for every child, the server and the orphans the supervisor
-// adopts as a subreaper, and sends the server's wait status on exits. It
-// returns once no child is left.
-func reap(server int, exits chan<- syscall.WaitStatus) {
-	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return
-		}
-		if pid == server {
-			exits <- ws
-		}
-	}
-}
-
-// endGroup kills the supervisor's descendants that left its process group,
-// then the group, the supervisor with it. It does not return when the
-// supervisor leads its group, as it was started to.
-//
-// Finding descendants reads every process's /proc entry; it is skipped when
-// the supervisor has no child left: a subreaper adopts what its children
-// leave, so every living descendant has an ancestor that is its child.
-func endGroup() {
-	pgrp := syscall.Getpgrp()
-	if hasChildren() {
-		for _, p := range descendants(os.Getpid()) {
-			if p.pgrp != pgrp {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
-			}
-		}
-	}
-	if pgrp == os.Getpid() {
-		_ = syscall.Kill(-pgrp, syscall.SIGKILL)
-		time.Sleep(time.Minute) // the signal is on its way
-	}
-	os.Exit(1)
-}
-
-// hasChildren reports whether the calling process has a child, living or
-// not yet reaped, without reaping it (waitid with WNOWAIT).
-func hasChildren() bool {
-	var info [128]byte // siginfo_t
-	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, _P_ALL, 0, uintptr(unsafe.Pointer(&info[0])),
-		syscall.WEXITED|syscall.WNOHANG|_WNOWAIT, 0, 0)
-	return errno != syscall.ECHILD
-}
-
-// waitid(2) constants missing from package syscall.
-const (
-	_P_ALL   = 0
-	_WNOWAIT = 0x01000000
-)
+// returns at once. The supervisor now runs from the initialisation of
+// package upstream/internal/supervisor, before the program's other
+// packages are initialised (see there), so by the time main can call this
+// it has nothing left to do; it stays for programs that call it.
+func SupervisorMain() { supervisor.Main() }
 
 // readReport reads a supervisor's report until the supervisor is gone. It
 // calls onPID with the server's pid, and returns the server's wait status,

@@ -8,7 +8,10 @@ import (
 
 // TestShippedDeps checks what the switchboard binary is built from: the
 // search evaluation (cmd/searcheval) and the tokenizer the tests measure
-// descriptions with are development tools, and must not be linked in.
+// descriptions with are development tools, and must not be linked in; gRPC
+// and the protobuf runtime were 10 MB of the binary and a fifth of its
+// start-up for the OTLP exporter alone (telemetry/otlphttp.go replaced it),
+// and must not come back unnoticed.
 func TestShippedDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
 	if err != nil {
@@ -22,6 +25,11 @@ func TestShippedDeps(t *testing.T) {
 		for _, banned := range []string{"/internal/searchbench", "github.com/pkoukk/tiktoken-go"} {
 			if strings.Contains(d, banned) {
 				t.Errorf("the switchboard binary imports %s, which is for development only", d)
+			}
+		}
+		for _, heavy := range []string{"google.golang.org/grpc", "google.golang.org/protobuf"} {
+			if strings.HasPrefix(d, heavy) {
+				t.Errorf("the switchboard binary imports %s: see docs/bench.md (start-up and idle memory) before letting it in", d)
 			}
 		}
 	}

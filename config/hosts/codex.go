@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -31,18 +32,18 @@ func importCodex(d Dirs, imp *reader) {
 }
 
 // varNameRE matches the name of an environment variable.
-var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
-var quotedRE = regexp.MustCompile(`"[^"]*"`)
+var quotedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"[^"]*"`) })
 
 // tomlError returns the position and message of a TOML error. The parser
 // quotes what it found, which may be part of a secret: quotes are elided.
 func tomlError(err error) (line, col int, msg string) {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return pe.Position.Line, pe.Position.Col, quotedRE.ReplaceAllString(pe.Message, `"…"`)
+		return pe.Position.Line, pe.Position.Col, quotedRE().ReplaceAllString(pe.Message, `"…"`)
 	}
-	return 0, 0, quotedRE.ReplaceAllString(err.Error(), `"…"`)
+	return 0, 0, quotedRE().ReplaceAllString(err.Error(), `"…"`)
 }
 
 // codexOther are the fields of a Codex server we do not model.
@@ -171,7 +172,7 @@ func (f *File) table(e *Entry, path string, v any) (map[string]any, bool) {
 // varName turns the name of an environment variable into our reference.
 func (f *File) varName(e *Entry, path string, v any) (string, bool) {
 	s, ok := v.(string)
-	if !ok || !varNameRE.MatchString(s) {
+	if !ok || !varNameRE().MatchString(s) {
 		what := kindOf(v)
 		if ok {
 			what = "not a variable name"

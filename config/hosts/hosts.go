@@ -32,6 +32,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/internal/jsonc"
@@ -88,9 +89,9 @@ func Names() []string { return slices.Sorted(maps.Keys(readers)) }
 
 // validName reports whether name is a valid server name: 1 to 64 letters,
 // digits, '-' or '_' (config.ValidName, which a test keeps equal).
-func validName(name string) bool { return serverNameRE.MatchString(name) }
+func validName(name string) bool { return serverNameRE().MatchString(name) }
 
-var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var serverNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // Known reports whether name is one of Names.
 func Known(name string) bool { _, ok := readers[name]; return ok }

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -188,7 +189,7 @@ func (m *Migration) editJSON(names []string) ([]byte, error) {
 	return root.Pack(), nil
 }
 
-var tomlEnabledRE = regexp.MustCompile(`(?m)^([ \t]*enabled[ \t]*=[ \t]*)true\b`)
+var tomlEnabledRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^([ \t]*enabled[ \t]*=[ \t]*)true\b`) })
 
 // editTOML sets enabled = false in each server's [mcp_servers.NAME] table,
 // as text: a line enabled = true has its value changed, else the line is
@@ -223,7 +224,7 @@ func (m *Migration) editTOML(names []string) ([]byte, error) {
 		}
 		b := blocks[i]
 		header := lineEnd(data, b.start)
-		switch loc := tomlEnabledRE.FindSubmatchIndex(data[header:max(b.end, header)]); {
+		switch loc := tomlEnabledRE().FindSubmatchIndex(data[header:max(b.end, header)]); {
 		case loc != nil:
 			at := header + loc[3] // after "enabled = "
 			edits = append(edits, edit{at, at + len("true"), "false"})

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,9 +15,9 @@ import (
 type varSyntax func(s string) (out, unsupported string)
 
 var (
-	braceRE    = regexp.MustCompile(`\$\{[^}]*\}`)
-	dollarRE   = regexp.MustCompile(`\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)`)
-	opencodeRE = regexp.MustCompile(`\{(env|file):([^}]*)\}`)
+	braceRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}]*\}`) })
+	dollarRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)`) })
+	opencodeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{(env|file):([^}]*)\}`) })
 )
 
 // envColonVars is the syntax of VS Code, Cursor and Windsurf: ${env:NAME}
@@ -24,7 +25,7 @@ var (
 // ${workspaceFolder}, ${file:path}, …) means something only the host knows.
 func envColonVars(s string) (string, string) {
 	bad := ""
-	out := braceRE.ReplaceAllStringFunc(s, func(m string) string {
+	out := braceRE().ReplaceAllStringFunc(s, func(m string) string {
 		if name, ok := strings.CutPrefix(m[2:len(m)-1], "env:"); ok {
 			return "${" + name + "}"
 		}
@@ -38,7 +39,7 @@ func envColonVars(s string) (string, string) {
 
 // geminiVars is Gemini CLI's syntax: $VAR, ${VAR} and ${VAR:-default}.
 func geminiVars(s string) (string, string) {
-	return dollarRE.ReplaceAllStringFunc(s, func(m string) string {
+	return dollarRE().ReplaceAllStringFunc(s, func(m string) string {
 		if m[1] == '{' {
 			return m
 		}
@@ -49,8 +50,8 @@ func geminiVars(s string) (string, string) {
 // opencodeVars is opencode's syntax: {env:VAR} and {file:path}.
 func opencodeVars(s string) (string, string) {
 	bad := ""
-	out := opencodeRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := opencodeRE.FindStringSubmatch(m)
+	out := opencodeRE().ReplaceAllStringFunc(s, func(m string) string {
+		sub := opencodeRE().FindStringSubmatch(m)
 		if sub[1] == "env" {
 			return "${" + strings.TrimSpace(sub[2]) + "}"
 		}

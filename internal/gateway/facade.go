@@ -42,7 +42,7 @@ type facades struct {
 	log      *slog.Logger
 }
 
-var facadeNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var facadeNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 // newFacades checks each facade against its own schema and the
 // configuration, and returns nil for none.
@@ -89,7 +89,7 @@ func newFacades(cfg *config.Config, defs []host.Facade) (*facades, error) {
 // and that its fixed and renamed arguments do not collide.
 func newFacade(d host.Facade) (*facade, error) {
 	switch {
-	case !facadeNameRE.MatchString(d.Name):
+	case !facadeNameRE().MatchString(d.Name):
 		return nil, fmt.Errorf("facade %q: invalid name: use 1 to 128 letters, digits, '_', '-' or '.'", d.Name)
 	case strings.TrimSpace(d.Description) == "":
 		return nil, fmt.Errorf("facade %q: no description: say what the tool does, for the model that calls it", d.Name)

@@ -12,13 +12,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tailscale/hujson"
 )
 
 var (
-	hujsonPosRE    = regexp.MustCompile(`line (\d+), column (\d+)`)
-	hujsonPrefixRE = regexp.MustCompile(`^(?:hujson: )?line \d+, column \d+: `)
+	hujsonPosRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+), column (\d+)`) })
+	hujsonPrefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:hujson: )?line \d+, column \d+: `) })
 )
 
 // MaxDepth bounds how deeply a file nests arrays and objects. The parser
@@ -85,13 +86,13 @@ func tooDeep(data []byte) int {
 // "FILE:LINE:COL: ". Line and col are 0 when the error names no position.
 // The message never quotes a string of the text, which may be a secret.
 func Position(err error) (line, col int, msg string) {
-	msg = hujsonPrefixRE.ReplaceAllString(err.Error(), "")
+	msg = hujsonPrefixRE().ReplaceAllString(err.Error(), "")
 	if lit, ok := strings.CutPrefix(msg, "invalid literal: "); ok && strings.HasPrefix(lit, `"`) {
 		// The parser quotes the whole string, which may be a pasted
 		// token with a stray line break: never echo it.
 		msg = "invalid string: it holds a raw control character (such as a tab or a line break) or a bad escape (the text is not shown)"
 	}
-	m := hujsonPosRE.FindStringSubmatch(err.Error())
+	m := hujsonPosRE().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0, 0, msg
 	}
