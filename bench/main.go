@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -34,7 +35,9 @@ type options struct {
 	load    int // calls per subject at `clients` clients
 	cold    int // cold calls per upstream and side
 	peer    bool
-	sbEnv   []string // added to the environment of switchboard serve
+	sbEnv   []string   // added to the environment of switchboard serve
+	only    []string   // subjects to measure besides direct; nil: all
+	try     [][]string // environments of extra sb-transparent columns
 }
 
 func main() {
@@ -53,7 +56,30 @@ func main() {
 		o.sbEnv = append(o.sbEnv, kv)
 		return nil
 	})
+	flag.Func("only", "measure only these `SUBJECTS` (comma-separated: sb-transparent, sb-stateless, sb-mcp, relay, mcp-proxy) besides direct", func(v string) error {
+		o.only = strings.Split(v, ",")
+		return nil
+	})
+	flag.Func("try", "add a column: sb-transparent with `KEY=VALUE[,KEY=VALUE]` added to its environment (repeatable), to compare tunables in one run", func(v string) error {
+		kvs := strings.Split(v, ",")
+		for _, kv := range kvs {
+			if !strings.Contains(kv, "=") {
+				return fmt.Errorf("want KEY=VALUE, got %q", kv)
+			}
+		}
+		o.try = append(o.try, kvs)
+		return nil
+	})
 	flag.Parse()
+	for _, name := range o.only {
+		if !slices.Contains([]string{"sb-transparent", "sb-stateless", "sb-mcp", "relay", "mcp-proxy"}, name) {
+			fmt.Fprintf(os.Stderr, "bench: -only: unknown subject %q\n", name)
+			os.Exit(2)
+		}
+	}
+	if o.only != nil && !slices.Contains(o.only, "mcp-proxy") {
+		o.peer = false // not measured: not built
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
 	stop()
@@ -96,6 +122,16 @@ func run(ctx context.Context, o options) error {
 	if peer != "" {
 		subjects = append(subjects, &subject{name: "mcp-proxy", tool: u.tool, args: argsFor(u, false), start: startPeer(peer, dir, u)})
 	}
+	for i, env := range o.try {
+		name := "sb+" + strings.Join(env, ",")
+		subjects = append(subjects, &subject{name: name, tool: u.tool, args: argsFor(u, false),
+			start: startSwitchboard(sb, dir, fmt.Sprintf("try%d", i), u, "none", append(slices.Clip(o.sbEnv), env...))})
+	}
+	if o.only != nil {
+		subjects = slices.DeleteFunc(subjects, func(s *subject) bool {
+			return s.name != "direct" && !strings.HasPrefix(s.name, "sb+") && !slices.Contains(o.only, s.name)
+		})
+	}
 	fmt.Fprintf(os.Stderr, "bench: %s, %d cores; latency %d calls, load %d calls at %d clients, %d cold calls\n",
 		time.Now().UTC().Format(time.RFC3339), numCPU(), o.calls, o.load, o.clients, o.cold)
 	w, err := measureWarm(ctx, o, u, subjects)
@@ -103,6 +139,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	printWarm(os.Stdout, subjects, w, o)
+	if o.cold == 0 {
+		return nil
+	}
 	ups := []upstream{u}
 	if n, ok := nodeUpstream(); ok {
 		ups = append(ups, n)

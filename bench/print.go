@@ -73,9 +73,12 @@ func printWarm(out io.Writer, subjects []*subject, w *warm, o options) {
 	row("RSS idle (MB)", mb(w.idleKB))
 	ratio("relay", idle, relay)
 	ratio("mcp-proxy", idle, peer)
+	row("  of which anonymous", mb(w.idleAnon))
 	row(fmt.Sprintf("RSS peak, %d clients (MB)", o.clients), mb(w.peakKB))
 	ratio("relay", peak, relay)
 	ratio("mcp-proxy", peak, peer)
+	row("  anonymous after the load", mb(w.anonKB))
+	row("  file-backed after the load", mb(w.fileKB))
 	_ = tw.Flush()
 	fmt.Fprintln(out)
 }
