@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/switchboard-mcp/switchboard/internal/exepages"
 )
 
 // A supervisor stands between switchboard and a stdio server so that the
@@ -114,6 +116,11 @@ func supervise(parent int, path string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "switchboard: starting %q: %v\n", argv[0], unwrapExec(err))
 		return 127
 	}
+	// From here on the supervisor only waits: it gives back the pages of
+	// the binary its start-up mapped (nearly 20 MB of a switchboard
+	// binary's, per stdio server), before it reports, so that once the
+	// server runs they are gone. It is worth no error: it only saves memory.
+	_, _ = exepages.Release()
 	fmt.Fprintf(report, "pid %d\n", child.Pid)
 	exits := make(chan syscall.WaitStatus, 1)
 	go reap(child.Pid, exits)
