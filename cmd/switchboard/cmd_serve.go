@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -102,18 +101,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	return e.serve(ctx, o)
 }
 
-// serveGCPercent is serve's GOGC unless the environment sets one. go-sdk
-// allocates a fresh decoder buffer for every JSON value it decodes, so a
-// call through the gateway allocates hundreds of kilobytes of garbage; at
-// the default of 100 a transparent echo call cost the gateway ~840 µs of
-// CPU, at 200 ~600 µs, for ~6 MB more peak memory under load
-// (docs/serve.md, Performance).
-const serveGCPercent = 200
-
 func (e *env) serve(ctx context.Context, o serveOptions) error {
-	if e.getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
+	defer serveMemoryTuning(e.getenv).apply()()
 	token, err := e.serveToken(o)
 	if err != nil {
 		return err
