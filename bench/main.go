@@ -38,6 +38,7 @@ type options struct {
 	sbEnv   []string   // added to the environment of switchboard serve
 	only    []string   // subjects to measure besides direct; nil: all
 	try     [][]string // environments of extra sb-transparent columns
+	before  string     // another checkout of the product, measured too
 }
 
 func main() {
@@ -70,6 +71,7 @@ func main() {
 		o.try = append(o.try, kvs)
 		return nil
 	})
+	flag.StringVar(&o.before, "before", "", "also measure switchboard as built from `DIR`, another checkout of the product (a git worktree of main, say), in transparent mode: column before-transparent")
 	flag.Parse()
 	for _, name := range o.only {
 		if !slices.Contains([]string{"sb-transparent", "sb-stateless", "sb-mcp", "relay", "mcp-proxy"}, name) {
@@ -122,6 +124,14 @@ func run(ctx context.Context, o options) error {
 	if peer != "" {
 		subjects = append(subjects, &subject{name: "mcp-proxy", tool: u.tool, args: argsFor(u, false), start: startPeer(peer, dir, u)})
 	}
+	if o.before != "" {
+		old, err := build(dir, "switchboard-before", "./cmd/switchboard", o.before)
+		if err != nil {
+			return err
+		}
+		subjects = append(subjects, &subject{name: "before-transparent", tool: u.tool, args: argsFor(u, false),
+			start: startSwitchboard(old, dir, "before", u, "none", o.sbEnv)})
+	}
 	for i, env := range o.try {
 		name := "sb+" + strings.Join(env, ",")
 		subjects = append(subjects, &subject{name: name, tool: u.tool, args: argsFor(u, false),
@@ -129,7 +139,7 @@ func run(ctx context.Context, o options) error {
 	}
 	if o.only != nil {
 		subjects = slices.DeleteFunc(subjects, func(s *subject) bool {
-			return s.name != "direct" && !strings.HasPrefix(s.name, "sb+") && !slices.Contains(o.only, s.name)
+			return s.name != "direct" && s.name != "before-transparent" && !strings.HasPrefix(s.name, "sb+") && !slices.Contains(o.only, s.name)
 		})
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s, %d cores; latency %d calls, load %d calls at %d clients, %d cold calls\n",
