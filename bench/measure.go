@@ -28,6 +28,7 @@ type warm struct {
 	idleAnon []int           // RssAnon idle: the heap and stacks, not the binary's pages
 	anonKB   []int           // RssAnon at the end of the load
 	fileKB   []int           // RssFile at the end of the load: the binary's and libraries' pages
+	kidsKB   []int           // RSS of the subject's descendants at the end of the load
 }
 
 // measureWarm starts the subjects, then measures latency one call at a
@@ -37,7 +38,7 @@ func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject
 	n := len(subjects)
 	w := &warm{p50: make([]time.Duration, n), p99: make([]time.Duration, n), perSec: make([]float64, n),
 		cpu: make([]time.Duration, n), idleKB: make([]int, n), peakKB: make([]int, n),
-		idleAnon: make([]int, n), anonKB: make([]int, n), fileKB: make([]int, n)}
+		idleAnon: make([]int, n), anonKB: make([]int, n), fileKB: make([]int, n), kidsKB: make([]int, n)}
 	runs := make([]*running, n)
 	defer func() {
 		for _, r := range runs {
@@ -114,6 +115,7 @@ func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject
 			w.peakKB[i] = rssKB(r.cmd.Process.Pid, "VmHWM")
 			w.anonKB[i] = rssKB(r.cmd.Process.Pid, "RssAnon")
 			w.fileKB[i] = rssKB(r.cmd.Process.Pid, "RssFile")
+			w.kidsKB[i] = descendantsKB(r.cmd.Process.Pid)
 		}
 	}
 	return w, nil

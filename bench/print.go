@@ -79,6 +79,7 @@ func printWarm(out io.Writer, subjects []*subject, w *warm, o options) {
 	ratio("mcp-proxy", peak, peer)
 	row("  anonymous after the load", mb(w.anonKB))
 	row("  file-backed after the load", mb(w.fileKB))
+	row("RSS of its children after the load (MB)", mb(w.kidsKB))
 	_ = tw.Flush()
 	fmt.Fprintln(out)
 }
