@@ -14,8 +14,8 @@ import (
 // behind, and how much of it piles up between collections decides much of
 // serve's memory under load. At 50 HTTP clients the live heap is ~5 MB and
 // the runtime's other memory (goroutine stacks, the collector's metadata)
-// ~8 MB; GOGC=200 alone let the heap grow to three times the live heap,
-// and the scavenger returned little of it.
+// ~8 MB; GOGC=200 alone lets the heap grow to three times the live heap,
+// and the scavenger returns little of it.
 const (
 	// serveGCPercent is serve's GOGC unless the environment sets one: at
 	// the default of 100 a transparent echo call cost the gateway ~1.2
@@ -24,11 +24,13 @@ const (
 	// serveMemoryFloor is the soft memory limit while GOGC=200's own goal
 	// fits under it (memoryLimit): the Go heap and runtime together may
 	// grow to this much before the collector runs sooner than GOGC asks,
-	// and the scavenger returns memory above it. At 50 clients a fixed
-	// 24 MiB cost ~5% more CPU per call and lowered peak RSS by ~4 MB;
-	// 20 MiB cost ~25% and 15% of the calls per second (one run each,
-	// docs/serve.md).
-	serveMemoryFloor = 24 << 20
+	// and the scavenger returns memory above it. At 50 clients, against no
+	// limit in the same run, 24 MiB cost 1.18 and 1.19 times the CPU per
+	// call (two runs) for ~7 MB less Go memory after the load but no lower
+	// peak; fixed limits of 28 and 32 MiB cost 1.01 and 1.03 (one run,
+	// docs/serve.md): at this much garbage per call, a limit that binds
+	// costs CPU.
+	serveMemoryFloor = 32 << 20
 )
 
 // memoryTuning is what serve sets: GOGC, and whether it governs the soft

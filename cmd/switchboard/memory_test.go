@@ -35,16 +35,16 @@ func TestMemoryLimit(t *testing.T) {
 	tests := []struct {
 		live, other, want int64
 	}{
-		{0, 0, 24 * mib},                       // idle: the floor
-		{5 * mib, 8 * mib, 24 * mib},           // 50 clients: the floor
-		{16 * mib / 3, 8 * mib, 24 * mib},      // GOGC=200's goal at the floor
-		{16*mib/3 + 1, 8 * mib, math.MaxInt64}, // past it: no limit
+		{0, 0, 32 * mib},                    // idle: the floor
+		{5 * mib, 8 * mib, 32 * mib},        // 50 clients: the floor
+		{8 * mib, 8 * mib, 32 * mib},        // GOGC=200's goal at the floor
+		{8*mib + 1, 8 * mib, math.MaxInt64}, // past it: no limit
 		{100 * mib, 8 * mib, math.MaxInt64},
 		{math.MaxInt64, math.MaxInt64, math.MaxInt64}, // no overflow
 	}
 	for _, tt := range tests {
-		if got := memoryLimit(24*mib, tt.live, tt.other); got != tt.want {
-			t.Errorf("memoryLimit(24 MiB, live %d, other %d) = %d, want %d", tt.live, tt.other, got, tt.want)
+		if got := memoryLimit(32*mib, tt.live, tt.other); got != tt.want {
+			t.Errorf("memoryLimit(32 MiB, live %d, other %d) = %d, want %d", tt.live, tt.other, got, tt.want)
 		}
 	}
 }
