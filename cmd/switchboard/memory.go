@@ -81,7 +81,8 @@ func (t memoryTuning) apply() (undo func()) {
 // runtime's other memory (stacks, the collector's metadata) being other
 // bytes: the floor while what GOGC=200 lets the Go memory reach anyway
 // (three times the live heap, plus other) fits under it, and none once it
-// does not. Under the floor, the limit caps the garbage and has the
+// does not. While it fits, the limit bounds the Go memory a burst of calls
+// can take (the collector works harder only near it) and has the
 // scavenger return free memory above it, which GOGC alone leaves resident;
 // at larger loads it steps out of the way. A limit at GOGC=200's goal made
 // the collector and the scavenger work harder (1.38 times the CPU per call
