@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -34,8 +35,11 @@ type options struct {
 	load    int // calls per subject at `clients` clients
 	cold    int // cold calls per upstream and side
 	peer    bool
-	sbEnv   []string // added to the environment of switchboard serve
-	only    string   // "cold": only idle RSS and the cold call
+	sbEnv    []string   // added to the environment of switchboard serve
+	only     []string   // subjects to measure besides direct; nil: all
+	try      [][]string // environments of extra sb-transparent columns
+	before   string     // another checkout of the product, measured too
+	coldOnly bool       // only idle RSS and the cold call
 }
 
 func main() {
@@ -48,7 +52,7 @@ func main() {
 	flag.IntVar(&o.cold, "cold", 10, "cold CLI calls per upstream, each side")
 	flag.BoolVar(&o.peer, "peer", true, "build and measure TBXark/mcp-proxy")
 	flag.StringVar(&sbUpstreamProtocol, "sb-upstream-protocol", "", "the protocol `revision` switchboard speaks to the upstream (default: its own, 2026-07-28 with this fixture; mcp-proxy speaks 2025-06-18)")
-	flag.StringVar(&o.only, "only", "", `"cold": measure only the idle RSS (switchboard, relay) and the cold call, no latency or load`)
+	flag.BoolVar(&o.coldOnly, "cold-only", false, "measure only the idle RSS (switchboard, relay) and the cold call, no latency or load")
 	flag.Func("sb-env", "`KEY=VALUE` added to switchboard serve's environment (repeatable), to try a tunable such as GOMEMLIMIT", func(kv string) error {
 		if !strings.Contains(kv, "=") {
 			return fmt.Errorf("want KEY=VALUE, got %q", kv)
@@ -56,10 +60,30 @@ func main() {
 		o.sbEnv = append(o.sbEnv, kv)
 		return nil
 	})
+	flag.Func("only", "measure only these `SUBJECTS` (comma-separated: sb-transparent, sb-stateless, sb-mcp, relay, mcp-proxy) besides direct", func(v string) error {
+		o.only = strings.Split(v, ",")
+		return nil
+	})
+	flag.Func("try", "add a column: sb-transparent with `KEY=VALUE[,KEY=VALUE]` added to its environment (repeatable), to compare tunables in one run", func(v string) error {
+		kvs := strings.Split(v, ",")
+		for _, kv := range kvs {
+			if !strings.Contains(kv, "=") {
+				return fmt.Errorf("want KEY=VALUE, got %q", kv)
+			}
+		}
+		o.try = append(o.try, kvs)
+		return nil
+	})
+	flag.StringVar(&o.before, "before", "", "also measure switchboard as built from `DIR`, another checkout of the product (a git worktree of main, say), in transparent mode: column before-transparent")
 	flag.Parse()
-	if o.only != "" && o.only != "cold" {
-		fmt.Fprintf(os.Stderr, "bench: -only %q: the only choice is \"cold\"\n", o.only)
-		os.Exit(2)
+	for _, name := range o.only {
+		if !slices.Contains([]string{"sb-transparent", "sb-stateless", "sb-mcp", "relay", "mcp-proxy"}, name) {
+			fmt.Fprintf(os.Stderr, "bench: -only: unknown subject %q\n", name)
+			os.Exit(2)
+		}
+	}
+	if o.only != nil && !slices.Contains(o.only, "mcp-proxy") {
+		o.peer = false // not measured: not built
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
@@ -86,7 +110,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	var peer string
-	if o.peer && o.only == "" {
+	if o.peer && !o.coldOnly {
 		if peer, err = build(dir, "mcp-proxy", "github.com/TBXark/mcp-proxy", ""); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: TBXark/mcp-proxy left out: %v\n", err)
 			peer = ""
@@ -103,9 +127,27 @@ func run(ctx context.Context, o options) error {
 	if peer != "" {
 		subjects = append(subjects, &subject{name: "mcp-proxy", tool: u.tool, args: argsFor(u, false), start: startPeer(peer, dir, u)})
 	}
+	if o.before != "" {
+		old, err := build(dir, "switchboard-before", "./cmd/switchboard", o.before)
+		if err != nil {
+			return err
+		}
+		subjects = append(subjects, &subject{name: "before-transparent", tool: u.tool, args: argsFor(u, false),
+			start: startSwitchboard(old, dir, "before", u, "none", o.sbEnv)})
+	}
+	for i, env := range o.try {
+		name := "sb+" + strings.Join(env, ",")
+		subjects = append(subjects, &subject{name: name, tool: u.tool, args: argsFor(u, false),
+			start: startSwitchboard(sb, dir, fmt.Sprintf("try%d", i), u, "none", append(slices.Clip(o.sbEnv), env...))})
+	}
+	if o.only != nil {
+		subjects = slices.DeleteFunc(subjects, func(s *subject) bool {
+			return s.name != "direct" && s.name != "before-transparent" && !strings.HasPrefix(s.name, "sb+") && !slices.Contains(o.only, s.name)
+		})
+	}
 	fmt.Fprintf(os.Stderr, "bench: %s, %d cores; latency %d calls, load %d calls at %d clients, %d cold calls\n",
 		time.Now().UTC().Format(time.RFC3339), numCPU(), o.calls, o.load, o.clients, o.cold)
-	if o.only == "cold" {
+	if o.coldOnly {
 		idle, err := measureIdle(subjects)
 		if err != nil {
 			return err
@@ -117,6 +159,9 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		printWarm(os.Stdout, subjects, w, o)
+	}
+	if o.cold == 0 {
+		return nil
 	}
 	ups := []upstream{u}
 	if n, ok := nodeUpstream(); ok {

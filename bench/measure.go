@@ -25,6 +25,10 @@ type warm struct {
 	cpu      []time.Duration // CPU of the serving process per call, at o.clients clients
 	idleKB   []int           // RSS after start-up, before any session
 	peakKB   []int           // peak RSS (VmHWM) after the load
+	idleAnon []int           // RssAnon idle: the heap and stacks, not the binary's pages
+	anonKB   []int           // RssAnon at the end of the load
+	fileKB   []int           // RssFile at the end of the load: the binary's and libraries' pages
+	kidsKB   []int           // RSS of the subject's descendants at the end of the load
 }
 
 // measureWarm starts the subjects, then measures latency one call at a
@@ -33,7 +37,8 @@ type warm struct {
 func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject) (*warm, error) {
 	n := len(subjects)
 	w := &warm{p50: make([]time.Duration, n), p99: make([]time.Duration, n), perSec: make([]float64, n),
-		cpu: make([]time.Duration, n), idleKB: make([]int, n), peakKB: make([]int, n)}
+		cpu: make([]time.Duration, n), idleKB: make([]int, n), peakKB: make([]int, n),
+		idleAnon: make([]int, n), anonKB: make([]int, n), fileKB: make([]int, n), kidsKB: make([]int, n)}
 	runs := make([]*running, n)
 	defer func() {
 		for _, r := range runs {
@@ -58,6 +63,7 @@ func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject
 	for i, r := range runs {
 		if r != nil {
 			w.idleKB[i] = rssKB(r.cmd.Process.Pid, "VmRSS")
+			w.idleAnon[i] = rssKB(r.cmd.Process.Pid, "RssAnon")
 		}
 	}
 	one := make([][]*mcp.ClientSession, n)
@@ -107,6 +113,9 @@ func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject
 		w.cpu[i] = cpu[i] / time.Duration(o.load)
 		if r != nil {
 			w.peakKB[i] = rssKB(r.cmd.Process.Pid, "VmHWM")
+			w.anonKB[i] = rssKB(r.cmd.Process.Pid, "RssAnon")
+			w.fileKB[i] = rssKB(r.cmd.Process.Pid, "RssFile")
+			w.kidsKB[i] = descendantsKB(r.cmd.Process.Pid)
 		}
 	}
 	return w, nil

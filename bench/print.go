@@ -73,14 +73,18 @@ func printWarm(out io.Writer, subjects []*subject, w *warm, o options) {
 	row("RSS idle (MB)", mb(w.idleKB))
 	ratio("relay", idle, relay)
 	ratio("mcp-proxy", idle, peer)
+	row("  of which anonymous", mb(w.idleAnon))
 	row(fmt.Sprintf("RSS peak, %d clients (MB)", o.clients), mb(w.peakKB))
 	ratio("relay", peak, relay)
 	ratio("mcp-proxy", peak, peer)
+	row("  anonymous after the load", mb(w.anonKB))
+	row("  file-backed after the load", mb(w.fileKB))
+	row("RSS of its children after the load (MB)", mb(w.kidsKB))
 	_ = tw.Flush()
 	fmt.Fprintln(out)
 }
 
-// printIdle prints the idle RSS of the subjects that serve (-only cold).
+// printIdle prints the idle RSS of the subjects that serve (-cold-only).
 func printIdle(out io.Writer, subjects []*subject, idleKB []int) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(out, "RSS idle, one second after start-up (MB)")

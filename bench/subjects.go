@@ -280,3 +280,37 @@ func rssKB(pid int, field string) int {
 	}
 	return 0
 }
+
+// descendantsKB sums the VmRSS of pid's descendants (a gateway's upstream
+// server and, for switchboard, its supervisor), in kB; 0 where there is no
+// /proc.
+func descendantsKB(pid int) int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces.
+		rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
+		if f := strings.Fields(rest); len(f) > 1 {
+			if ppid, err := strconv.Atoi(f[1]); err == nil {
+				children[ppid] = append(children[ppid], child)
+			}
+		}
+	}
+	kb := 0
+	for todo := children[pid]; len(todo) > 0; todo = todo[1:] {
+		kb += rssKB(todo[0], "VmRSS")
+		todo = append(todo, children[todo[0]]...)
+	}
+	return kb
+}

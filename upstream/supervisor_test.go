@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/exepages"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -169,4 +170,36 @@ func TestSupervisedServerKilled(t *testing.T) {
 	if !strings.Contains(st.Error, "killed by signal killed") {
 		t.Errorf("error %q, want it to say the server was killed by SIGKILL", st.Error)
 	}
+}
+
+// TestSupervisorReleasesStartupPages checks that a supervisor, which only
+// waits once its server runs, keeps few of the binary's pages mapped
+// (internal/exepages): start-up maps most of them.
+func TestSupervisorReleasesStartupPages(t *testing.T) {
+	_, server, _ := startOwner(t, "supervised", t.TempDir())
+	sup := parentPID(t, server)
+	resident, size, err := exepages.Resident(sup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("supervisor %d: %d kB of its binary's %d kB of read-only mappings resident", sup, resident>>10, size>>10)
+	if resident > size/4 {
+		t.Errorf("the supervisor has %d kB of its binary's %d kB of read-only mappings resident, want at most a quarter", resident>>10, size>>10)
+	}
+}
+
+// parentPID is the pid of pid's parent.
+func parentPID(t *testing.T, pid int) int {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		t.Fatalf("/proc/%d/stat: %v", pid, err)
+	}
+	return ppid
 }

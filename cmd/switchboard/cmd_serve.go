@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/front"
+	"github.com/switchboard-mcp/switchboard/internal/exepages"
 	"github.com/switchboard-mcp/switchboard/internal/logfile"
 	"github.com/switchboard-mcp/switchboard/internal/replicas"
 	"github.com/switchboard-mcp/switchboard/oauth"
@@ -101,18 +101,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	return e.serve(ctx, o)
 }
 
-// serveGCPercent is serve's GOGC unless the environment sets one. go-sdk
-// allocates a fresh decoder buffer for every JSON value it decodes, so a
-// call through the gateway allocates hundreds of kilobytes of garbage; at
-// the default of 100 a transparent echo call cost the gateway ~840 µs of
-// CPU, at 200 ~600 µs, for ~6 MB more peak memory under load
-// (docs/serve.md, Performance).
-const serveGCPercent = 200
-
 func (e *env) serve(ctx context.Context, o serveOptions) error {
-	if e.getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
+	defer serveMemoryTuning(e.getenv).apply()()
 	token, err := e.serveToken(o)
 	if err != nil {
 		return err
@@ -170,6 +160,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	}
 	defer srv.Close()
 	if o.http == "" {
+		releaseStartupPages(logger)
 		err := srv.MCP().Run(ctx, &mcp.StdioTransport{})
 		if ctx.Err() != nil {
 			return nil // a signal: a clean stop
@@ -206,12 +197,21 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	releaseStartupPages(logger) // before it says it serves: tests look at its memory then
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
 	fmt.Fprintf(e.stderr, "switchboard: serving http://%s/mcp\n", ln.Addr())
 	if e.stopGrace != nil {
 		e.stopGrace.Store(int64(o.drain)) // a draining serve needs its drain on top of the time to close
 	}
 	return srv.Serve(ctx, ln, h, o.drain)
+}
+
+// releaseStartupPages gives back the pages of the binary that start-up
+// mapped (internal/exepages): some 10 MB of serve's RSS.
+func releaseStartupPages(logger *slog.Logger) {
+	if _, err := exepages.Release(); err != nil {
+		logger.Warn("start-up pages not released", "err", err)
+	}
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log

@@ -47,3 +47,24 @@ func TestReadStat(t *testing.T) {
 		t.Error("ReadStat(-1) succeeded")
 	}
 }
+
+func TestReadOnlySpan(t *testing.T) {
+	for _, c := range []struct {
+		line       string
+		start, end uintptr
+		ok         bool
+	}{
+		{"00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/sb", 0x400000, 0x452000, true},
+		{"00652000-00653000 r--p 00052000 08:02 173521      /usr/bin/sb", 0x652000, 0x653000, true},
+		{"00653000-00654000 rw-p 00053000 08:02 173521      /usr/bin/sb", 0, 0, false},
+		{"00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/other", 0, 0, false},
+		{"00400000-00452000 r-xs 00000000 08:02 173521      /usr/bin/sb", 0, 0, false},
+		{"7ffd-7ffe r--p 00000000 00:00 0                   [vvar]", 0, 0, false},
+		{"garbage", 0, 0, false},
+	} {
+		s, e, ok := readOnlySpan([]byte(c.line), "/usr/bin/sb")
+		if s != c.start || e != c.end || ok != c.ok {
+			t.Errorf("readOnlySpan(%q) = %x, %x, %v; want %x, %x, %v", c.line, s, e, ok, c.start, c.end, c.ok)
+		}
+	}
+}

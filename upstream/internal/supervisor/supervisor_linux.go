@@ -97,6 +97,10 @@ func supervise(parent int, path string, argv []string) int {
 		os.Stderr.WriteString("switchboard: starting " + quote(argv[:1]) + ": " + err.Error() + "\n")
 		return 127
 	}
+	// From here on the supervisor only waits: the pages its start-up
+	// mapped go back before it reports, so that once the server runs they
+	// are gone.
+	releasePages()
 	report.WriteString("pid " + itoa(uint64(child.Pid)) + "\n")
 	exits := make(chan syscall.WaitStatus, 1)
 	go reap(child.Pid, exits)
