@@ -30,11 +30,11 @@ import (
 )
 
 type options struct {
-	calls   int // calls per subject, one client at a time
-	clients int // concurrent HTTP clients for throughput
-	load    int // calls per subject at `clients` clients
-	cold    int // cold calls per upstream and side
-	peer    bool
+	calls    int // calls per subject, one client at a time
+	clients  int // concurrent HTTP clients for throughput
+	load     int // calls per subject at `clients` clients
+	cold     int // cold calls per upstream and side
+	peer     bool
 	sbEnv    []string   // added to the environment of switchboard serve
 	only     []string   // subjects to measure besides direct; nil: all
 	try      [][]string // environments of extra sb-transparent columns
