@@ -90,6 +90,10 @@ func newFastLane(s *Server, next http.Handler, limit int64, timeout time.Duratio
 	return l
 }
 
+// FastLane reports whether the handler made last (Handler) serves tool
+// calls on the fast lane: transparent mode, not turned off.
+func (s *Server) FastLane() bool { return s.lane.Load() != nil }
+
 // add learns of an initialized session, which lives as long as ctx.
 func (l *fastLane) add(ss *mcp.ServerSession, ctx context.Context) {
 	id := ss.ID()

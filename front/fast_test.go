@@ -115,8 +115,8 @@ func testFastLaneSameAnswers(t *testing.T, stateless bool) {
 	if n := fast.fastCalls(); n != want {
 		t.Errorf("fast calls = %d, want %d", n, want)
 	}
-	if slow.srv.lane.Load() != nil {
-		t.Error("NoFastLane: a lane was made")
+	if slow.srv.FastLane() || !fast.srv.FastLane() {
+		t.Errorf("FastLane() = %v with the lane, %v with NoFastLane", fast.srv.FastLane(), slow.srv.FastLane())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -196,6 +197,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	h, err := srv.Handler(hopts)
 	if err != nil {
 		return err
+	}
+	if gc := laneGC(e.getenv); gc != 0 && srv.FastLane() {
+		debug.SetGCPercent(gc) // serve's memory tuning, applied above, undoes it
 	}
 	releaseStartupPages(logger) // before it says it serves: tests look at its memory then
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")

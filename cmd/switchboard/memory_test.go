@@ -85,3 +85,12 @@ func TestMemoryGovernor(t *testing.T) {
 		t.Errorf("after stop, the limit is %d, want the %d it was before", l, int64(math.MaxInt64))
 	}
 }
+
+func TestLaneGC(t *testing.T) {
+	if got := laneGC(func(string) string { return "" }); got != laneGCPercent {
+		t.Errorf("laneGC without GOGC = %d, want %d", got, laneGCPercent)
+	}
+	if got := laneGC(func(k string) string { return map[string]string{"GOGC": "300"}[k] }); got != 0 {
+		t.Errorf("laneGC with GOGC=300 = %d, want 0 (the environment wins)", got)
+	}
+}
