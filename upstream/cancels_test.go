@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 )
 
 // TestCloseSendsCancellation cancels a call and closes the pool at once, as
@@ -18,26 +19,19 @@ import (
 // cancelled (go-sdk sends that after the call has returned).
 func TestCloseSendsCancellation(t *testing.T) {
 	for range 5 { // the race with Close was lost only some of the time
-		started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+		started := make(chan struct{}, 1)
 		s := mcp.NewServer(&mcp.Implementation{Name: "waiter", Version: "1"}, nil)
-		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if method == "notifications/cancelled" {
-					select {
-					case cancelled <- struct{}{}:
-					default:
-					}
-				}
-				return next(ctx, method, req)
-			}
-		})
 		mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Waits until cancelled."},
 			func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 				started <- struct{}{}
 				<-ctx.Done()
 				return nil, nil, ctx.Err()
 			})
-		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+		// What the server was told, seen on the wire: go-sdk's server may
+		// end the session (the pool's closing DELETE) before it handles a
+		// notification it accepted.
+		handler, cancelled := mcptest.Told(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), "notifications/cancelled")
+		ts := httptest.NewServer(handler)
 		h := newPool(t, []*config.Server{{Name: "w", Type: config.TransportHTTP, URL: ts.URL,
 			RequestTimeout: time.Minute, ProtocolVersion: "auto"}}, nil)
 

@@ -254,20 +254,9 @@ func TestCallProgress(t *testing.T) {
 // TestCallInterruptCancelsUpstream: SIGINT during a call sends the server
 // notifications/cancelled for it, and the command exits 130.
 func TestCallInterruptCancelsUpstream(t *testing.T) {
-	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+	started := make(chan struct{}, 1)
 	release := make(chan struct{}) // ends a call the server did not cancel, so that the server can close
 	s := mcp.NewServer(&mcp.Implementation{Name: "waiter", Version: "1"}, nil)
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "notifications/cancelled" {
-				select {
-				case cancelled <- struct{}{}:
-				default:
-				}
-			}
-			return next(ctx, method, req)
-		}
-	})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Waits until cancelled."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			select {
@@ -281,7 +270,11 @@ func TestCallInterruptCancelsUpstream(t *testing.T) {
 				return nil, nil, errors.New("released")
 			}
 		})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	// What the server was told, seen on the wire: go-sdk's server may end
+	// the session (the CLI's closing DELETE) before it handles a
+	// notification it accepted.
+	handler, cancelled := mcptest.Told(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), "notifications/cancelled")
+	ts := httptest.NewServer(handler)
 	defer ts.Close()
 	defer close(release)
 	home := homeWith(t, map[string]any{"w": map[string]any{"url": ts.URL}})
