@@ -143,20 +143,30 @@ func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted
 // (the go-sdk handler checks this for /mcp).
 func loopbackHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-			if host, _, err := net.SplitHostPort(addr.String()); err == nil && isLoopback(host) {
-				h, _, err := net.SplitHostPort(r.Host)
-				if err != nil {
-					h = r.Host
-				}
-				if !isLoopback(h) {
-					http.Error(w, "a request on loopback must name a loopback host", http.StatusForbidden)
-					return
-				}
-			}
+		if reboundHost(r) {
+			http.Error(w, "a request on loopback must name a loopback host", http.StatusForbidden)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// reboundHost reports a request that arrived on a loopback address but
+// names another host.
+func reboundHost(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil || !isLoopback(host) {
+		return false
+	}
+	h, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		h = r.Host
+	}
+	return !isLoopback(h)
 }
 
 func writeAdminJSON(w http.ResponseWriter, code int, v any) {

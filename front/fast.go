@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -265,12 +264,8 @@ func (l *fastLane) takes(r *http.Request, ls *laneSession) bool {
 			return false // headers go-sdk checks against the body
 		}
 	}
-	// go-sdk's DNS rebinding check, which refuses a foreign Host on
-	// loopback.
-	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil && loopbackAddr(a.String()) && !loopbackAddr(r.Host) {
-		return false
-	}
-	return true
+	// go-sdk's DNS rebinding check refuses a foreign Host on loopback.
+	return !reboundHost(r)
 }
 
 // serve makes the call and answers it, or reports false, having done
@@ -581,13 +576,4 @@ func acceptsBoth(values []string) bool {
 		}
 	}
 	return jsonOK && streamOK
-}
-
-// loopbackAddr reports whether a host or host:port is loopback.
-func loopbackAddr(addr string) bool {
-	host := addr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		host = h
-	}
-	return isLoopback(strings.Trim(host, "[]"))
 }

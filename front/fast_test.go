@@ -162,20 +162,13 @@ func TestFastLaneCrash(t *testing.T) {
 // want.
 func waitFor(t *testing.T, file, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if data, _ := os.ReadFile(file); strings.Contains(string(data), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			data, _ := os.ReadFile(file)
-			t.Fatalf("%s holds %q, never %q", file, data, want)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a file the child writes: there is no event to wait on
+	<-waitc(file, want)
+	if data, _ := os.ReadFile(file); !strings.Contains(string(data), want) {
+		t.Fatalf("%s holds %q, never %q", file, data, want)
 	}
 }
 
-// waitc is waitFor in the background: the channel is closed when file holds
-// want.
+// waitc is closed when file holds want, or after 30 seconds.
 func waitc(file, want string) chan struct{} {
 	c := make(chan struct{})
 	go func() {
@@ -223,11 +216,7 @@ func TestFastLaneCancel(t *testing.T) {
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "tools/call",
 			"params": map[string]any{"name": "record", "arguments": map[string]any{"file": file, "then": "wait"}}})
 		ctx, cancel := context.WithCancel(t.Context())
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Session-Id", cs.ID())
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req := laneRequest(ctx, url, cs.ID(), string(body))
 		errc := make(chan error, 1)
 		go func() {
 			resp, err := http.DefaultClient.Do(req)
@@ -267,15 +256,8 @@ func TestFastLaneAnswer(t *testing.T) {
 			g, url, session, id = sg, surl, "", rest
 		}
 		body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"arguments":{"text":"hi"},"name":"echo"}}`
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 		before := g.fastCalls()
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(laneRequest(t.Context(), url, session, body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,19 +380,25 @@ func FuzzScanCall(f *testing.F) {
 	})
 }
 
-// lanePost posts body to the gateway at url as a client of 2025-11-25 in
-// session sid ("" for none) and returns the response's content type and
-// body.
-func lanePost(t *testing.T, url, sid, body string) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+// laneRequest is a POST of body to the gateway at url as a client of
+// 2025-11-25 in session sid ("" for none).
+func laneRequest(ctx context.Context, url, sid, body string) *http.Request {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	return req
+}
+
+// lanePost posts body to the gateway at url as a client of 2025-11-25 in
+// session sid ("" for none) and returns the response's content type and
+// body.
+func lanePost(t *testing.T, url, sid, body string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(laneRequest(t.Context(), url, sid, body))
 	if err != nil {
 		t.Fatal(err)
 	}

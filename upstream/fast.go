@@ -152,14 +152,15 @@ func (c *stdioConn) callRaw(ctx context.Context, method string, params []byte, c
 	}
 }
 
-// writeRaw writes the message build appends, and a newline, in one write.
+// writeRaw writes the message build appends, and a newline, in one write;
+// writes are serialised.
 func (c *stdioConn) writeRaw(build func([]byte) []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.buf = append(build(c.buf[:0]), '\n')
 	_, err := c.w.Write(c.buf)
 	if cap(c.buf) > 64<<10 {
-		c.buf = nil
+		c.buf = nil // do not keep a large buffer for small messages
 	}
 	return err
 }

@@ -169,14 +169,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.meta.Load() == nil {
 		c.noteMeta(msg)
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.buf = append(append(c.buf[:0], data...), '\n')
-	_, err = c.w.Write(c.buf)
-	if cap(c.buf) > 64<<10 {
-		c.buf = nil // do not keep a large buffer for small messages
-	}
-	return err
+	return c.writeRaw(func(b []byte) []byte { return append(b, data...) })
 }
 
 // Close closes the server's input, which ends the process (see
