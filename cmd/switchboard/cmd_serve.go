@@ -203,6 +203,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	}
 	releaseStartupPages(logger) // before it says it serves: tests look at its memory then
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
+	log.flush() // the lines above come before this one
 	fmt.Fprintf(e.stderr, "switchboard: serving http://%s/mcp\n", ln.Addr())
 	if e.stopGrace != nil {
 		e.stopGrace.Store(int64(o.drain)) // a draining serve needs its drain on top of the time to close
@@ -252,12 +253,17 @@ type serveLog struct {
 	*slog.Logger
 	file    *slog.Logger // the state directory's file alone; nil if it could not be opened
 	session string
+	main    *logfile.Behind // stderr or --log-file
 	closers []func()
 }
 
+// flush waits until the lines logged so far are on stderr (or in
+// --log-file).
+func (l *serveLog) flush() { _ = l.main.Flush() }
+
 func (l *serveLog) close() {
-	for _, c := range l.closers {
-		c()
+	for i := len(l.closers) - 1; i >= 0; i-- {
+		l.closers[i]()
 	}
 }
 
@@ -291,15 +297,20 @@ func (e *env) serveLogger(o serveOptions, d config.Dirs) (*serveLog, error) {
 		w = f
 		l.closers = append(l.closers, func() { f.Close() })
 	}
-	main := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
+	// Both logs are written behind the calls that log (logfile.Behind),
+	// and written through when serve ends (closers run in reverse).
+	l.main = logfile.NewBehind(w, 0)
+	l.closers = append(l.closers, func() { l.main.Close() })
+	main := slog.NewTextHandler(l.main, &slog.HandlerOptions{Level: level})
 	fw, err := logfile.Open(serveLogPath(d), 0)
 	if err != nil {
 		l.Logger = slog.New(main).With("session", l.session)
 		l.Warn("logging to the state directory", "err", err)
 		return l, nil
 	}
-	l.closers = append(l.closers, func() { fw.Close() })
-	file := slog.NewTextHandler(fw, &slog.HandlerOptions{Level: min(level, slog.LevelInfo)})
+	bfw := logfile.NewBehind(fw, 0)
+	l.closers = append(l.closers, func() { fw.Close() }, func() { bfw.Close() })
+	file := slog.NewTextHandler(bfw, &slog.HandlerOptions{Level: min(level, slog.LevelInfo)})
 	l.file = slog.New(file).With("session", l.session)
 	l.Logger = slog.New(slog.NewMultiHandler(main, file)).With("session", l.session)
 	return l, nil
