@@ -45,13 +45,14 @@ type options struct {
 func main() {
 	testserver.Main() // the fixture upstream
 	modeMain()        // the relay or the bare cold client
+	asReleased()      // from here on, this binary is built as releases are
 	var o options
 	flag.IntVar(&o.calls, "calls", 2000, "calls per subject for latency, one client at a time")
 	flag.IntVar(&o.clients, "clients", 50, "concurrent HTTP clients for throughput and memory")
 	flag.IntVar(&o.load, "load", 6000, "calls per subject at -clients clients")
 	flag.IntVar(&o.cold, "cold", 10, "cold CLI calls per upstream, each side")
 	flag.BoolVar(&o.peer, "peer", true, "build and measure TBXark/mcp-proxy")
-	flag.StringVar(&sbUpstreamProtocol, "sb-upstream-protocol", "", "the protocol `revision` switchboard speaks to the upstream (default: its own, 2026-07-28 with this fixture; mcp-proxy speaks 2025-06-18)")
+	flag.StringVar(&sbUpstreamProtocol, "sb-upstream-protocol", "", "the protocol `revision` switchboard speaks to the upstream (default: its own, 2025-11-25 over stdio; mcp-proxy speaks 2025-06-18, the relay 2026-07-28)")
 	flag.BoolVar(&o.coldOnly, "cold-only", false, "measure only the idle RSS (switchboard, relay) and the cold call, no latency or load")
 	flag.Func("sb-env", "`KEY=VALUE` added to switchboard serve's environment (repeatable), to try a tunable such as GOMEMLIMIT", func(kv string) error {
 		if !strings.Contains(kv, "=") {
@@ -181,12 +182,64 @@ func run(ctx context.Context, o options) error {
 // bench module, where the peer is a tool dependency).
 func build(dir, name, pkg, moduleDir string) (string, error) {
 	bin := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd := exec.Command("go", append(append([]string{"build"}, releaseFlags...), "-o", bin, pkg)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Dir = moduleDir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, out)
 	}
 	return bin, nil
+}
+
+// releaseFlags, with CGO_ENABLED=0, build every Go subject as
+// scripts/release.sh builds switchboard: what users run. A default build
+// (cgo on, so linked against libc, with a symbol table) starts slower and
+// maps more; building them all alike keeps the ratios fair.
+var releaseFlags = []string{"-trimpath", "-ldflags=-s -w"}
+
+// releasedEnv marks the bench's own release build (asReleased).
+const releasedEnv = "SWITCHBOARD_BENCH_RELEASED"
+
+// asReleased rebuilds this program with releaseFlags and runs that build
+// in its place, unless this is it: the bench binary is also the relay, the
+// bare cold client and the Go upstream, which must be built as the
+// gateways are. It returns only in the rebuilt program.
+func asReleased() {
+	if os.Getenv(releasedEnv) != "" {
+		return
+	}
+	dir, err := os.MkdirTemp("", "switchboard-bench-self-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		self, err := build(dir, "bench", ".", "")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: building itself (run it in bench/):", err)
+			return 1
+		}
+		cmd := exec.Command(self, os.Args[1:]...)
+		cmd.Env = append(os.Environ(), releasedEnv+"=1")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		// Ctrl-C reaches the child too (our process group): it stops and
+		// cleans up, and this one waits for it to remove the build.
+		signal.Ignore(os.Interrupt, syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			if ee, ok := err.(*exec.ExitError); ok {
+				return ee.ExitCode()
+			}
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		return 0
+	}()
+	os.Exit(code)
 }
 
 // productRoot is the directory of the product's module: the one the bench
