@@ -177,8 +177,8 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		d.oauth(r, v, p)
 	case "protocolVersion":
 		if pv, ok := d.str(v, p); ok {
-			if pv != "auto" && pv != "legacy" && !revisionRE().MatchString(pv) {
-				d.errorf(v, p, `must be "auto", "legacy" or a revision such as "2025-11-25", not %q`, pv)
+			if pv != "auto" && pv != "latest" && pv != "legacy" && !revisionRE().MatchString(pv) {
+				d.errorf(v, p, `must be "auto", "latest", "legacy" or a revision such as "2025-11-25", not %q`, pv)
 			}
 			r.ProtocolVersion = pv
 		}

@@ -84,7 +84,7 @@ type Server struct {
 	ExcludeTools    []string
 	DirectTools     DirectTools
 	SearchKeywords  map[string][]string
-	ProtocolVersion string    // "auto", "legacy" or an exact revision
+	ProtocolVersion string    // "auto", "latest", "legacy" or an exact revision
 	OAuth           *OAuth    // nil: the defaults (see config/oauth.go)
 	Approve         *Approval // nil: settings.approve (see Config.ApprovalRule)
 	Pin             PinMode   // "": settings.pin (see Config.PinModeOf)

@@ -271,8 +271,9 @@ func connect(b *testing.B, r *running, cmd *exec.Cmd) *mcp.ClientSession {
 // benchProtocol is the revision the benchmarks' clients ask for:
 // $SWITCHBOARD_BENCH_PROTOCOL, else 2025-11-25, which the agents of today
 // speak (the TypeScript SDK's newest). "latest" lets go-sdk choose (it
-// prefers 2026-07-28). Upstream legs (gateway or relay to the fixture)
-// negotiate as they would in use, which is 2026-07-28 here.
+// prefers 2026-07-28). Upstream legs negotiate as they would in use: the
+// gateway's at 2025-11-25 (its default over stdio), the relay's at
+// 2026-07-28 (go-sdk's).
 func benchProtocol() string {
 	switch v := os.Getenv("SWITCHBOARD_BENCH_PROTOCOL"); v {
 	case "":

@@ -53,17 +53,26 @@ func (g *testGateway) fastCalls() int64 {
 // HTTP, one with the fast lane and one without, and checks that every
 // answer is the same, and that the lane took the calls it may take and no
 // other.
+//
+// The upstream is reached at 2025-11-25 (the default over stdio) and at
+// 2026-07-28 ("latest"), where each request carries the _meta go-sdk's
+// client puts on its own (see stdioConn.noteMeta).
 func TestFastLaneSameAnswers(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) { testFastLaneSameAnswers(t, stateless) })
+	for _, upstream := range []string{"auto", "latest"} {
+		for _, stateless := range []bool{false, true} {
+			t.Run(fmt.Sprintf("upstream=%s/stateless=%v", upstream, stateless), func(t *testing.T) { testFastLaneSameAnswers(t, upstream, stateless) })
+		}
 	}
 }
 
-func testFastLaneSameAnswers(t *testing.T, stateless bool) {
+func testFastLaneSameAnswers(t *testing.T, version string, stateless bool) {
 	mcptest.CheckNoLeaks(t)
 	settings := map[string]any{"toolPrefix": "none", "output": map[string]int{"maxBytes": 2000, "maxLines": 50}}
-	fast := newGateway(t, map[string]def{"f": fixture()}, settings)
-	slow := newGateway(t, map[string]def{"f": fixture()}, settings)
+	upstream := fixture()
+	upstream["protocolVersion"] = version
+	fast := newGateway(t, map[string]def{"f": upstream}, settings)
+	slow := newGateway(t, map[string]def{"f": upstream}, settings)
+
 	// Over stateless HTTP, a client of 2026-07-28 goes the usual way (see
 	// TestFastLaneNotNewest).
 	fcs, _ := fast.connectHTTPAt(t, HTTPOptions{Stateless: stateless}, nil, "2025-11-25")
@@ -98,9 +107,13 @@ func testFastLaneSameAnswers(t *testing.T, stateless bool) {
 		return spillDir.ReplaceAllString(string(js), "SPILL")
 	}
 	want := int64(0)
-	for _, c := range cases {
+	for i, c := range cases {
 		before := fast.fastCalls()
 		got, exp := answer(fcs, c.params), answer(scs, c.params)
+		// A server at 2026-07-28 names itself in each result's _meta.
+		if modern := strings.Contains(got, "io.modelcontextprotocol/serverInfo"); i == 0 && modern != (version == "latest") {
+			t.Fatalf("protocolVersion %q: the upstream answered %s", version, got)
+		}
 		if got != exp {
 			t.Errorf("%s: with the fast lane\n%s\nwithout\n%s", c.what, got, exp)
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
 )
 
 // Protocol negotiation.
@@ -24,7 +26,7 @@ import (
 // makes Connect fail, and one that never answers it makes Connect hang until
 // its context ends.
 //
-// protocolVersion "auto" therefore probes, bounded: over stdio, probeConn
+// protocolVersion "latest" therefore probes, bounded: over stdio, probeConn
 // answers the probe itself with "method not found" when the server has
 // shown it is running (it answered a ping sent right after the probe) but
 // has not answered the probe within ProbeTimeout, or when it has said
@@ -36,8 +38,26 @@ import (
 // probe, the server is connected again with the version pinned to
 // 2025-11-25, and stays pinned for later connections. "legacy" pins
 // 2025-11-25; an exact revision pins that revision.
+//
+// "auto", the default, is "latest" over HTTP and in process, and "legacy"
+// over stdio. Over a pipe, where the gateway is the server's one client,
+// 2026-07-28 brings nothing (its point is requests that stand alone, for
+// servers behind load balancers) and costs three things:
+//   - every request carries the client's info and capabilities in _meta,
+//     which the server checks: measured, a tenth to a fifth of an echo
+//     call's time in the server, and of the calls a second at 50 clients
+//     (docs/bench.md);
+//   - servers written for the revisions every client speaks send the
+//     client requests in the middle of a call (elicitation, sampling),
+//     which 2026-07-28 forbids: go-sdk v1.8 servers refuse them at that
+//     revision (5 of the official conformance scenarios fail), while at
+//     2025-11-25 they serve both styles (go-sdk turns a handler's input
+//     requests into requests to the client);
+//   - the probe: one more round trip at each start, and a server that
+//     mishandles it costs a grace period or a restart.
 
-// legacyVersion is what "legacy" pins and what "auto" falls back to.
+// legacyVersion is what "legacy" pins, what "auto" is over stdio, and
+// what "latest" falls back to.
 const legacyVersion = "2025-11-25"
 
 const (
@@ -47,9 +67,14 @@ const (
 
 // pinnedVersion returns the version to request for a server's
 // protocolVersion setting, "" meaning the SDK's default (which probes).
-func pinnedVersion(setting string, fellBack bool) (string, error) {
+func pinnedVersion(setting string, typ config.Transport, fellBack bool) (string, error) {
 	switch setting {
 	case "", "auto":
+		if typ == config.TransportStdio {
+			return legacyVersion, nil
+		}
+		fallthrough
+	case "latest":
 		if fellBack {
 			return legacyVersion, nil
 		}
@@ -58,7 +83,7 @@ func pinnedVersion(setting string, fellBack bool) (string, error) {
 		return legacyVersion, nil
 	}
 	if !slices.Contains(mcp.SupportedProtocolVersions(), setting) {
-		return "", withClass(ClassConfig, fmt.Errorf("protocolVersion %q is not supported (supported: auto, legacy, %v)", setting, mcp.SupportedProtocolVersions()))
+		return "", withClass(ClassConfig, fmt.Errorf("protocolVersion %q is not supported (supported: auto, latest, legacy, %v)", setting, mcp.SupportedProtocolVersions()))
 	}
 	return setting, nil
 }

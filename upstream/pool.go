@@ -97,7 +97,7 @@ type Options struct {
 	ClientMiddleware []mcp.Middleware
 
 	// ProbeTimeout bounds the server/discover probe of protocolVersion
-	// "auto". It is capped at half the server's request timeout. Default 3s.
+	// "latest" ("auto" over HTTP). It is capped at half the server's request timeout. Default 3s.
 	ProbeTimeout time.Duration
 
 	// TerminateTimeout is how long closing a stdio server waits after

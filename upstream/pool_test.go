@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,22 +227,37 @@ func TestStartFailures(t *testing.T) {
 }
 
 func TestProtocolNegotiation(t *testing.T) {
-	exitLegacy := fixture("exit-legacy", testserver.ExitOnProbe)
-	exitLegacy.ProtocolVersion = "legacy"
-	exact := fixture("exact", testserver.Good)
-	exact.ProtocolVersion = "2025-06-18"
-	servers := []*config.Server{
-		fixture("exit-auto", testserver.ExitOnProbe), fixture("ignore-auto", testserver.IgnoreProbe),
-		exitLegacy, exact, fixture("good", testserver.Good),
+	with := func(name, mode, version string) *config.Server {
+		s := fixture(name, mode)
+		s.ProtocolVersion = version
+		return s
 	}
+	servers := []*config.Server{
+		// "latest" probes with server/discover and falls back.
+		with("exit-latest", testserver.ExitOnProbe, "latest"), with("ignore-latest", testserver.IgnoreProbe, "latest"),
+		with("good-latest", testserver.Good, "latest"),
+		// "auto", the default, is 2025-11-25 over stdio: no probe.
+		fixture("exit-auto", testserver.ExitOnProbe), fixture("good", testserver.Good),
+		with("exit-legacy", testserver.ExitOnProbe, "legacy"), with("exact", testserver.Good, "2025-06-18"),
+	}
+	// A server that dies on the probe says so on stderr, once per probe.
+	var mu sync.Mutex
+	died := map[string]int{}
 	// The probe's grace period starts when the server first answers (see
 	// TestSlowModernServer). go-sdk servers answer server/discover and the
-	// ping concurrently: the grace is what ignore-auto waits, and long
-	// enough that "good" never needs it.
-	h := newPool(t, servers, &upstream.Options{ProbeTimeout: 2 * time.Second})
+	// ping concurrently: the grace is what ignore-latest waits, and long
+	// enough that good-latest never needs it.
+	h := newPool(t, servers, &upstream.Options{ProbeTimeout: 2 * time.Second, Stderr: func(server, line string) {
+		if strings.Contains(line, "unknown method server/discover") {
+			mu.Lock()
+			died[server]++
+			mu.Unlock()
+		}
+	}})
 	want := map[string]string{
-		"exit-auto": "2025-11-25", "ignore-auto": "2025-11-25", "exit-legacy": "2025-11-25",
-		"exact": "2025-06-18", "good": "2026-07-28",
+		"exit-latest": "2025-11-25", "ignore-latest": "2025-11-25", "good-latest": "2026-07-28",
+		"exit-auto": "2025-11-25", "good": "2025-11-25",
+		"exit-legacy": "2025-11-25", "exact": "2025-06-18",
 	}
 	for _, s := range servers {
 		t.Run(s.Name, func(t *testing.T) {
@@ -254,11 +270,19 @@ func TestProtocolNegotiation(t *testing.T) {
 		})
 	}
 	// The fallback is remembered: reconnecting does not probe again.
-	if err := h.Reconnect(t.Context(), "exit-auto"); err != nil {
+	if err := h.Reconnect(t.Context(), "exit-latest"); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.status("exit-auto"); st.Generation != 2 || st.State != upstream.StateConnected {
+	if st := h.status("exit-latest"); st.Generation != 2 || st.State != upstream.StateConnected {
 		t.Errorf("after reconnect: %+v", st)
+	}
+	// The stderr lines are read as the servers run: they have been by the
+	// time the pool has closed.
+	h.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if died["exit-latest"] != 1 || died["exit-auto"] != 0 || died["exit-legacy"] != 0 {
+		t.Errorf("servers that died on the probe: %v; want exit-latest once, no other", died)
 	}
 }
 
@@ -280,6 +304,7 @@ func TestSlowModernServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := fixture("slow", tc.mode)
+			s.ProtocolVersion = "latest"
 			s.Env[testserver.DelayEnv] = tc.delay
 			h := newPool(t, []*config.Server{s}, &tc.opts)
 			if _, err := h.call(t.Context(), "slow", "echo", nil); err != nil {
@@ -351,7 +376,7 @@ func TestDiscoveryBounds(t *testing.T) {
 }
 
 func TestListChanged(t *testing.T) {
-	for _, version := range []string{"auto", "legacy"} {
+	for _, version := range []string{"auto", "latest", "legacy"} {
 		t.Run(version, func(t *testing.T) {
 			s := fixture("f", testserver.Good)
 			s.ProtocolVersion = version

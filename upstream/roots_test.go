@@ -25,15 +25,22 @@ func roots(uris ...string) []*mcp.Root {
 // TestRoots checks that every connection offers the pool's roots, that
 // SetRoots notifies connected servers with roots/list_changed and that
 // they then list the new roots, and that later connections get them too.
+//
+// "modern" speaks 2026-07-28 ("latest"; stdio is 2025-11-25 by default),
+// where the server asks for the roots with each call that needs them (an
+// input request) instead of keeping a list.
 func TestRoots(t *testing.T) {
 	changed := make(chan []string, 16)
 	ts := mcptest.RootsServer(t, changed)
+	modern := fixture("modern", testserver.Roots)
+	modern.ProtocolVersion = "latest"
 	h := newPool(t, []*config.Server{
 		{Name: "http", Type: config.TransportHTTP, URL: ts.URL, RequestTimeout: 20 * time.Second},
 		fixture("stdio", testserver.Roots),
 		fixture("late", testserver.Roots),
+		modern,
 	}, &upstream.Options{Roots: roots("file:///a")})
-	for _, name := range []string{"http", "stdio"} {
+	for _, name := range []string{"http", "stdio", "modern"} {
 		if got, err := h.call(t.Context(), name, "roots", nil); err != nil || got != "file:///a" {
 			t.Errorf("%s: roots = %q, %v; want file:///a", name, got, err)
 		}
@@ -42,7 +49,7 @@ func TestRoots(t *testing.T) {
 	h.SetRoots(roots("file:///b", "file:///c"))
 	want := []string{"file:///b", "file:///c"}
 	waitRoots(t, changed, want)
-	for _, name := range []string{"http", "stdio", "late"} {
+	for _, name := range []string{"http", "stdio", "late", "modern"} {
 		if got, err := h.call(t.Context(), name, "roots", nil); err != nil || got != strings.Join(want, "\n") {
 			t.Errorf("%s after SetRoots: roots = %q, %v; want %q", name, got, err, want)
 		}
@@ -50,8 +57,13 @@ func TestRoots(t *testing.T) {
 
 	h.SetRoots(nil)
 	waitRoots(t, changed, []string{})
-	if got, err := h.call(t.Context(), "stdio", "roots", nil); err != nil || got != "no roots" {
-		t.Errorf("after SetRoots(nil): roots = %q, %v; want none", got, err)
+	for _, name := range []string{"stdio", "modern"} {
+		if got, err := h.call(t.Context(), name, "roots", nil); err != nil || got != "no roots" {
+			t.Errorf("%s after SetRoots(nil): roots = %q, %v; want none", name, got, err)
+		}
+	}
+	if st := h.status("modern"); st.Protocol != "2026-07-28" {
+		t.Errorf("modern speaks %q", st.Protocol)
 	}
 }
 

@@ -56,7 +56,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	s.mu.Lock()
 	fellBack := s.fellBack
 	s.mu.Unlock()
-	version, err := pinnedVersion(s.cfg.ProtocolVersion, fellBack)
+	version, err := pinnedVersion(s.cfg.ProtocolVersion, s.cfg.Type, fellBack)
 	if err != nil {
 		return nil, err
 	}
