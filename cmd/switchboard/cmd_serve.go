@@ -145,12 +145,16 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	replica := front.NewReplicaID()
 	metrics := front.NewMetrics()
 	calls := switchboard.NewCallLog(0)
+	pages := &quietPages{}
+	pagesCtx, stopPages := context.WithCancel(ctx)
+	defer stopPages()
+	go pages.run(pagesCtx, pagesQuiet, pagesIdle, func() { _, _ = exepages.Release() })
 	// Over stdio the engine's connections serve one client, whose roots
 	// they get; over HTTP clients share them, and no one client's roots
 	// are forwarded (docs/serve.md, Roots).
 	fopts := &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "", ReplicaID: replica,
 		Engine: switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Version: versionString(),
-			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: calls.Add}}
+			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: pages.onCall(calls.Add)}}
 	st.engine(&fopts.Engine)
 	if st.shared != nil {
 		logger.Info("shared store", "store", st.describe())
@@ -198,6 +202,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
+	h = pages.handler(h)
 	if gc := laneGC(e.getenv); gc != 0 && srv.FastLane() {
 		debug.SetGCPercent(gc) // serve's memory tuning, applied above, undoes it
 	}
@@ -209,14 +214,6 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		e.stopGrace.Store(int64(o.drain)) // a draining serve needs its drain on top of the time to close
 	}
 	return srv.Serve(ctx, ln, h, o.drain)
-}
-
-// releaseStartupPages gives back the pages of the binary that start-up
-// mapped (internal/exepages): some 10 MB of serve's RSS.
-func releaseStartupPages(logger *slog.Logger) {
-	if _, err := exepages.Release(); err != nil {
-		logger.Warn("start-up pages not released", "err", err)
-	}
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log
