@@ -44,9 +44,10 @@ import (
 // 2026-07-28 brings nothing (its point is requests that stand alone, for
 // servers behind load balancers) and costs three things:
 //   - every request carries the client's info and capabilities in _meta,
-//     which the server checks: measured, a tenth to a fifth of an echo
-//     call's time in the server, and of the calls a second at 50 clients
-//     (docs/bench.md);
+//     which the server checks: measured against mcp-proxy in the same
+//     runs, the gateway's added latency went from 1.00 to 1.31 times
+//     mcp-proxy's, and its calls a second at 50 clients from 1.03 to 0.79
+//     times (docs/bench.md);
 //   - servers written for the revisions every client speaks send the
 //     client requests in the middle of a call (elicitation, sampling),
 //     which 2026-07-28 forbids: go-sdk v1.8 servers refuse them at that
