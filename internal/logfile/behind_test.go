@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// gate is a writer that holds each Write until the test lets it through.
+// gate is a writer that holds each Write until the test lets it through,
+// and keeps what it let through.
 type gate struct {
 	entered chan []byte // each Write's bytes, as it starts
 	release chan error  // what that Write returns
-	mu      sync.Mutex
-	got     bytes.Buffer
+	lockedBuffer
 }
 
 func newGate() *gate { return &gate{entered: make(chan []byte), release: make(chan error)} }
@@ -24,15 +24,7 @@ func (g *gate) Write(p []byte) (int, error) {
 	if err := <-g.release; err != nil {
 		return 0, err
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.got.Write(p)
-}
-
-func (g *gate) String() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.got.String()
+	return g.lockedBuffer.Write(p)
 }
 
 // lockedBuffer is a bytes.Buffer safe for the writing goroutine and the test.
