@@ -61,7 +61,7 @@ func main() {
 		o.sbEnv = append(o.sbEnv, kv)
 		return nil
 	})
-	flag.Func("only", "measure only these `SUBJECTS` (comma-separated: sb-transparent, sb-stateless, sb-mcp, relay, mcp-proxy) besides direct", func(v string) error {
+	flag.Func("only", "measure only these `SUBJECTS` (comma-separated: sb-transparent, sb-stateless, sb-mcp, sb-direct, relay, mcp-proxy) besides direct", func(v string) error {
 		o.only = strings.Split(v, ",")
 		return nil
 	})
@@ -78,7 +78,7 @@ func main() {
 	flag.StringVar(&o.before, "before", "", "also measure switchboard as built from `DIR`, another checkout of the product (a git worktree of main, say), in transparent mode: column before-transparent")
 	flag.Parse()
 	for _, name := range o.only {
-		if !slices.Contains([]string{"sb-transparent", "sb-stateless", "sb-mcp", "relay", "mcp-proxy"}, name) {
+		if !slices.Contains([]string{"sb-transparent", "sb-stateless", "sb-mcp", "sb-direct", "relay", "mcp-proxy"}, name) {
 			fmt.Fprintf(os.Stderr, "bench: -only: unknown subject %q\n", name)
 			os.Exit(2)
 		}
@@ -123,6 +123,7 @@ func run(ctx context.Context, o options) error {
 		{name: "sb-transparent", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "transparent", u, "none", o.sbEnv)},
 		{name: "sb-stateless", tool: u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "stateless", u, "none", o.sbEnv, "--stateless")},
 		{name: "sb-mcp", tool: "mcp", args: argsFor(u, true), start: startSwitchboard(sb, dir, "mcp", u, "server", o.sbEnv)},
+		{name: "sb-direct", tool: "f0_" + u.tool, args: argsFor(u, false), start: startSwitchboard(sb, dir, "direct", u, "server", o.sbEnv)},
 		{name: "relay", tool: u.tool, args: argsFor(u, false), start: startRelay(u)},
 	}
 	if peer != "" {

@@ -147,6 +147,9 @@ func switchboardConfig(dir, label string, u upstream, prefix string) (string, er
 		return "", err
 	}
 	f0 := map[string]any{"command": u.path, "args": u.args, "env": u.env}
+	if label == "direct" { // proxy mode with the server's tools as direct tools
+		f0["directTools"] = true
+	}
 	if sbUpstreamProtocol != "" {
 		f0["protocolVersion"] = sbUpstreamProtocol
 	}

@@ -27,7 +27,10 @@ import (
 // to the stdio server as bytes (gateway.Session.CallToolRaw), and a result
 // go-sdk would have passed on unchanged comes back as the server wrote it,
 // answered as application/json. Decoding and encoding in go-sdk, on both
-// sides, were most of a call's cost (docs/bench.md).
+// sides, were most of a call's cost (docs/bench.md). In proxy mode it
+// serves the calls of direct tools the same way, their results bounded
+// (gateway.Engine.Bound) as callDirect bounds them; calls of the mcp tool
+// go the usual way.
 //
 // Everything else goes the usual way, untouched: a request the lane does
 // not take is handed to go-sdk with its body as it came. The lane takes
@@ -90,7 +93,8 @@ func newFastLane(s *Server, next http.Handler, limit int64, timeout time.Duratio
 }
 
 // FastLane reports whether the handler made last (Handler) serves tool
-// calls on the fast lane: transparent mode, not turned off.
+// calls on the fast lane: mirrored tools in transparent mode, direct tools
+// in proxy mode, unless turned off.
 func (s *Server) FastLane() bool { return s.lane.Load() != nil }
 
 // add learns of an initialized session, which lives as long as ctx.
@@ -172,7 +176,11 @@ func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ok = false
 	}
-	if !ok || !l.s.fastTool(call.name) || !l.serve(w, r, ls, call) {
+	var dt directTool
+	if ok {
+		dt, ok = l.s.laneTool(call.name)
+	}
+	if !ok || !l.serve(w, r, ls, call, dt) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		l.slow(w, r, ls)
 	}
@@ -222,7 +230,7 @@ func (l *fastLane) slow(w http.ResponseWriter, r *http.Request, ls *laneSession)
 // it, and whether go-sdk would let it pass to the server as it is.
 func (l *fastLane) takes(r *http.Request, ls *laneSession) bool {
 	s := l.s
-	if s.single == "" || s.opts.Engine.Telemetry != nil || s.drain.draining.Load() {
+	if s.opts.Engine.Telemetry != nil || s.drain.draining.Load() {
 		return false
 	}
 	if ls != nil {
@@ -268,11 +276,11 @@ func (l *fastLane) takes(r *http.Request, ls *laneSession) bool {
 	return !reboundHost(r)
 }
 
-// serve makes the call and answers it, or reports false, having done
-// nothing, when the engine declines it.
-func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall) bool {
+// serve makes the call of dt and answers it, or reports false, having
+// done nothing, when the engine declines it.
+func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall, dt directTool) bool {
 	s := l.s
-	dt := directTool{server: s.single, name: call.name}
+	transparent := s.single != ""
 	var ss *mcp.ServerSession
 	if ls != nil {
 		ss = ls.ss
@@ -313,14 +321,16 @@ func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession
 	if cause := context.Cause(s.drain.halt); cause != nil && ctx.Err() != nil {
 		err = fmt.Errorf("switchboard: the call was cancelled: %w", cause)
 	}
+	// As callDirect: in transparent mode a result that fits goes as it
+	// came; a direct tool's is always bounded (gateway.Engine.Bound).
 	var out []byte
-	if err == nil && raw != nil && s.eng.FitsRaw(raw) {
+	if err == nil && raw != nil && transparent && s.eng.FitsRaw(raw) {
 		res, out = &mcp.CallToolResult{IsError: raw.IsError}, raw.Result
 	} else {
 		if err == nil && raw != nil {
 			res, err = upstream.DecodeResult(raw.Result)
 		}
-		if err == nil && !s.eng.Fits(res) {
+		if err == nil && (!transparent || !s.eng.Fits(res)) {
 			res, err = s.eng.Bound("call-"+dt.name, res)
 		}
 		shown := res

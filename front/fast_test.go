@@ -57,19 +57,31 @@ func (g *testGateway) fastCalls() int64 {
 // The upstream is reached at 2025-11-25 (the default over stdio) and at
 // 2026-07-28 ("latest"), where each request carries the _meta go-sdk's
 // client puts on its own (see stdioConn.noteMeta).
+//
+// In proxy mode the lane takes the calls of direct tools (directTools),
+// whose results are always bounded (gateway.Engine.Bound).
 func TestFastLaneSameAnswers(t *testing.T) {
 	for _, upstream := range []string{"auto", "latest"} {
 		for _, stateless := range []bool{false, true} {
-			t.Run(fmt.Sprintf("upstream=%s/stateless=%v", upstream, stateless), func(t *testing.T) { testFastLaneSameAnswers(t, upstream, stateless) })
+			t.Run(fmt.Sprintf("upstream=%s/stateless=%v", upstream, stateless), func(t *testing.T) { testFastLaneSameAnswers(t, upstream, stateless, "") })
 		}
+	}
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("direct/stateless=%v", stateless), func(t *testing.T) { testFastLaneSameAnswers(t, "auto", stateless, "f_") })
 	}
 }
 
-func testFastLaneSameAnswers(t *testing.T, version string, stateless bool) {
+// testFastLaneSameAnswers: prefix "" for transparent mode, else proxy mode
+// with direct tools named prefix+tool.
+func testFastLaneSameAnswers(t *testing.T, version string, stateless bool, prefix string) {
 	mcptest.CheckNoLeaks(t)
 	settings := map[string]any{"toolPrefix": "none", "output": map[string]int{"maxBytes": 2000, "maxLines": 50}}
 	upstream := fixture()
 	upstream["protocolVersion"] = version
+	if prefix != "" {
+		settings["toolPrefix"] = "server"
+		upstream["directTools"] = true
+	}
 	fast := newGateway(t, map[string]def{"f": upstream}, settings)
 	slow := newGateway(t, map[string]def{"f": upstream}, settings)
 
@@ -99,7 +111,9 @@ func testFastLaneSameAnswers(t *testing.T, version string, stateless bool) {
 	}
 	spillDir := regexp.MustCompile(`(` + regexp.QuoteMeta(fast.srv.opts.Engine.SpillDir) + `|` + regexp.QuoteMeta(slow.srv.opts.Engine.SpillDir) + `)/p[0-9]+-[0-9]+`)
 	answer := func(cs *mcp.ClientSession, p *mcp.CallToolParams) string {
-		res, err := cs.CallTool(t.Context(), p)
+		named := *p
+		named.Name = prefix + p.Name
+		res, err := cs.CallTool(t.Context(), &named)
 		if err != nil {
 			return "error: " + err.Error()
 		}

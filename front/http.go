@@ -127,7 +127,7 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	} else {
 		inner = sessionGone(h)
 	}
-	if s.single != "" && !opts.NoFastLane {
+	if !opts.NoFastLane {
 		l := newFastLane(s, inner, limit, sessionTimeout, opts.Stateless)
 		s.lane.Store(l)
 		inner = l

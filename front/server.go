@@ -93,7 +93,7 @@ type Server struct {
 	rootsMu sync.Mutex       // one listing of client roots at a time
 
 	drain drainState
-	lane  atomic.Pointer[fastLane] // set when served over HTTP with sessions, in transparent mode
+	lane  atomic.Pointer[fastLane] // set when served over HTTP (unless HTTPOptions.NoFastLane)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -101,6 +101,7 @@ type Server struct {
 
 type directTool struct {
 	server, name string
+	plain        bool // no output schema upstream: the fast lane may call it (laneTool)
 }
 
 // New makes the engine over cfg and the MCP server in front of it. In
@@ -220,11 +221,18 @@ func (s *Server) laneAdd(l *fastLane, ss *mcp.ServerSession) {
 	l.add(ss, cs.ctx)
 }
 
-// fastTool reports whether the fast lane may call a mirrored tool.
-func (s *Server) fastTool(name string) bool {
+// laneTool returns the tool a call of name reaches, and whether the fast
+// lane may call it: a mirrored tool (transparent mode) or a direct tool,
+// either without an output schema upstream (go-sdk's client checks a
+// result against it; the lane would not).
+func (s *Server) laneTool(name string) (directTool, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.plain[name]
+	if s.single != "" {
+		return directTool{server: s.single, name: name}, s.plain[name]
+	}
+	dt, ok := s.direct[name]
+	return dt, ok && dt.plain
 }
 
 // MCP returns the go-sdk server, to serve over any transport.
@@ -400,7 +408,7 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 				if exposed == proxy.ToolName {
 					continue
 				}
-				want[exposed] = directTool{server: name, name: t.Name}
+				want[exposed] = directTool{server: name, name: t.Name, plain: t.OutputSchema == nil}
 				tools[exposed] = t
 			}
 		}
