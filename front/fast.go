@@ -97,6 +97,12 @@ func newFastLane(s *Server, next http.Handler, limit int64, timeout time.Duratio
 // in proxy mode, unless turned off.
 func (s *Server) FastLane() bool { return s.lane.Load() != nil }
 
+// LeanCalls reports whether every tool call the handler made last serves
+// may take the fast lane: transparent mode, the lane on. In proxy mode the
+// mcp tool's calls go through go-sdk, which leaves ~400 KB of garbage a
+// call: serve tunes its collector for that (cmd/switchboard/memory.go).
+func (s *Server) LeanCalls() bool { return s.single != "" && s.FastLane() }
+
 // add learns of an initialized session, which lives as long as ctx.
 func (l *fastLane) add(ss *mcp.ServerSession, ctx context.Context) {
 	id := ss.ID()

@@ -145,6 +145,10 @@ func testFastLaneSameAnswers(t *testing.T, version string, stateless bool, prefi
 	if slow.srv.FastLane() || !fast.srv.FastLane() {
 		t.Errorf("FastLane() = %v with the lane, %v with NoFastLane", fast.srv.FastLane(), slow.srv.FastLane())
 	}
+	// Only in transparent mode does every call take the lane.
+	if slow.srv.LeanCalls() || fast.srv.LeanCalls() != (prefix == "") {
+		t.Errorf("LeanCalls() = %v with the lane, %v with NoFastLane, in transparent mode: %v", fast.srv.LeanCalls(), slow.srv.LeanCalls(), prefix == "")
+	}
 }
 
 // TestFastLaneNotNewest checks that a client of 2026-07-28 (stateless, with

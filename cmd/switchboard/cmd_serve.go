@@ -203,7 +203,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		return err
 	}
 	h = pages.handler(h)
-	if gc := laneGC(e.getenv); gc != 0 && srv.FastLane() {
+	if gc := laneGC(e.getenv); gc != 0 && srv.LeanCalls() {
 		debug.SetGCPercent(gc) // serve's memory tuning, applied above, undoes it
 	}
 	releaseStartupPages(logger) // before it says it serves: tests look at its memory then
