@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -56,6 +57,10 @@ import (
 //     requests into requests to the client);
 //   - the probe: one more round trip at each start, and a server that
 //     mishandles it costs a grace period or a restart.
+//
+// A stdio server that answers initialize with an error (one that speaks
+// only 2026-07-28) is connected again with the probe, and probed from then
+// on (server.modern).
 
 // legacyVersion is what "legacy" pins, what "auto" is over stdio, and
 // what "latest" falls back to.
@@ -87,6 +92,18 @@ func pinnedVersion(setting string, typ config.Transport, fellBack bool) (string,
 		return "", withClass(ClassConfig, fmt.Errorf("protocolVersion %q is not supported (supported: auto, latest, legacy, %v)", setting, mcp.SupportedProtocolVersions()))
 	}
 	return setting, nil
+}
+
+// retryRefused is what server.open says to retry with when a stdio server
+// refused the handshake without a probe: connect then decides.
+const retryRefused = "refused"
+
+// refusedHandshake reports whether a connection failed because the server
+// answered initialize with an error, as one that speaks only 2026-07-28
+// does: not because it died or said nothing.
+func refusedHandshake(err error) bool {
+	var wire *jsonrpc.Error
+	return errors.As(err, &wire)
 }
 
 // modernVersion is the newest revision go-sdk speaks: what a server that

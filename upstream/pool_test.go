@@ -236,8 +236,10 @@ func TestProtocolNegotiation(t *testing.T) {
 		// "latest" probes with server/discover and falls back.
 		with("exit-latest", testserver.ExitOnProbe, "latest"), with("ignore-latest", testserver.IgnoreProbe, "latest"),
 		with("good-latest", testserver.Good, "latest"),
-		// "auto", the default, is 2025-11-25 over stdio: no probe.
+		// "auto", the default, is 2025-11-25 over stdio: no probe, unless
+		// the server refuses that handshake.
 		fixture("exit-auto", testserver.ExitOnProbe), fixture("good", testserver.Good),
+		fixture("only-modern", testserver.OnlyModern),
 		with("exit-legacy", testserver.ExitOnProbe, "legacy"), with("exact", testserver.Good, "2025-06-18"),
 	}
 	// A server that dies on the probe says so on stderr, once per probe.
@@ -256,7 +258,7 @@ func TestProtocolNegotiation(t *testing.T) {
 	}})
 	want := map[string]string{
 		"exit-latest": "2025-11-25", "ignore-latest": "2025-11-25", "good-latest": "2026-07-28",
-		"exit-auto": "2025-11-25", "good": "2025-11-25",
+		"exit-auto": "2025-11-25", "good": "2025-11-25", "only-modern": "2026-07-28",
 		"exit-legacy": "2025-11-25", "exact": "2025-06-18",
 	}
 	for _, s := range servers {
@@ -275,6 +277,21 @@ func TestProtocolNegotiation(t *testing.T) {
 	}
 	if st := h.status("exit-latest"); st.Generation != 2 || st.State != upstream.StateConnected {
 		t.Errorf("after reconnect: %+v", st)
+	}
+	// So is a refused handshake: the server is probed at once.
+	if err := h.Reconnect(t.Context(), "only-modern"); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.status("only-modern"); st.Generation != 2 || st.Protocol != "2026-07-28" {
+		t.Errorf("only-modern after reconnect: %+v", st)
+	}
+	// Pinned to 2025-11-25, a server that refuses it is not probed, and
+	// the error is its refusal.
+	pinned := newPool(t, []*config.Server{with("only-modern-legacy", testserver.OnlyModern, "legacy")}, nil)
+	if _, err := pinned.call(t.Context(), "only-modern-legacy", "echo", nil); err == nil || !strings.Contains(err.Error(), "unsupported protocol version") {
+		t.Errorf("a refused pinned handshake: %v", err)
+	} else {
+		t.Logf("a refused pinned handshake: %v", err)
 	}
 	// The stderr lines are read as the servers run: they have been by the
 	// time the pool has closed.

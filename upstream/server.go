@@ -39,7 +39,8 @@ type server struct {
 	lastUse  time.Time
 	connAt   time.Time // when the last connection was made
 	idle     *time.Timer
-	fellBack bool // "auto" negotiation fell back once: pin the legacy version
+	fellBack bool // "latest" negotiation fell back once: pin the legacy version
+	modern   bool // "auto" over stdio: the server refused 2025-11-25's handshake once, so probe for 2026-07-28
 	recon    *reconnectLoop
 	procs    map[*process]bool // children alive, dialing or connected
 	stderr   *ring             // of the last child

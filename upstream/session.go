@@ -54,14 +54,31 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 		return nil, withClass(ClassConfig, err)
 	}
 	s.mu.Lock()
-	fellBack := s.fellBack
+	fellBack, modern := s.fellBack, s.modern
 	s.mu.Unlock()
 	version, err := pinnedVersion(s.cfg.ProtocolVersion, s.cfg.Type, fellBack)
 	if err != nil {
 		return nil, err
 	}
+	// "auto" over stdio speaks 2025-11-25; a server that refuses it is
+	// probed for 2026-07-28, now and from then on.
+	auto := version == legacyVersion && !fellBack && (s.cfg.ProtocolVersion == "" || s.cfg.ProtocolVersion == "auto")
+	if auto && modern {
+		version = ""
+	}
 	scrub := newScrubber(s.cfg, res)
 	sess, retry, err := s.open(ctx, res, version)
+	if retry == retryRefused {
+		retry = ""
+		if auto && ctx.Err() == nil {
+			telemetry.Event(ctx, "retry", attribute.String("switchboard.protocol", modernVersion()))
+			s.log.Info("server refused the 2025-11-25 handshake; connecting again to probe for 2026-07-28", "error", scrub.error(err))
+			s.mu.Lock()
+			s.modern = true
+			s.mu.Unlock()
+			sess, retry, err = s.open(ctx, res, "")
+		}
+	}
 	if err != nil && retry != "" && ctx.Err() == nil {
 		telemetry.Event(ctx, "retry", attribute.String("switchboard.protocol", retry))
 		if retry == legacyVersion {
@@ -84,7 +101,8 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 // open makes one connection attempt with the given protocol version ("" to
 // probe). On failure, retry names the version to try once more with, if the
 // probe showed which: legacyVersion when a stdio server died on the probe,
-// the modern version when it answered the probe late.
+// the modern version when it answered the probe late; or, without a probe,
+// retryRefused when a stdio server answered initialize with an error.
 func (s *server) open(ctx context.Context, res *config.Resolved, version string) (sess *session, retry string, err error) {
 	client := s.newClient()
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
@@ -143,12 +161,18 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		s.settleRoots(ctx, cs, rc)
 		return cs, "", nil
 	}
+	refused := refusedHandshake(err)
 	exited := proc.waitExit(exitWait)
 	_ = conn.Close()
-	if exited {
+	if exited && !refused { // a refusal says why; the exit that follows does not
 		err = withClass(ClassStart, fmt.Errorf("starting %q: %w", s.cfg.Command, proc.exitError()))
 	}
+	if refused {
+		err = withClass(ClassStart, fmt.Errorf("starting %q: %w", s.cfg.Command, err))
+	}
 	switch {
+	case probe == nil && refused:
+		return nil, retryRefused, err
 	case probe == nil:
 		return nil, "", err
 	case probe.diedProbing():

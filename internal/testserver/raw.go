@@ -17,6 +17,7 @@ type behaviour struct {
 	exitOnProbe bool
 	ignoreProbe bool
 	modern      bool // answers server/discover; exits on initialize after it
+	onlyModern  bool // answers initialize with an error: the version is not supported
 	delay       bool // sleeps $SWITCHBOARD_TESTSERVER_DELAY before reading
 	garbage     bool // junk lines before each message
 	tools       func(cursor string) (tools []map[string]any, next string)
@@ -30,6 +31,7 @@ var behaviours = map[string]behaviour{
 	ExitOnProbe: {exitOnProbe: true},
 	IgnoreProbe: {ignoreProbe: true},
 	SlowModern:  {modern: true, delay: true},
+	OnlyModern:  {modern: true, onlyModern: true},
 	Garbage:     {garbage: true},
 	HugeLine:    {call: hugeCall},
 	RepeatCursor: {tools: func(string) ([]map[string]any, string) {
@@ -156,6 +158,10 @@ func (b *behaviour) answer(w io.Writer, req request) error {
 		}
 		writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
 	case "initialize":
+		if b.onlyModern {
+			writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32602, "message": "unsupported protocol version", "data": map[string]any{"supported": []string{"2026-07-28"}}}})
+			return nil
+		}
 		if b.discovered {
 			// As a strict server of the new protocol does: the handshake is done.
 			writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32600, "message": "duplicate initialize"}})

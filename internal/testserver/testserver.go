@@ -46,6 +46,7 @@ const (
 	Sleeper        = "sleeper"         // sleeps until killed (a grandchild for group tests)
 	SlowGood       = "slow-good"       // Good, after sleeping $SWITCHBOARD_TESTSERVER_DELAY (a Go duration)
 	SlowModern     = "slow-modern"     // speaks only 2026-07-28 (initialize after server/discover ends it), after the delay
+	OnlyModern     = "only-modern"     // speaks only 2026-07-28: initialize gets an error
 	Linger         = "linger"          // Good, but stays after its input ends (as most Node servers do), until signalled
 	Stubborn       = "stubborn"        // Linger, and ignores SIGTERM: only SIGKILL ends it
 	Away           = "away"            // Good, and tool "spawn-away" starts a grandchild in a process group of its own
