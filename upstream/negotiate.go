@@ -73,10 +73,12 @@ const (
 
 // pinnedVersion returns the version to request for a server's
 // protocolVersion setting, "" meaning the SDK's default (which probes).
-func pinnedVersion(setting string, typ config.Transport, fellBack bool) (string, error) {
+// fellBack: the server died on the probe once; modern: it refused the
+// 2025-11-25 handshake once ("auto" over stdio).
+func pinnedVersion(setting string, typ config.Transport, fellBack, modern bool) (string, error) {
 	switch setting {
 	case "", "auto":
-		if typ == config.TransportStdio {
+		if typ == config.TransportStdio && !modern {
 			return legacyVersion, nil
 		}
 		fallthrough

@@ -56,21 +56,18 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 	s.mu.Lock()
 	fellBack, modern := s.fellBack, s.modern
 	s.mu.Unlock()
-	version, err := pinnedVersion(s.cfg.ProtocolVersion, s.cfg.Type, fellBack)
+	version, err := pinnedVersion(s.cfg.ProtocolVersion, s.cfg.Type, fellBack, modern)
 	if err != nil {
 		return nil, err
-	}
-	// "auto" over stdio speaks 2025-11-25; a server that refuses it is
-	// probed for 2026-07-28, now and from then on.
-	auto := version == legacyVersion && !fellBack && (s.cfg.ProtocolVersion == "" || s.cfg.ProtocolVersion == "auto")
-	if auto && modern {
-		version = ""
 	}
 	scrub := newScrubber(s.cfg, res)
 	sess, retry, err := s.open(ctx, res, version)
 	if retry == retryRefused {
+		// "auto" over stdio speaks 2025-11-25; a server that refuses it is
+		// probed for 2026-07-28, now and from then on (pinnedVersion).
 		retry = ""
-		if auto && ctx.Err() == nil {
+		auto := s.cfg.ProtocolVersion == "" || s.cfg.ProtocolVersion == "auto"
+		if auto && !modern && !fellBack && ctx.Err() == nil {
 			telemetry.Event(ctx, "retry", attribute.String("switchboard.protocol", modernVersion()))
 			s.log.Info("server refused the 2025-11-25 handshake; connecting again to probe for 2026-07-28", "error", scrub.error(err))
 			s.mu.Lock()

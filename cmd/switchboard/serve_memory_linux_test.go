@@ -34,7 +34,8 @@ func TestServeReleasesStartupPages(t *testing.T) {
 		t.Errorf("serve has %d kB of its binary's %d kB of read-only mappings resident, want at most a quarter", serving>>10, size>>10)
 	}
 	// Waits on serve's quiet second, however long the machine takes to
-	// give it one.
+	// give it one: the resident pages of another process have no event to
+	// wait on, so they are polled.
 	deadline := time.Now().Add(time.Minute)
 	for r := serving; r >= serving; r = resident() {
 		if time.Now().After(deadline) {
