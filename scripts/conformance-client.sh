@@ -13,6 +13,8 @@
 #   - every scenario go-sdk's client passes, Switchboard passes too;
 #   - Switchboard passes at least $CONFORMANCE_MIN_CHECKS checks (default 282, what
 #     go-sdk's client passed on this suite when the adapter was written).
+# A scenario whose only shortfall among the others is a warning (sse-retry's timing) is
+# judged by a run of its own (see below).
 #
 # Everything runs inside a private network namespace holding only loopback (unshare -n,
 # as root; unshare -rn where user namespaces allow it); without either, on the host's
@@ -50,8 +52,31 @@ run() {
 	}
 	suite go-sdk "$CONFORMANCE_WORK/everything-client" || true # its own failures are only reference
 	rc=0
-	CONFORMANCE_SWITCHBOARD=$CONFORMANCE_WORK/switchboard CONFORMANCE_GOCLIENT=$CONFORMANCE_WORK/everything-client \
-		suite switchboard "$CONFORMANCE_WORK/adapter" --expected-failures "$CONFORMANCE_BASELINE" || rc=$?
+	export CONFORMANCE_SWITCHBOARD=$CONFORMANCE_WORK/switchboard CONFORMANCE_GOCLIENT=$CONFORMANCE_WORK/everything-client
+	suite switchboard "$CONFORMANCE_WORK/adapter" --expected-failures "$CONFORMANCE_BASELINE" || rc=$?
+
+	# The suite runs its 26 scenarios at once. One times the client (sse-retry: the
+	# reconnection must come within 200 ms of the server's retry delay) and only warns
+	# when it is late, which a busy 2-core machine running them all can make it. When
+	# every unexpected shortfall is such a warning, those scenarios run again, each
+	# alone, and their run alone decides.
+	if [[ $rc -ne 0 ]]; then
+		log=$CONFORMANCE_WORK/switchboard.log
+		warned=$(sed -n 's/^✗ \([^:]*\): [0-9]* passed, 0 failed, [0-9]* warnings$/\1/p' "$log" | sort -u)
+		unexpected=$(sed -n '/Unexpected failures (not in baseline)/,/^$/s/^  ✗ \(.*\)$/\1/p' "$log" | sort -u)
+		if [[ -n $warned && -n $unexpected && -z $(comm -23 <(echo "$unexpected") <(echo "$warned")) ]]; then
+			rc=0
+			for s in $unexpected; do
+				if NODE_OPTIONS=$CONFORMANCE_NODE_OPTIONS node "$CONFORMANCE_SUITE" client --command "$CONFORMANCE_WORK/adapter" \
+					--scenario "$s" -o "$CONFORMANCE_OUT/alone" >"$CONFORMANCE_WORK/alone.log" 2>&1; then
+					echo "✓ $s: passed when run alone, after a warning among the others" >>"$log"
+				else
+					cat "$CONFORMANCE_WORK/alone.log"
+					rc=1
+				fi
+			done
+		fi
+	fi
 
 	# passed NAME: the scenarios a run passed, one per line.
 	passed() { sed -n 's/^✓ \([^:]*\):.*/\1/p' "$CONFORMANCE_WORK/$1.log" | sort; }
