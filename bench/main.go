@@ -75,7 +75,7 @@ func main() {
 		o.try = append(o.try, kvs)
 		return nil
 	})
-	flag.StringVar(&o.before, "before", "", "also measure switchboard as built from `DIR`, another checkout of the product (a git worktree of main, say), in transparent mode: column before-transparent")
+	flag.StringVar(&o.before, "before", "", "also measure switchboard as built from `DIR`, another checkout of the product (a git worktree of main, say), in transparent mode (column before-transparent) and in the cold call (column before)")
 	flag.Parse()
 	for _, name := range o.only {
 		if !slices.Contains([]string{"sb-transparent", "sb-stateless", "sb-mcp", "sb-direct", "relay", "mcp-proxy"}, name) {
@@ -129,8 +129,9 @@ func run(ctx context.Context, o options) error {
 	if peer != "" {
 		subjects = append(subjects, &subject{name: "mcp-proxy", tool: u.tool, args: argsFor(u, false), start: startPeer(peer, dir, u)})
 	}
+	var old string // switchboard as built from o.before
 	if o.before != "" {
-		old, err := build(dir, "switchboard-before", "./cmd/switchboard", o.before)
+		old, err = build(dir, "switchboard-before", "./cmd/switchboard", o.before)
 		if err != nil {
 			return err
 		}
@@ -171,7 +172,7 @@ func run(ctx context.Context, o options) error {
 	} else {
 		fmt.Fprintln(os.Stderr, "bench: no node upstream for the cold call (set MCP_PEERS_DIR to the installed npm peers)")
 	}
-	cold, err := measureCold(ctx, o, sb, dir, ups)
+	cold, err := measureCold(ctx, o, sb, old, dir, ups)
 	if err != nil {
 		return err
 	}

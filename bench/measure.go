@@ -231,14 +231,15 @@ func cpuTime(pid int) time.Duration {
 // coldResult is one upstream's cold calls: a bare go-sdk client's and the
 // switchboard CLI's, each from spawn to exit.
 type coldResult struct {
-	upstream    string
-	bare, board time.Duration // medians
+	upstream            string
+	bare, board, before time.Duration // medians; before is 0 without -before
 }
 
 // measureCold runs o.cold cold calls per upstream and side, alternating:
-// the bare go-sdk client (this binary in cold mode) and `switchboard call`.
-// Each is timed from spawn to exit; its output must be the echo.
-func measureCold(ctx context.Context, o options, sb, dir string, ups []upstream) ([]coldResult, error) {
+// the bare go-sdk client (this binary in cold mode), `switchboard call`
+// and, if old is set, the same call of the switchboard built from
+// -before. Each is timed from spawn to exit; its output must be the echo.
+func measureCold(ctx context.Context, o options, sb, old, dir string, ups []upstream) ([]coldResult, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -259,12 +260,20 @@ func measureCold(ctx context.Context, o options, sb, dir string, ups []upstream)
 		board := func() *exec.Cmd {
 			return switchboardCmd(sb, config, "call", u.tool, "--server", "f0", "--args", args)
 		}
-		var tb, ts []time.Duration
+		before := func() *exec.Cmd {
+			return switchboardCmd(old, config, "call", u.tool, "--server", "f0", "--args", args)
+		}
+		type side struct {
+			cmd func() *exec.Cmd
+			lat *[]time.Duration
+		}
+		var tb, ts, to []time.Duration
+		sides := []side{{bare, &tb}, {board, &ts}}
+		if old != "" {
+			sides = append(sides, side{before, &to})
+		}
 		for i := range o.cold + 1 { // the first of each is a warm-up (page cache, catalog)
-			for _, side := range []struct {
-				cmd func() *exec.Cmd
-				lat *[]time.Duration
-			}{{bare, &tb}, {board, &ts}} {
+			for _, side := range sides {
 				d, err := timeRun(side.cmd())
 				if err != nil {
 					return nil, err
@@ -274,7 +283,11 @@ func measureCold(ctx context.Context, o options, sb, dir string, ups []upstream)
 				}
 			}
 		}
-		out = append(out, coldResult{upstream: u.name, bare: pct(tb, 0.5), board: pct(ts, 0.5)})
+		r := coldResult{upstream: u.name, bare: pct(tb, 0.5), board: pct(ts, 0.5)}
+		if old != "" {
+			r.before = pct(to, 0.5)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

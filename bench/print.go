@@ -103,9 +103,18 @@ func printCold(out io.Writer, cold []coldResult) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(out, "One cold CLI call (spawn, call, exit), medians")
 	fmt.Fprintln(out)
-	fmt.Fprintln(tw, "upstream\tbare go-sdk client (ms)\tswitchboard call (ms)\t÷ bare\t")
+	withBefore := len(cold) > 0 && cold[0].before != 0
+	head := "upstream\tbare go-sdk client (ms)\tswitchboard call (ms)\t÷ bare\t"
+	if withBefore {
+		head += "before (ms)\t÷ bare\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, c := range cold {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t\n", c.upstream, ms(c.bare), ms(c.board), float64(c.board)/float64(c.bare))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t", c.upstream, ms(c.bare), ms(c.board), float64(c.board)/float64(c.bare))
+		if withBefore {
+			fmt.Fprintf(tw, "%s\t%.2f\t", ms(c.before), float64(c.before)/float64(c.bare))
+		}
+		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
 }
