@@ -81,3 +81,38 @@ func TestPlainResult(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRawDecode checks RawResult.Decode against go-sdk's decoding
+// (DecodeResult): for every plain result, the same result, field by field
+// and as JSON.
+func FuzzRawDecode(f *testing.F) {
+	for _, s := range append(plainSeeds,
+		`{"content":[]}`,
+		`{"content":[{"type":"text","text":""}],"isError":false}`,
+		`{"_meta":{"a":"b","c":[true,null,{"d":"e"}]},"content":[{"type":"text","text":"resultType"}]}`,
+	) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, result []byte) {
+		r, ok := plainResult(result)
+		if !ok {
+			return
+		}
+		mine, err := r.Decode()
+		if err != nil {
+			t.Fatalf("%s: %v", result, err)
+		}
+		theirs, err := DecodeResult(result)
+		if err != nil {
+			t.Fatalf("%s: go-sdk: %v", result, err)
+		}
+		if !reflect.DeepEqual(mine, theirs) {
+			t.Fatalf("%s: decoded %#v, go-sdk %#v", result, mine, theirs)
+		}
+		a, _ := json.Marshal(mine)
+		b, _ := json.Marshal(theirs)
+		if string(a) != string(b) {
+			t.Fatalf("%s: encodes to %s, go-sdk's to %s", result, a, b)
+		}
+	})
+}

@@ -33,6 +33,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -194,6 +195,8 @@ type Pool struct {
 
 	bg  *lifecycle.Group // every goroutine the pool starts
 	ctx context.Context  // bg's: cancelled by Close; parent of all background work
+
+	fastCalls atomic.Int64 // calls sent on the fast path (CallToolRaw)
 
 	closeOnce sync.Once
 	closeDone chan struct{}

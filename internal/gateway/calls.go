@@ -3,27 +3,67 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/proxy"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
-// poolCall makes a tool call and, with Options.OnCall, reports it (see
-// proxy.CallRecord: sizes and outcome, never the arguments or the result).
-func (e *Engine) poolCall(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+// poolCall makes a tool call of t (nil if the catalog does not know it)
+// and, with Options.OnCall, reports it (see proxy.CallRecord: sizes and
+// outcome, never the arguments or the result).
+func (e *Engine) poolCall(ctx context.Context, server string, t *mcp.Tool, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	call := e.pool.Call
+	if rawCallable(t, params) {
+		call = e.callRaw
+	}
 	if e.opts.OnCall == nil {
-		return e.pool.Call(ctx, server, params)
+		return call(ctx, server, params)
 	}
 	start := time.Now()
-	res, err := e.pool.Call(ctx, server, params)
+	res, err := call(ctx, server, params)
 	resultBytes, isError := 0, false
 	if err == nil {
 		resultBytes, isError = jsonSize(res), res.IsError
 	}
 	e.reportCall(ctx, server, params.Name, start, jsonSize(params.Arguments), resultBytes, isError, err)
 	return res, err
+}
+
+// rawCallable reports whether a call may go on the pool's fast path
+// (callRaw): a call of a tool the catalog knows without an output schema
+// (go-sdk's client checks a result against it; the fast path does not),
+// with a name and arguments only (no _meta: no progress token).
+func rawCallable(t *mcp.Tool, params *mcp.CallToolParams) bool {
+	return t != nil && t.Name == params.Name && t.OutputSchema == nil && len(params.Meta) == 0
+}
+
+// callRaw is pool.Call on the pool's fast path (upstream.Pool.CallToolRaw)
+// where the server's connection takes the call, and pool.Call where it
+// does not: the result is the same, read without go-sdk's client, whose
+// decoding of a result leaves some 100 KB of garbage.
+func (e *Engine) callRaw(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	var args json.RawMessage
+	if params.Arguments != nil {
+		b, err := json.Marshal(params.Arguments) // as go-sdk's client encodes them
+		if err != nil {
+			return e.pool.Call(ctx, server, params)
+		}
+		args = b
+	}
+	raw, res, err := e.pool.CallToolRaw(ctx, server, params.Name, args)
+	switch {
+	case errors.Is(err, upstream.ErrNoFastPath):
+		return e.pool.Call(ctx, server, params)
+	case err != nil:
+		return nil, err
+	case raw != nil:
+		return raw.Decode()
+	}
+	return res, nil
 }
 
 // reportCall tells Options.OnCall of a call that was sent.

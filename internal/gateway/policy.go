@@ -164,7 +164,7 @@ func (s *Session) send(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, para
 		return nil, err
 	}
 	start := time.Now()
-	res, err := s.e.poolCall(ctx, ref.Server, params)
+	res, err := s.e.poolCall(ctx, ref.Server, t, params)
 	s.finish(ctx, rec, time.Since(start), res, err)
 	return res, err
 }
