@@ -29,10 +29,9 @@ func (s *Server) approving(ctx context.Context, ss *mcp.ServerSession) context.C
 			}
 			return policy.Decide(res)
 		}
-		if ss == nil {
-			return policy.Deny, errors.New("there is no client session to ask")
-		}
-		if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		// Without a session (a stateless call on the fast lane, where go-sdk
+		// has an uninitialized one), nothing was declared either.
+		if p := initParams(ss); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
 			return policy.Deny, errors.New("the connected client did not declare elicitation, so it cannot be asked")
 		}
 		res, err := ss.Elicit(ctx, params)
@@ -41,4 +40,13 @@ func (s *Server) approving(ctx context.Context, ss *mcp.ServerSession) context.C
 		}
 		return policy.Decide(res)
 	})
+}
+
+// initParams returns the client's initialize parameters, nil without a
+// session or before it initialized.
+func initParams(ss *mcp.ServerSession) *mcp.InitializeParams {
+	if ss == nil {
+		return nil
+	}
+	return ss.InitializeParams()
 }

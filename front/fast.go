@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -175,18 +176,23 @@ func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	call, ok := scanCall(body)
 	// What go-sdk would refuse, or change as it decodes, it shall see.
-	ok = ok && json.Valid(body) && utf8.Valid(body)
+	ok = ok && json.Valid(body) && utf8.Valid(body) && shallow(body, maxDepth)
 	if ok && call.cancels != nil {
 		if ls != nil {
 			l.cancel(ls, call.cancels)
 		}
 		ok = false
 	}
-	var dt directTool
 	if ok {
-		dt, ok = l.s.laneTool(call.name)
+		if p := l.s.proxyIn; p != nil && call.name == p.name {
+			ok = l.serveProxy(w, r, ls, call, p)
+		} else if dt, direct := l.s.laneTool(call.name); direct {
+			ok = l.serve(w, r, ls, call, dt)
+		} else {
+			ok = false
+		}
 	}
-	if !ok || !l.serve(w, r, ls, call, dt) {
+	if !ok {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		l.slow(w, r, ls)
 	}
@@ -282,11 +288,16 @@ func (l *fastLane) takes(r *http.Request, ls *laneSession) bool {
 	return !reboundHost(r)
 }
 
-// serve makes the call of dt and answers it, or reports false, having
-// done nothing, when the engine declines it.
-func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall, dt directTool) bool {
+// around runs core, a call on the lane, as go-sdk would run its handler:
+// in the client's engine session, cancelled by the client (its
+// notifications/cancelled, a closed connection) and by a drain that runs
+// out, after the roots of a client that declared them are known
+// (awaitRoots), with what the server sends toward the client during the
+// call routed to it (the bridge). It reports what core does: false when
+// core wrote nothing and the usual path is to answer.
+func (l *fastLane) around(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall,
+	core func(ctx context.Context, es *gateway.Session, ss *mcp.ServerSession, lw *laneWriter) bool) bool {
 	s := l.s
-	transparent := s.single != ""
 	var ss *mcp.ServerSession
 	if ls != nil {
 		ss = ls.ss
@@ -306,13 +317,30 @@ func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession
 			l.mu.Unlock()
 		}()
 	}
+	if !s.rootsKnown(ctx, ss) {
+		return false // cancelled while waiting: go-sdk answers, as it would have
+	}
 	lw := &laneWriter{w: w, id: call.id}
 	ctx, _, release := s.bridge.enterLane(ctx, ss, lw.notify)
 	defer release()
+	return core(ctx, es, ss, lw)
+}
 
+// serve makes the call of dt and answers it, or reports false, having
+// done nothing, when the engine declines it.
+func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall, dt directTool) bool {
+	return l.around(w, r, ls, call, func(ctx context.Context, es *gateway.Session, ss *mcp.ServerSession, lw *laneWriter) bool {
+		return l.callDirect(ctx, es, ss, lw, dt, call.args)
+	})
+}
+
+// callDirect is serve's call, in around.
+func (l *fastLane) callDirect(ctx context.Context, es *gateway.Session, ss *mcp.ServerSession, lw *laneWriter, dt directTool, args json.RawMessage) bool {
+	s := l.s
+	transparent := s.single != ""
 	done := s.opts.Metrics.start("call")
 	began := time.Now()
-	raw, res, err := es.CallToolRaw(ctx, dt.server, dt.name, call.args)
+	raw, res, err := es.CallToolRaw(ctx, dt.server, dt.name, args)
 	if errors.Is(err, upstream.ErrNoFastPath) {
 		if lw.abandon() {
 			return false
@@ -355,6 +383,37 @@ func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession
 	s.observeDirect(ctx, &mcp.CallToolRequest{Session: ss}, nil, dt, res, err, began)
 	lw.finish(out)
 	return true
+}
+
+// serveProxy carries out a call of the proxy tool (the mcp tool), any
+// action, and answers it, as addProxyTool's handler does, or reports false,
+// having done nothing, when its arguments are not what go-sdk would pass
+// that handler unchanged in meaning (see proxyInput): go-sdk then answers.
+func (l *fastLane) serveProxy(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall, p *proxyInput) bool {
+	args, ok := p.args(call.args)
+	if !ok {
+		return false
+	}
+	s := l.s
+	return l.around(w, r, ls, call, func(ctx context.Context, es *gateway.Session, ss *mcp.ServerSession, lw *laneWriter) bool {
+		done := s.opts.Metrics.start("mcp")
+		began := time.Now()
+		res := es.Handle(s.approving(ctx, ss), args)
+		l.calls.Add(1)
+		s.opts.Metrics.fastCall()
+		done(res.Details.Server, res.IsError)
+		s.observeProxy(ctx, &mcp.CallToolRequest{Session: ss}, nil, args, res, began)
+		shown := res.MCP()
+		if cause := context.Cause(s.drain.halt); cause != nil && ctx.Err() != nil {
+			shown = errorResult(fmt.Errorf("switchboard: the call was cancelled: %w", cause)) // as haltable
+		}
+		out, err := shown.MarshalJSON()
+		if err != nil {
+			out, _ = errorResult(err).MarshalJSON()
+		}
+		lw.finish(out)
+		return true
+	})
 }
 
 // A laneWriter writes the answer of a call on the fast lane: as one

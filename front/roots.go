@@ -76,21 +76,33 @@ func (s *Server) listRoots(ss *mcp.ServerSession, ready chan struct{}) {
 // listing of its client's roots has ended.
 func (s *Server) awaitRoots(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && rootsMethods[method] {
-			s.mu.Lock()
-			var ready chan struct{}
-			if cs := s.sessions[ss]; cs != nil {
-				ready = cs.rootsReady
-			}
-			s.mu.Unlock()
-			if ready != nil {
-				select {
-				case <-ready:
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && rootsMethods[method] && !s.rootsKnown(ctx, ss) {
+			return nil, ctx.Err()
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// rootsKnown waits until the first listing of the roots of ss's client has
+// ended, if the server forwards roots and one was started, and reports
+// false if ctx ended first.
+func (s *Server) rootsKnown(ctx context.Context, ss *mcp.ServerSession) bool {
+	if !s.opts.ForwardRoots || ss == nil {
+		return true
+	}
+	s.mu.Lock()
+	var ready chan struct{}
+	if cs := s.sessions[ss]; cs != nil {
+		ready = cs.rootsReady
+	}
+	s.mu.Unlock()
+	if ready == nil {
+		return true
+	}
+	select {
+	case <-ready:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }

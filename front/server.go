@@ -92,8 +92,9 @@ type Server struct {
 	ctx     context.Context  // bg's: cancelled by Close; bounds background work
 	rootsMu sync.Mutex       // one listing of client roots at a time
 
-	drain drainState
-	lane  atomic.Pointer[fastLane] // set when served over HTTP (unless HTTPOptions.NoFastLane)
+	drain   drainState
+	lane    atomic.Pointer[fastLane] // set when served over HTTP (unless HTTPOptions.NoFastLane)
+	proxyIn *proxyInput              // the proxy tool's, for the lane; set once by addProxyTool (proxy mode)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -205,11 +206,11 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 
 // initialized learns of a client session that has finished its handshake.
 func (s *Server) initialized(ctx context.Context, req *mcp.InitializedRequest) {
+	if s.opts.ForwardRoots {
+		s.rootsInitialized(ctx, req) // first: the lane's calls wait for the roots too
+	}
 	if l := s.lane.Load(); l != nil && !l.stateless && !statelessRequest(ctx) {
 		s.laneAdd(l, req.Session)
-	}
-	if s.opts.ForwardRoots {
-		s.rootsInitialized(ctx, req)
 	}
 }
 
@@ -334,6 +335,11 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 		return fmt.Errorf("the proxy tool's schema: %w", err)
 	}
 	tool := &mcp.Tool{Name: def.Name, Description: def.Description, InputSchema: &schema}
+	in, err := newProxyInput(def.Name, def.InputSchema)
+	if err != nil {
+		return fmt.Errorf("the proxy tool's schema: %w", err)
+	}
+	s.proxyIn = in
 	// The input is taken raw: the engine parses it again with its own
 	// clearer errors, so decoding it into a map would be wasted work.
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {

@@ -1,0 +1,204 @@
+package front
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// TestFastLaneProxyTool makes the same calls of the mcp tool through two
+// gateways in proxy mode over HTTP, one with the fast lane and one
+// without, and checks that every answer is the same, and that the lane
+// took every call but those whose arguments go-sdk refuses (it answers
+// them) and those it never takes (a progress token).
+func TestFastLaneProxyTool(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) { testFastLaneProxyTool(t, stateless) })
+	}
+}
+
+func testFastLaneProxyTool(t *testing.T, stateless bool) {
+	mcptest.CheckNoLeaks(t)
+	settings := map[string]any{"toolPrefix": "server", "output": map[string]int{"maxBytes": 2000, "maxLines": 50}}
+	fast := newGateway(t, map[string]def{"f": fixture()}, settings)
+	slow := newGateway(t, map[string]def{"f": fixture()}, settings)
+	fcs, _ := fast.connectHTTPAt(t, HTTPOptions{Stateless: stateless}, nil, "2025-11-25")
+	scs, _ := slow.connectHTTPAt(t, HTTPOptions{Stateless: stateless, NoFastLane: true}, nil, "2025-11-25")
+	file := filepath.Join(t.TempDir(), "calls")
+
+	cases := []struct {
+		what string
+		args any
+		meta mcp.Meta
+		fast bool
+	}{
+		{"status", map[string]any{}, nil, true},
+		{"no arguments", nil, nil, true},
+		{"a server's tools", map[string]any{"server": "f"}, nil, true},
+		{"search", map[string]any{"search": "echo", "limit": 2}, nil, true},
+		{"search, a whole limit written as a fraction", json.RawMessage(`{"search":"echo","limit":2.0}`), nil, true},
+		{"describe", map[string]any{"describe": "echo"}, nil, true},
+		{"call", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": "hello"}}, nil, true},
+		{"call, escapes", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": "a <&> é \"q\" \\ \u2028\nb"}}, nil, true},
+		{"call, args as a string", map[string]any{"tool": "echo", "server": "f", "args": `{"text":"s"}`}, nil, true},
+		{"call, no server", map[string]any{"tool": "echo", "args": map[string]any{"text": "x"}}, nil, true},
+		{"call, numbers", json.RawMessage(`{"tool":"echo","server":"f","args":{"text":"n","n":12345678901234567890,"f":0.1}}`), nil, true},
+		{"call over the bound", map[string]any{"tool": "big", "server": "f", "args": map[string]any{"bytes": 5000}}, nil, true},
+		{"a tool error", map[string]any{"tool": "record", "server": "f", "args": map[string]any{"file": file, "then": "fail"}}, nil, true},
+		{"arguments the tool refuses", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": 5}}, nil, true},
+		{"an unknown tool", map[string]any{"tool": "nope", "server": "f"}, nil, true},
+		{"an unknown server", map[string]any{"tool": "echo", "server": "nope"}, nil, true},
+		{"resources", map[string]any{"operation": "resources.list", "server": "f"}, nil, true},
+		{"a property the schema lacks", map[string]any{"bogus": 1}, nil, false},
+		{"a fractional limit", map[string]any{"search": "e", "limit": 1.5}, nil, false},
+		{"a wrong type", map[string]any{"tool": 5}, nil, false},
+		{"a progress token", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": "p"}}, mcp.Meta{"progressToken": "tok"}, false},
+	}
+	spillDir := regexp.MustCompile(`(` + regexp.QuoteMeta(fast.srv.opts.Engine.SpillDir) + `|` + regexp.QuoteMeta(slow.srv.opts.Engine.SpillDir) + `)/p[0-9]+-[0-9]+`)
+	answer := func(cs *mcp.ClientSession, args any, meta mcp.Meta) string {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: proxy.ToolName, Arguments: args, Meta: meta})
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		js, _ := json.Marshal(res)
+		return spillDir.ReplaceAllString(string(js), "SPILL")
+	}
+	want := int64(0)
+	for _, c := range cases {
+		before := fast.fastCalls()
+		got, exp := answer(fcs, c.args, c.meta), answer(scs, c.args, c.meta)
+		if got != exp {
+			t.Errorf("%s: with the fast lane\n%s\nwithout\n%s", c.what, got, exp)
+		}
+		if took := fast.fastCalls() > before; took != c.fast {
+			t.Errorf("%s: the fast lane took it: %v, want %v (answer %s)", c.what, took, c.fast, got)
+		}
+		if c.fast {
+			want++
+		}
+	}
+	if n := fast.fastCalls(); n != want {
+		t.Errorf("fast calls = %d, want %d", n, want)
+	}
+	// The calls the fixture recorded: the tool error's, once per gateway.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != 2 {
+		t.Errorf("the fixture recorded %d calls of record, want 2 (one per gateway)", n)
+	}
+}
+
+// TestProxyArgs checks proxyInput.args against go-sdk itself on arguments
+// where decoders could part: whatever the lane accepts, the proxy tool's
+// handler gets the same bytes from go-sdk.
+func TestProxyArgs(t *testing.T) {
+	check := proxyArgsChecker(t)
+	for _, raw := range proxyArgsSeeds {
+		check(t, []byte(raw))
+	}
+}
+
+var proxyArgsSeeds = []string{
+	`{}`,
+	`{"search":"echo","limit":2.0}`,
+	`{"search":"echo","limit":2e0}`,
+	`{"search":"echo","search":"dup"}`,
+	`{"tool":"t","args":{"n":12345678901234567890,"f":1e-7,"g":-0.0,"big":1e308}}`,
+	`{"tool":"t","args":{"s":"\ud800 lone \udc00","e":"\u0000\u001f\u2028<&>"}}`,
+	`{"tool":"t","args":{"b":[true,false,null,[],{}],"nested":{"a":{"b":{"c":1}}}}}`,
+	`{"tool":"t","args":"{\"as\":\"string\"}"}`,
+	`{"bogus":1}`,
+	`{"limit":1.5,"search":"x"}`,
+	`{"limit":51,"search":"x"}`,
+	`{"tool":5}`,
+}
+
+// FuzzProxyArgs is TestProxyArgs on any arguments.
+func FuzzProxyArgs(f *testing.F) {
+	for _, s := range proxyArgsSeeds {
+		f.Add([]byte(s))
+	}
+	check := proxyArgsChecker(f)
+	f.Fuzz(func(t *testing.T, raw []byte) { check(t, raw) })
+}
+
+// proxyArgsChecker returns a check of proxyInput.args on raw arguments (a
+// JSON object, else skipped) against what a go-sdk server with the proxy
+// tool's schema hands its handler for them.
+func proxyArgsChecker(tb testing.TB) func(*testing.T, []byte) {
+	var schema jsonschema.Schema
+	if err := json.Unmarshal([]byte(proxy.Schema), &schema); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := newProxyInput(proxy.ToolName, json.RawMessage(proxy.Schema))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	got := make(chan json.RawMessage, 1)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: proxy.ToolName, InputSchema: &schema}, func(_ context.Context, _ *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
+		got <- args
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cs.Close(); ss.Close() })
+	check1 := func(t *testing.T, sent []byte) { checkProxyArgs(t, p, cs, got, sent) }
+	return func(t *testing.T, raw []byte) {
+		// What a client sends: the arguments as encoding/json writes a
+		// json.RawMessage, compacted.
+		v, err := json.Marshal(json.RawMessage(raw))
+		if err != nil || len(v) == 0 {
+			return
+		}
+		// Most objects have properties the schema refuses: the value goes
+		// where the schema takes any, too.
+		for _, sent := range [][]byte{v, []byte(`{"tool":"t","args":` + string(v) + `}`), []byte(`{"search":` + string(v) + `}`)} {
+			if sent[0] == '{' && shallow(sent, maxDepth-2) {
+				check1(t, sent)
+			}
+		}
+	}
+}
+
+// checkProxyArgs is proxyArgsChecker's check of one message.
+func checkProxyArgs(t *testing.T, p *proxyInput, cs *mcp.ClientSession, got chan json.RawMessage, sent []byte) {
+	mine, ok := p.args(sent)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: proxy.ToolName, Arguments: json.RawMessage(sent)})
+	var theirs json.RawMessage
+	handled := false
+	select {
+	case theirs = <-got:
+		handled = true
+	default:
+	}
+	if !ok {
+		return // the lane leaves it to go-sdk
+	}
+	if err != nil || !handled || res.IsError {
+		t.Fatalf("the lane takes %s as %s, go-sdk refuses it: %v %+v", sent, mine, err, res)
+	}
+	if string(mine) != string(theirs) {
+		t.Fatalf("arguments %s: the lane passes %s, go-sdk %s", sent, mine, theirs)
+	}
+}
