@@ -642,10 +642,26 @@ func inProcess(b *testing.B, s *mcp.Server, sub subject) {
 // server's share). One iteration is one call.
 //
 //	go test -run '^$' -bench InProcessHTTP -benchtime 5000x -cpuprofile cpu.out ./front
+//
+// The sub-benchmarks named mcp call the mcp tool in proxy mode instead of
+// the tool itself in transparent mode.
 func BenchmarkInProcessHTTP(b *testing.B) {
+	for _, mode := range []struct {
+		name   string
+		prefix string
+		sub    subject
+	}{
+		{"", "none", subject{name: "http", tool: "echo", args: echoArgs}},
+		{"mcp-", "server", subject{name: "http", tool: "mcp", args: mcpArgs("f")}},
+	} {
+		benchInProcessHTTP(b, mode.name, mode.prefix, mode.sub)
+	}
+}
+
+func benchInProcessHTTP(b *testing.B, name, prefix string, sub subject) {
 	for _, stateless := range []bool{false, true} {
-		b.Run(fmt.Sprintf("stateless=%v", stateless), func(b *testing.B) {
-			g := newGateway(b, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": "none"})
+		b.Run(fmt.Sprintf("%sstateless=%v", name, stateless), func(b *testing.B) {
+			g := newGateway(b, map[string]def{"f": fixture()}, map[string]any{"toolPrefix": prefix})
 			h, err := g.srv.Handler(HTTPOptions{Stateless: stateless})
 			if err != nil {
 				b.Fatal(err)
@@ -657,7 +673,7 @@ func BenchmarkInProcessHTTP(b *testing.B) {
 			sessions := make([]*mcp.ClientSession, clients)
 			for i := range sessions {
 				sessions[i] = connect(b, r, nil)
-				if !benchCall(b, sessions[i], subject{name: "warm-up", tool: "echo", args: echoArgs}, i) {
+				if !benchCall(b, sessions[i], subject{name: "warm-up", tool: sub.tool, args: sub.args}, i) {
 					return
 				}
 			}
@@ -668,7 +684,7 @@ func BenchmarkInProcessHTTP(b *testing.B) {
 			for _, cs := range sessions {
 				wg.Go(func() {
 					for i := int(next.Add(1)); i <= b.N; i = int(next.Add(1)) {
-						if !benchCall(b, cs, subject{name: "http", tool: "echo", args: echoArgs}, i) {
+						if !benchCall(b, cs, sub, i) {
 							return
 						}
 					}

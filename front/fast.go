@@ -30,8 +30,11 @@ import (
 // answered as application/json. Decoding and encoding in go-sdk, on both
 // sides, were most of a call's cost (docs/bench.md). In proxy mode it
 // serves the calls of direct tools the same way, their results bounded
-// (gateway.Engine.Bound) as callDirect bounds them; calls of the mcp tool
-// go the usual way.
+// (gateway.Engine.Bound) as callDirect bounds them, and the calls of the
+// mcp tool, whatever they ask: their arguments go to the engine as go-sdk
+// would hand them to addProxyTool's handler (proxyInput), the engine
+// carries them out as it always does (its own calls of stdio servers go
+// as bytes too: gateway's callRaw), and the answer is the handler's.
 //
 // Everything else goes the usual way, untouched: a request the lane does
 // not take is handed to go-sdk with its body as it came. The lane takes
@@ -95,13 +98,14 @@ func newFastLane(s *Server, next http.Handler, limit int64, timeout time.Duratio
 
 // FastLane reports whether the handler made last (Handler) serves tool
 // calls on the fast lane: mirrored tools in transparent mode, direct tools
-// in proxy mode, unless turned off.
+// and the mcp tool in proxy mode, unless turned off.
 func (s *Server) FastLane() bool { return s.lane.Load() != nil }
 
 // LeanCalls reports whether every tool call the handler made last serves
-// may take the fast lane: transparent mode, the lane on. In proxy mode the
-// mcp tool's calls go through go-sdk, which leaves ~400 KB of garbage a
-// call: serve tunes its collector for that (cmd/switchboard/memory.go).
+// passes a server's call on with little work of its own: transparent mode,
+// the lane on. In proxy mode the engine does more with each mcp tool call
+// (resolving, rendering, bounding), on the lane too: serve tunes its
+// collector for that (cmd/switchboard/memory.go).
 func (s *Server) LeanCalls() bool { return s.single != "" && s.FastLane() }
 
 // add learns of an initialized session, which lives as long as ctx.

@@ -114,7 +114,7 @@ func (m *Metrics) writeCalls(b *strings.Builder) {
 	for _, k := range keys {
 		fmt.Fprintf(b, "switchboard_calls_total{kind=%q,server=%q} %d\n", k.kind, k.server, m.calls[k].calls)
 	}
-	fmt.Fprintf(b, "# HELP switchboard_fast_calls_total Direct tool calls of transparent mode served on the fast lane (passed on as bytes; docs/bench.md).\n# TYPE switchboard_fast_calls_total counter\nswitchboard_fast_calls_total %d\n", m.fast.Load())
+	fmt.Fprintf(b, "# HELP switchboard_fast_calls_total Tool calls served on the fast lane: of transparent mode, direct tools and the mcp tool (docs/serve.md).\n# TYPE switchboard_fast_calls_total counter\nswitchboard_fast_calls_total %d\n", m.fast.Load())
 	b.WriteString("# HELP switchboard_call_errors_total Tool calls that ended in an error result.\n# TYPE switchboard_call_errors_total counter\n")
 	for _, k := range keys {
 		fmt.Fprintf(b, "switchboard_call_errors_total{kind=%q,server=%q} %d\n", k.kind, k.server, m.calls[k].errors)

@@ -35,9 +35,10 @@ const (
 
 // laneGCPercent is serve's GOGC, unless the environment sets one, when its
 // clients' tool calls take the fast lane (transparent mode over HTTP,
-// front.Server.LeanCalls; not proxy mode, whose mcp tool calls go through
-// go-sdk even where direct tools take the lane), which decodes nothing and
-// leaves little garbage:
+// front.Server.LeanCalls), which decodes nothing and leaves little
+// garbage (proxy mode, where the mcp tool's calls take the lane too but
+// the engine does more with each, keeps 200: 70 there cost 18% more CPU
+// per call for 5 MB less at the peak, docs/serve.md):
 // at 50 clients GOGC=100 lowered the peak RSS from 32.9 to 28.6 MB at the
 // same CPU per call against serve's 200 (327 and 320 µs, one run of the
 // bench), and 70 from 24.0 to 23.0 MB against 100 (203 and 210 µs, medians
