@@ -203,16 +203,24 @@ func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // other hands go-sdk a request that is not a POST, noting a session's
-// standalone stream (a GET) while it is open.
+// standalone stream (a GET) while it is open. A client opens it as soon as
+// its initialize is answered, maybe before go-sdk has handled its
+// notifications/initialized, which makes the session known to the lane:
+// the stream's session is looked for then (find).
 func (l *fastLane) other(w http.ResponseWriter, r *http.Request) {
 	var ls *laneSession
-	if r.Method == http.MethodGet {
+	if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodGet && id != "" && !l.stateless {
 		l.mu.Lock()
-		ls = l.sessions[r.Header.Get("Mcp-Session-Id")]
-		if ls != nil {
-			ls.streams++
-		}
+		ls = l.sessions[id]
 		l.mu.Unlock()
+		if ls == nil {
+			ls = l.find(id)
+		}
+		if ls != nil {
+			l.mu.Lock()
+			ls.streams++
+			l.mu.Unlock()
+		}
 	}
 	if ls != nil {
 		defer func() {
