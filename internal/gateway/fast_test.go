@@ -22,9 +22,12 @@ import (
 // Handle (the mcp tool) and Do (the CLI, the library).
 func TestCallsOnFastPath(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
-	e := newEngine(t, map[string]def{"f": fixture(testserver.Good)}, map[string]any{"output": map[string]int{"maxBytes": 2000, "maxLines": 50}})
+	hang := fixture(testserver.Good)
+	hang["requestTimeoutMs"] = 300 // the hang tool never answers
+	e := newEngine(t, map[string]def{"f": fixture(testserver.Good), "h": hang}, map[string]any{"output": map[string]int{"maxBytes": 2000, "maxLines": 50}})
 	file := filepath.Join(t.TempDir(), "calls")
 	must(t, e, `{"server":"f"}`) // the catalog knows the tools: none has an output schema
+	must(t, e, `{"server":"h"}`)
 	spill := regexp.MustCompile(regexp.QuoteMeta(e.opts.SpillDir) + `[^ "\n]*`)
 	cases := []struct {
 		what string
@@ -38,6 +41,8 @@ func TestCallsOnFastPath(t *testing.T) {
 		{"a tool error", `{"tool":"record","server":"f","args":{"file":` + quote(file) + `,"then":"fail"}}`, true},
 		{"arguments the server refuses", `{"tool":"echo","server":"f","args":{"text":5}}`, true},
 		{"an unknown tool", `{"tool":"nope","server":"f"}`, false},
+		{"no answer in time", `{"tool":"hang","server":"h"}`, true},
+		{"a server that exits mid-call", `{"tool":"crash","server":"h"}`, true},
 	}
 	for _, face := range []string{"Handle", "Do"} {
 		for _, c := range cases {
