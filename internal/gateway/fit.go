@@ -27,9 +27,11 @@ func (s *Session) fit(r *proxy.Result) *proxy.Result {
 	v := bound.Visible{Text: r.Text, Images: r.Images, Structured: d.Structured}
 	d.Structured = nil
 	rest := detailsSize(d)
-	if sb := detailsSize(r.Details) - rest; v.Structured != nil && sb > 0 {
-		// Nested in the details, it is indented deeper than on its own.
-		v.StructuredBytes = sb
+	if v.Structured != nil {
+		if sb := detailsSize(r.Details) - rest; sb > 0 {
+			// Nested in the details, it is indented deeper than on its own.
+			v.StructuredBytes = sb
+		}
 	}
 	size, lines, err := v.Size()
 	if err != nil {
