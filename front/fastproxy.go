@@ -1,6 +1,7 @@
 package front
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -14,6 +15,7 @@ import (
 type proxyInput struct {
 	name     string
 	resolved *jsonschema.Resolved
+	defaults bool // the schema has defaults to apply (the proxy tool's has none)
 }
 
 func newProxyInput(name string, schema json.RawMessage) (*proxyInput, error) {
@@ -26,7 +28,8 @@ func newProxyInput(name string, schema json.RawMessage) (*proxyInput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolving: %w", err)
 	}
-	return &proxyInput{name: name, resolved: resolved}, nil
+	// Without a "default" anywhere, applying defaults changes nothing.
+	return &proxyInput{name: name, resolved: resolved, defaults: bytes.Contains(schema, []byte(`"default"`))}, nil
 }
 
 // args returns the arguments go-sdk would hand the proxy tool's handler
@@ -48,7 +51,10 @@ func (p *proxyInput) args(raw []byte) (json.RawMessage, bool) {
 		}
 	}
 	var v any = m
-	if p.resolved.ApplyDefaults(&v) != nil || p.resolved.Validate(&v) != nil {
+	if p.defaults && p.resolved.ApplyDefaults(&v) != nil {
+		return nil, false
+	}
+	if p.resolved.Validate(&v) != nil {
 		return nil, false
 	}
 	out, err := json.Marshal(v)

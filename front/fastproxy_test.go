@@ -107,11 +107,18 @@ func testFastLaneProxyTool(t *testing.T, stateless bool) {
 // where decoders could part: whatever the lane accepts, the proxy tool's
 // handler gets the same bytes from go-sdk.
 func TestProxyArgs(t *testing.T) {
-	check := proxyArgsChecker(t)
-	for _, raw := range proxyArgsSeeds {
-		check(t, []byte(raw))
+	// The proxy tool's schema, and one with defaults to apply.
+	for _, schema := range []string{proxy.Schema, withDefaults} {
+		check := proxyArgsChecker(t, schema)
+		for _, raw := range proxyArgsSeeds {
+			check(t, []byte(raw))
+		}
 	}
 }
+
+// withDefaults is a schema with defaults, at the top and nested.
+const withDefaults = `{"type":"object","properties":{"limit":{"type":"integer","default":5},` +
+	`"tool":{"type":"string"},"search":{"type":["string","array"]},"args":{"type":["object","string"],"properties":{"mode":{"type":"string","default":"fast"}}}}}`
 
 var proxyArgsSeeds = []string{
 	`{}`,
@@ -133,19 +140,20 @@ func FuzzProxyArgs(f *testing.F) {
 	for _, s := range proxyArgsSeeds {
 		f.Add([]byte(s))
 	}
-	check := proxyArgsChecker(f)
-	f.Fuzz(func(t *testing.T, raw []byte) { check(t, raw) })
+	check := proxyArgsChecker(f, proxy.Schema)
+	defaults := proxyArgsChecker(f, withDefaults)
+	f.Fuzz(func(t *testing.T, raw []byte) { check(t, raw); defaults(t, raw) })
 }
 
 // proxyArgsChecker returns a check of proxyInput.args on raw arguments (a
-// JSON object, else skipped) against what a go-sdk server with the proxy
-// tool's schema hands its handler for them.
-func proxyArgsChecker(tb testing.TB) func(*testing.T, []byte) {
+// JSON object, else skipped) against what a go-sdk server with a tool of
+// schemaJSON hands its handler for them.
+func proxyArgsChecker(tb testing.TB, schemaJSON string) func(*testing.T, []byte) {
 	var schema jsonschema.Schema
-	if err := json.Unmarshal([]byte(proxy.Schema), &schema); err != nil {
+	if err := json.Unmarshal([]byte(schemaJSON), &schema); err != nil {
 		tb.Fatal(err)
 	}
-	p, err := newProxyInput(proxy.ToolName, json.RawMessage(proxy.Schema))
+	p, err := newProxyInput(proxy.ToolName, json.RawMessage(schemaJSON))
 	if err != nil {
 		tb.Fatal(err)
 	}
