@@ -23,7 +23,9 @@ import (
 func TestCallsOnFastPath(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	hang := fixture(testserver.Good)
-	hang["requestTimeoutMs"] = 300 // the hang tool never answers
+	// The hang tool never answers; the bound also covers h's start and
+	// listing on a busy machine.
+	hang["requestTimeoutMs"] = 1500
 	e := newEngine(t, map[string]def{"f": fixture(testserver.Good), "h": hang}, map[string]any{"output": map[string]int{"maxBytes": 2000, "maxLines": 50}})
 	file := filepath.Join(t.TempDir(), "calls")
 	must(t, e, `{"server":"f"}`) // the catalog knows the tools: none has an output schema
