@@ -315,7 +315,19 @@ down() {
 	done
 	if [[ -f $dir/postgres/postmaster.pid ]]; then
 		echo "stopping postgres"
+		local pgpid i
+		pgpid=$(head -n 1 "$dir/postgres/postmaster.pid")
 		as_pg "$(pg_bin)/pg_ctl" -D "$dir/postgres" -w -t 60 -m fast stop >/dev/null
+		# pg_ctl returns once the postmaster has removed its pid file, which
+		# it does just before it exits: wait for the exit too, so that what
+		# down stopped is gone when it returns.
+		for ((i = 0; i < 400; i++)); do
+			ps -p "$pgpid" >/dev/null 2>&1 || break
+			sleep 0.1
+		done
+		if ps -p "$pgpid" >/dev/null 2>&1; then
+			echo "team.sh: postgres (pid $pgpid) still runs 40 s after pg_ctl stop" >&2
+		fi
 	fi
 	echo "down; the database, config.json and logs stay in $dir"
 }
