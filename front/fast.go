@@ -180,7 +180,7 @@ func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	call, ok := scanCall(body)
 	// What go-sdk would refuse, or change as it decodes, it shall see.
-	ok = ok && json.Valid(body) && utf8.Valid(body) && shallow(body, maxDepth)
+	ok = ok && json.Valid(body) && utf8.Valid(body)
 	if ok && call.cancels != nil {
 		if ls != nil {
 			l.cancel(ls, call.cancels)
@@ -408,11 +408,13 @@ func (l *fastLane) serveProxy(w http.ResponseWriter, r *http.Request, ls *laneSe
 	}
 	s := l.s
 	return l.around(w, r, ls, call, func(ctx context.Context, es *gateway.Session, ss *mcp.ServerSession, lw *laneWriter) bool {
+		// Counted as it starts: nothing after this declines it (a direct
+		// call is counted once the engine has not).
+		l.calls.Add(1)
+		s.opts.Metrics.fastCall()
 		done := s.opts.Metrics.start("mcp")
 		began := time.Now()
 		res := es.Handle(s.approving(ctx, ss), args)
-		l.calls.Add(1)
-		s.opts.Metrics.fastCall()
 		done(res.Details.Server, res.IsError)
 		s.observeProxy(ctx, &mcp.CallToolRequest{Session: ss}, nil, args, res, began)
 		shown := res.MCP()

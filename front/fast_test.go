@@ -363,6 +363,18 @@ func TestScanCall(t *testing.T) {
 			t.Errorf("scanCall(%s) = %v, want %v", c.body, ok, c.ok)
 		}
 	}
+	// go-sdk refuses a message nested deeper than 1000, counting the
+	// message itself; the lane leaves it to go-sdk.
+	nested := func(n int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":` +
+			strings.Repeat("[", n) + strings.Repeat("]", n) + `}}}`)
+	}
+	if _, ok := scanCall(nested(997)); !ok {
+		t.Error("scanCall refused arguments nested 1000 deep, the message counted")
+	}
+	if _, ok := scanCall(nested(998)); ok {
+		t.Error("scanCall took arguments nested 1001 deep, the message counted")
+	}
 	c, ok := scanCall([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-1","reason":"x"}}`))
 	if !ok || string(c.cancels) != `"r-1"` {
 		t.Errorf("a cancellation: %+v %v", c, ok)

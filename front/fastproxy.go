@@ -41,8 +41,8 @@ func newProxyInput(name string, schema json.RawMessage) (*proxyInput, error) {
 // go-sdk decodes with segmentio's decoder, this with encoding/json: into a
 // map of plain JSON values the two agree (float64 numbers, last of
 // duplicate keys) on valid UTF-8 nested no deeper than go-sdk allows,
-// which the lane checks of the whole body first. FuzzProxyArgs holds them
-// to it.
+// which scanCall checks of the whole body first (jsonscan.MaxDepth).
+// FuzzProxyArgs holds them to it.
 func (p *proxyInput) args(raw []byte) (json.RawMessage, bool) {
 	m := make(map[string]any)
 	if len(raw) > 0 {
@@ -62,41 +62,4 @@ func (p *proxyInput) args(raw []byte) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return out, true
-}
-
-// maxDepth is go-sdk's bound on the nesting of a message it decodes
-// (internal/json): deeper, it refuses the message.
-const maxDepth = 1000
-
-// shallow reports whether the JSON text b nests objects and arrays at most
-// max deep, counting as go-sdk does.
-func shallow(b []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			if depth > max {
-				return false
-			}
-		case '}', ']':
-			if depth > 0 {
-				depth--
-			}
-		}
-	}
-	return true
 }
