@@ -19,16 +19,17 @@ func TestServeReleasesStartupPages(t *testing.T) {
 	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Good)}, nil)
 	cmd := switchboardCmd(t, home, "serve", "--http", "127.0.0.1:0")
 	startHTTP(t, cmd)
+	var size int64
 	resident := func() int64 {
 		t.Helper()
-		r, _, err := exepages.Resident(cmd.Process.Pid)
+		r, s, err := exepages.Resident(cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}
+		size = s
 		return r
 	}
 	serving := resident()
-	_, size, _ := exepages.Resident(cmd.Process.Pid)
 	t.Logf("serve: %d kB of its binary's %d kB of read-only mappings resident", serving>>10, size>>10)
 	if serving > size/4 {
 		t.Errorf("serve has %d kB of its binary's %d kB of read-only mappings resident, want at most a quarter", serving>>10, size>>10)
