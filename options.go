@@ -107,6 +107,14 @@ type Options struct {
 	// package initialisation, before main. See upstream.Options.Supervise.
 	Supervise bool
 
+	// Preconnect names servers to start connecting at once, in the
+	// background, whatever their lifecycle, while New goes on (it opens the
+	// catalog meanwhile): a host that knows which server its first request
+	// needs starts it early, as switchboard call --server does. Names that
+	// are not configured, disabled or unusable are ignored: the request
+	// that needs one reports why. Nothing starts when Passive is set.
+	Preconnect []string
+
 	// Stderr, if set, is called with each line a stdio server writes to
 	// stderr (see upstream.Options.Stderr). Default: only the tail of a
 	// server's stderr is kept, to explain a failure.

@@ -473,6 +473,26 @@ func TestKeepAlive(t *testing.T) {
 	h.waitFor("f", "eager connect", inState(upstream.StateConnected))
 }
 
+// TestPreconnect starts a lazy server before anything asks for it: it
+// connects once, whatever asks after.
+func TestPreconnect(t *testing.T) {
+	h := newPool(t, []*config.Server{fixture("f", testserver.Good), fixture("g", testserver.Good)}, nil)
+	h.Preconnect("f")
+	h.Preconnect("nobody") // ignored
+	st := h.waitFor("f", "the connection Preconnect started", inState(upstream.StateConnected))
+	if g := h.status("g"); g.State != upstream.StateDisconnected {
+		t.Errorf("g, not named, is %s", g.State)
+	}
+	h.Preconnect("f") // connected already: nothing happens
+	if out, err := h.call(t.Context(), "f", "echo", map[string]any{"text": "hi"}); err != nil || out != "hi" {
+		t.Fatalf("echo = %q, %v", out, err)
+	}
+	if now := h.status("f"); now.Generation != st.Generation || now.PID != st.PID {
+		t.Errorf("after a second Preconnect and a call, f is at generation %d, pid %d; want %d, %d: one connection", now.Generation, now.PID, st.Generation, st.PID)
+	}
+
+}
+
 func TestProcessGroupKilled(t *testing.T) {
 	h := newPool(t, []*config.Server{fixture("f", testserver.Good)}, nil)
 	out, err := h.call(t.Context(), "f", "spawn", nil)

@@ -128,6 +128,28 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// Preconnect starts connecting the named server in the background, as an
+// eager server connects, unless it is connected or connecting already or
+// the pool is passive. A name the pool does not hold is ignored.
+func (p *Pool) Preconnect(name string) {
+	if s := p.servers[name]; s != nil && !p.opts.Passive {
+		p.goOwned(s.preconnect)
+	}
+}
+
+func (s *server) preconnect() {
+	s.mu.Lock()
+	if s.sess != nil || s.usable(opConnect) != nil {
+		s.mu.Unlock()
+		return
+	}
+	_, started := s.dialLocked(nil, trace.SpanContext{})
+	s.mu.Unlock()
+	if started {
+		s.pool.notify(s.cfg.Name)
+	}
+}
+
 // connectEagerly connects an eager or keep-alive server when the pool is
 // made; a keep-alive server that fails keeps trying.
 func (s *server) connectEagerly() {

@@ -27,6 +27,7 @@ type env struct {
 	offline        bool          // --offline: openEngine makes the configuration offline
 	stopGrace      *atomic.Int64 // added to interruptGrace (a time.Duration): serve --http's drain; nil in tests
 	states         *states       // settings.store's databases the command opened (openState)
+	preconnect     string        // the server the command needs first: engineOptions starts it at once if it is a command
 }
 
 // dirs describes where configuration lives, honouring --config.

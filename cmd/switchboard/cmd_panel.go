@@ -126,6 +126,7 @@ func (e *env) panelLocal(ctx context.Context, explicit string) (*panel.Local, er
 		}
 		o.Logger = nil
 		o.OnCall = calls.Add
+		o.Supervise = true // it runs until it is stopped, as serve does
 		eng, err := switchboard.New(ctx, cfg, (*switchboard.Options)(o))
 		return eng, cfg, err
 	}

@@ -33,6 +33,7 @@ func runRead(ctx context.Context, e *env, args []string) (err error) {
 		return usagef("read needs SERVER and REF")
 	}
 	e.offline = e.offline || f.offline
+	e.preconnect = pos[0]
 	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
 	if err != nil {
 		return err

@@ -67,6 +67,14 @@ func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, t
 
 // engineOptions are the CLI's engine options over cfg, its state (the
 // credential store, and settings.store's database) opened with them.
+//
+// They start stdio servers without a supervisor: a command that does one
+// thing and exits keeps the library's promise (the server dies with it, by
+// PR_SET_PDEATHSIG; what the server started sees its stdin close, and the
+// next switchboard to start ends the group), not serve's, which a
+// supervisor, a second start of this binary, would cost every call
+// (docs/serve.md, Processes). What runs until it is stopped, serve and the
+// panel, sets Supervise.
 func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oauth.Prompter) (*gateway.Options, error) {
 	st, err := e.openState(ctx, cfg)
 	if err != nil {
@@ -82,7 +90,13 @@ func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oaut
 		KeepSpills:  spillKeep,
 		Audience:    proxy.People,
 		Roots:       e.cwdRoots(),
-		Supervise:   true,
+	}
+	// A stdio server the command names starts while the engine opens the
+	// catalog. Not a remote one: connecting may ask the user to log in,
+	// which a command that then fails on its arguments should not do; nor
+	// one that offline mode refuses.
+	if s, ok := cfg.Server(e.preconnect); ok && s.Type == config.TransportStdio && s.Offline == "" {
+		o.Preconnect = []string{s.Name}
 	}
 	st.engine((*switchboard.Options)(o))
 	return o, nil
@@ -106,6 +120,9 @@ func (e *env) cwdRoots() []*mcp.Root {
 // result: the text on stdout, or the details with --json. An error result
 // goes to stderr and fails the command; so does a tool's own error.
 func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) error {
+	if req.Action != proxy.ActionReconnect && req.Action != proxy.ActionStatus {
+		e.preconnect = req.Server
+	}
 	return e.runBuilt(ctx, f, func(context.Context, *gateway.Engine) (*proxy.Request, error) { return req, nil })
 }
 

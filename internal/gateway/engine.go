@@ -48,6 +48,7 @@ type Options struct {
 	Prompt           oauth.Prompter
 	Roots            []*mcp.Root
 	Supervise        bool
+	Preconnect       []string
 	Stderr           func(server, line string)
 	Telemetry        *telemetry.Tracer
 
@@ -113,26 +114,51 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		e.log.Warn("removing stale spill directories", "err", err)
 	}
 	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: cfg.Settings.Output.MaxBytes, MaxLines: cfg.Settings.Output.MaxLines})
-	cat, err := e.openCatalog(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e.cat = cat
-	if err := e.openPolicy(ctx); err != nil {
-		cat.Close()
-		return nil, err
-	}
-	if !e.opts.Passive {
-		e.emb = newEmbedder(cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
-	}
+	// The pool comes first, so that the servers named in Preconnect start
+	// while the catalog opens; what they change is handled once the engine
+	// is whole.
+	ready := make(chan struct{})
 	e.pool = upstream.New(e.usable(), &upstream.Options{
-		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log, OnChange: e.onChange,
+		Lookup: e.opts.Lookup, Credentials: e.opts.Credentials, BaseEnv: e.opts.BaseEnv, Logger: e.log,
+		OnChange: func(name string) {
+			<-ready
+			if e.cat != nil {
+				e.onChange(name)
+			}
+		},
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log), Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
 	})
+	for _, name := range e.opts.Preconnect {
+		e.pool.Preconnect(name)
+	}
+	if err := e.openState(ctx); err != nil {
+		close(ready)
+		e.pool.Close()
+		return nil, err
+	}
+	close(ready)
 	e.def = e.NewSession()
 	return e, nil
+}
+
+// openState opens the catalog and the policy's state, and makes the
+// embedder.
+func (e *Engine) openState(ctx context.Context) error {
+	cat, err := e.openCatalog(ctx)
+	if err != nil {
+		return err
+	}
+	if err := e.openPolicy(ctx); err != nil {
+		cat.Close()
+		return err
+	}
+	e.cat = cat
+	if !e.opts.Passive {
+		e.emb = newEmbedder(e.cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
+	}
+	return nil
 }
 
 // openCatalog opens the catalog: in the shared store when there is one,
@@ -209,11 +235,16 @@ const closeRecordTimeout = 5 * time.Second
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		e.bg.Stop()
-		// What this process learned of failing servers outlives it.
+		// What this process learned of failing servers outlives it. It is
+		// written while the servers stop, which for a stdio server is
+		// waiting for its process to exit.
+		snap := e.pool.Snapshot()
+		closed := make(chan error, 1)
+		go func() { closed <- e.pool.Close() }()
 		ctx, cancel := context.WithTimeout(context.Background(), closeRecordTimeout)
-		e.recordFailures(ctx)
+		e.recordStatus(ctx, snap)
 		cancel()
-		errs := []error{e.pool.Close()}
+		errs := []error{<-closed}
 		e.bg.Wait()
 		errs = append(errs, e.closeSpill(), e.cat.Close())
 		if e.pol.audit != nil {

@@ -77,7 +77,12 @@ func recordable(c upstream.Class) bool {
 // Concurrent calls may write the same thing twice, which is harmless; a
 // write that fails is tried again by the next call.
 func (e *Engine) recordFailures(ctx context.Context, names ...string) {
-	for _, st := range e.pool.Snapshot() {
+	e.recordStatus(ctx, e.pool.Snapshot(), names...)
+}
+
+// recordStatus is recordFailures of what snap shows.
+func (e *Engine) recordStatus(ctx context.Context, snap []upstream.Status, names ...string) {
+	for _, st := range snap {
 		if len(names) > 0 && !slices.Contains(names, st.Name) {
 			continue
 		}

@@ -1,0 +1,80 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// ownedFixture is fixture with the leak checker's mark in its environment.
+func ownedFixture(mode string) def {
+	path, args, env := testserver.Command(mode)
+	env[mcptest.OwnerEnv] = os.Getenv(mcptest.OwnerEnv)
+	return def{"command": path, "args": args, "env": env}
+}
+
+// TestPreconnect makes an engine that starts a lazy server as it opens:
+// the server connects with no request, and what it lists reaches the
+// catalog, though it may connect before the catalog is open.
+func TestPreconnect(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	e := engineIn(t, t.TempDir(), map[string]def{"f": ownedFixture(testserver.Good), "g": ownedFixture(testserver.Good)}, nil,
+		&Options{Preconnect: []string{"f", "nobody"}})
+	s, _ := e.cfg.Server("f")
+	// Nothing but the engine's own goroutines acts here, and they say
+	// nothing a test can wait on: this polls.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, ok := e.cached(t.Context(), s); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("20s after New, f's tools are not in the catalog; servers: %+v", e.pool.Snapshot())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, st := range e.pool.Snapshot() {
+		want := map[string]upstream.State{"f": upstream.StateConnected, "g": upstream.StateDisconnected}[st.Name]
+		if st.State != want || st.Generation > 1 {
+			t.Errorf("%s is %s at generation %d, want %s, at most one connection", st.Name, st.State, st.Generation, want)
+		}
+	}
+}
+
+// TestPreconnectNewFails checks that an engine that cannot open its catalog
+// leaves no server it started running.
+func TestPreconnectNewFails(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	home := t.TempDir()
+	d := config.Dirs{Home: home}
+	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"f": ownedFixture(testserver.Good)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notDir := filepath.Join(home, "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(context.Background(), config.Load(d), &Options{
+		Preconnect: []string{"f"}, CatalogPath: filepath.Join(notDir, "catalog.db"), SpillDir: filepath.Join(home, "spill"),
+	})
+	if err == nil {
+		e.Close()
+		t.Fatal("New with a catalog under a regular file: no error")
+	}
+	// CheckNoLeaks fails the test if the server New started is left.
+}
