@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"strings"
+	"sync"
 )
 
 // Implied needs. A task sentence often needs a helper it never names as a
@@ -125,8 +126,14 @@ var (
 // phrase is a word sequence, stemmed.
 type phrase []string
 
-// phrases parses a comma-separated list of word sequences.
-func phrases(s string) []phrase {
+// phrases is a comma-separated list of word sequences, parsed (and
+// stemmed) on first use: a command that never searches does not pay for it
+// at start-up.
+func phrases(s string) func() []phrase {
+	return sync.OnceValue(func() []phrase { return parsePhrases(s) })
+}
+
+func parsePhrases(s string) []phrase {
 	var out []phrase
 	for _, p := range strings.Split(s, ",") {
 		var ph phrase
@@ -155,8 +162,9 @@ func newMatcher(text string, things thingSet) *matcher {
 	return &matcher{words: ws, text: strings.ToLower(text), things: things}
 }
 
-// count returns how many of ps occur in the query.
-func (m *matcher) count(ps []phrase) int {
+// count returns how many of the phrases of list occur in the query.
+func (m *matcher) count(list func() []phrase) int {
+	ps := list()
 	n := 0
 	for _, p := range ps {
 		if m.has(p) {
@@ -166,8 +174,8 @@ func (m *matcher) count(ps []phrase) int {
 	return n
 }
 
-func (m *matcher) any(ps []phrase) bool {
-	for _, p := range ps {
+func (m *matcher) any(list func() []phrase) bool {
+	for _, p := range list() {
 		if m.has(p) {
 			return true
 		}
