@@ -130,14 +130,13 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // Preconnect starts connecting the named server in the background, as an
 // eager server connects, unless it is connected or connecting already or
-// the pool is passive. A name the pool does not hold is ignored.
+// the pool is passive. A name the pool does not hold is ignored. It does
+// not wait, and calls OnChange on a goroutine of its own.
 func (p *Pool) Preconnect(name string) {
-	if s := p.servers[name]; s != nil && !p.opts.Passive {
-		p.goOwned(s.preconnect)
+	s := p.servers[name]
+	if s == nil || p.opts.Passive {
+		return
 	}
-}
-
-func (s *server) preconnect() {
 	s.mu.Lock()
 	if s.sess != nil || s.usable(opConnect) != nil {
 		s.mu.Unlock()
@@ -146,7 +145,9 @@ func (s *server) preconnect() {
 	_, started := s.dialLocked(nil, trace.SpanContext{})
 	s.mu.Unlock()
 	if started {
-		s.pool.notify(s.cfg.Name)
+		// Not on the caller's goroutine: OnChange may wait for it (an
+		// engine handles changes once it is whole).
+		p.goOwned(func() { p.notify(name) })
 	}
 }
 
