@@ -21,6 +21,28 @@ import (
 // second one is the same user after a restart.
 func engineIn(t testing.TB, home string, servers map[string]def, settings map[string]any, opts *Options) *Engine {
 	t.Helper()
+	cfg := userConfig(t, home, servers, settings)
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.SpillDir = filepath.Join(home, "spill")
+	e, err := New(context.Background(), cfg, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return e
+}
+
+// userConfig writes servers and settings into the user configuration of
+// home and loads it.
+func userConfig(t testing.TB, home string, servers map[string]def, settings map[string]any) *config.Config {
+	t.Helper()
 	d := config.Dirs{Home: home}
 	doc := map[string]any{"mcpServers": servers}
 	if settings != nil {
@@ -43,21 +65,7 @@ func engineIn(t testing.TB, home string, servers map[string]def, settings map[st
 	for _, p := range cfg.Errors() {
 		t.Fatalf("config error: %v", p)
 	}
-	o := Options{}
-	if opts != nil {
-		o = *opts
-	}
-	o.SpillDir = filepath.Join(home, "spill")
-	e, err := New(context.Background(), cfg, &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return e
+	return cfg
 }
 
 // wantNoneConnected checks that no server was ever started: every one is

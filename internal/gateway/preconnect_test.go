@@ -2,13 +2,11 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -54,22 +52,12 @@ func TestPreconnect(t *testing.T) {
 func TestPreconnectNewFails(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	home := t.TempDir()
-	d := config.Dirs{Home: home}
-	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"f": ownedFixture(testserver.Good)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := userConfig(t, home, map[string]def{"f": ownedFixture(testserver.Good)}, nil)
 	notDir := filepath.Join(home, "file")
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(context.Background(), config.Load(d), &Options{
+	e, err := New(context.Background(), cfg, &Options{
 		Preconnect: []string{"f"}, CatalogPath: filepath.Join(notDir, "catalog.db"), SpillDir: filepath.Join(home, "spill"),
 	})
 	if err == nil {
