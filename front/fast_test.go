@@ -49,6 +49,51 @@ func (g *testGateway) fastCalls() int64 {
 	return 0
 }
 
+// laneCase is one tool call made through a gateway with the fast lane and
+// through one without.
+type laneCase struct {
+	what   string
+	params *mcp.CallToolParams
+	fast   bool // the lane takes it
+}
+
+// sameOnLane makes each case through fcs, a client of fast, and scs, a
+// client of slow (NoFastLane), and checks that the answers are equal once
+// each gateway's spill directory is masked, and that fast's lane took
+// exactly the cases it should. It returns the answers through fast.
+func sameOnLane(t *testing.T, fast, slow *testGateway, fcs, scs *mcp.ClientSession, cases []laneCase) []string {
+	t.Helper()
+	spillDir := regexp.MustCompile(`(` + regexp.QuoteMeta(fast.srv.opts.Engine.SpillDir) + `|` + regexp.QuoteMeta(slow.srv.opts.Engine.SpillDir) + `)/p[0-9]+-[0-9]+`)
+	answer := func(cs *mcp.ClientSession, p *mcp.CallToolParams) string {
+		res, err := cs.CallTool(t.Context(), p)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		js, _ := json.Marshal(res)
+		return spillDir.ReplaceAllString(string(js), "SPILL")
+	}
+	var answers []string
+	want := int64(0)
+	for _, c := range cases {
+		before := fast.fastCalls()
+		got, exp := answer(fcs, c.params), answer(scs, c.params)
+		answers = append(answers, got)
+		if got != exp {
+			t.Errorf("%s: with the fast lane\n%s\nwithout\n%s", c.what, got, exp)
+		}
+		if took := fast.fastCalls() > before; took != c.fast {
+			t.Errorf("%s: the fast lane took it: %v, want %v (answer %s)", c.what, took, c.fast, got)
+		}
+		if c.fast {
+			want++
+		}
+	}
+	if n := fast.fastCalls(); n != want {
+		t.Errorf("fast calls = %d, want %d", n, want)
+	}
+	return answers
+}
+
 // TestFastLaneSameAnswers makes the same calls through two gateways over
 // HTTP, one with the fast lane and one without, and checks that every
 // answer is the same, and that the lane took the calls it may take and no
@@ -91,11 +136,7 @@ func testFastLaneSameAnswers(t *testing.T, version string, stateless bool, prefi
 	scs, _ := slow.connectHTTPAt(t, HTTPOptions{Stateless: stateless, NoFastLane: true}, nil, "2025-11-25")
 	file := filepath.Join(t.TempDir(), "calls")
 
-	cases := []struct {
-		what   string
-		params *mcp.CallToolParams
-		fast   bool
-	}{
+	cases := []laneCase{
 		{"plain text", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}, true},
 		{"escapes and lines", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "line one\nline two é <&> \"quoted\" \\ \u2028"}}, true},
 		{"empty text", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": ""}}, true},
@@ -109,38 +150,13 @@ func testFastLaneSameAnswers(t *testing.T, version string, stateless bool, prefi
 		{"a progress token", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "p"}, Meta: mcp.Meta{"progressToken": "tok"}}, false},
 		{"other _meta", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "m"}, Meta: mcp.Meta{"x": 1}}, false},
 	}
-	spillDir := regexp.MustCompile(`(` + regexp.QuoteMeta(fast.srv.opts.Engine.SpillDir) + `|` + regexp.QuoteMeta(slow.srv.opts.Engine.SpillDir) + `)/p[0-9]+-[0-9]+`)
-	answer := func(cs *mcp.ClientSession, p *mcp.CallToolParams) string {
-		named := *p
-		named.Name = prefix + p.Name
-		res, err := cs.CallTool(t.Context(), &named)
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		js, _ := json.Marshal(res)
-		return spillDir.ReplaceAllString(string(js), "SPILL")
+	for _, c := range cases {
+		c.params.Name = prefix + c.params.Name
 	}
-	want := int64(0)
-	for i, c := range cases {
-		before := fast.fastCalls()
-		got, exp := answer(fcs, c.params), answer(scs, c.params)
-		// A server at 2026-07-28 names itself in each result's _meta.
-		if modern := strings.Contains(got, "io.modelcontextprotocol/serverInfo"); i == 0 && modern != (version == "latest") {
-			t.Fatalf("protocolVersion %q: the upstream answered %s", version, got)
-		}
-		if got != exp {
-			t.Errorf("%s: with the fast lane\n%s\nwithout\n%s", c.what, got, exp)
-		}
-		took := fast.fastCalls() > before
-		if took != c.fast {
-			t.Errorf("%s: the fast lane took it: %v, want %v (answer %s)", c.what, took, c.fast, got)
-		}
-		if c.fast {
-			want++
-		}
-	}
-	if n := fast.fastCalls(); n != want {
-		t.Errorf("fast calls = %d, want %d", n, want)
+	answers := sameOnLane(t, fast, slow, fcs, scs, cases)
+	// A server at 2026-07-28 names itself in each result's _meta.
+	if modern := strings.Contains(answers[0], "io.modelcontextprotocol/serverInfo"); modern != (version == "latest") {
+		t.Fatalf("protocolVersion %q: the upstream answered %s", version, answers[0])
 	}
 	if slow.srv.FastLane() || !fast.srv.FastLane() {
 		t.Errorf("FastLane() = %v with the lane, %v with NoFastLane", fast.srv.FastLane(), slow.srv.FastLane())

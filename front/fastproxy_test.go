@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,32 +66,11 @@ func testFastLaneProxyTool(t *testing.T, stateless bool) {
 		{"a wrong type", map[string]any{"tool": 5}, nil, false},
 		{"a progress token", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": "p"}}, mcp.Meta{"progressToken": "tok"}, false},
 	}
-	spillDir := regexp.MustCompile(`(` + regexp.QuoteMeta(fast.srv.opts.Engine.SpillDir) + `|` + regexp.QuoteMeta(slow.srv.opts.Engine.SpillDir) + `)/p[0-9]+-[0-9]+`)
-	answer := func(cs *mcp.ClientSession, args any, meta mcp.Meta) string {
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: proxy.ToolName, Arguments: args, Meta: meta})
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		js, _ := json.Marshal(res)
-		return spillDir.ReplaceAllString(string(js), "SPILL")
-	}
-	want := int64(0)
+	var lane []laneCase
 	for _, c := range cases {
-		before := fast.fastCalls()
-		got, exp := answer(fcs, c.args, c.meta), answer(scs, c.args, c.meta)
-		if got != exp {
-			t.Errorf("%s: with the fast lane\n%s\nwithout\n%s", c.what, got, exp)
-		}
-		if took := fast.fastCalls() > before; took != c.fast {
-			t.Errorf("%s: the fast lane took it: %v, want %v (answer %s)", c.what, took, c.fast, got)
-		}
-		if c.fast {
-			want++
-		}
+		lane = append(lane, laneCase{c.what, &mcp.CallToolParams{Name: proxy.ToolName, Arguments: c.args, Meta: c.meta}, c.fast})
 	}
-	if n := fast.fastCalls(); n != want {
-		t.Errorf("fast calls = %d, want %d", n, want)
-	}
+	sameOnLane(t, fast, slow, fcs, scs, lane)
 	// The calls the fixture recorded: the tool error's, once per gateway.
 	data, err := os.ReadFile(file)
 	if err != nil {
