@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -491,6 +494,52 @@ func TestPreconnect(t *testing.T) {
 		t.Errorf("after a second Preconnect and a call, f is at generation %d, pid %d; want %d, %d: one connection", now.Generation, now.PID, st.Generation, st.PID)
 	}
 
+}
+
+// TestPreconnectReturnsOnceStarted: Preconnect waits for a stdio server's
+// process to start, and no longer. A server that never answers its
+// handshake is still connecting when Preconnect returns, and its process
+// is already recorded (on Linux, in the pool's group file); a command that
+// cannot start ends the attempt with its error, and Preconnect returns too.
+func TestPreconnectReturnsOnceStarted(t *testing.T) {
+	groups := t.TempDir()
+	missing := &config.Server{Name: "missing", Type: config.TransportStdio, Command: filepath.Join(t.TempDir(), "no-such-server"),
+		RequestTimeout: 20 * time.Second, Lifecycle: config.LifecycleLazy}
+	h := newPool(t, []*config.Server{fixture("quiet", testserver.NoInit), missing}, &upstream.Options{GroupDir: groups})
+	preconnect := func(name string) {
+		returned := make(chan struct{})
+		go func() { h.Preconnect(name); close(returned) }()
+		select {
+		case <-returned:
+		case <-time.After(time.Minute): // a hang: quiet never answers
+			t.Fatalf("Preconnect(%q) did not return", name)
+		}
+	}
+
+	preconnect("quiet")
+	if st := h.status("quiet"); st.State != upstream.StateConnecting {
+		t.Errorf("quiet, which never answers initialize, is %s after Preconnect; want %s", st.State, upstream.StateConnecting)
+	}
+	if runtime.GOOS == "linux" {
+		files, _ := filepath.Glob(filepath.Join(groups, "*.groups"))
+		var fields []string
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields = append(fields, strings.Fields(string(b))...)
+		}
+		if len(fields) != 2 { // "PGID START"
+			t.Errorf("the group file holds %q once Preconnect has returned; want quiet's group, recorded as it started", fields)
+		}
+	}
+
+	preconnect("missing")
+	st := h.waitFor("missing", "the failed start", inState(upstream.StateFailed))
+	if !strings.Contains(st.Error, "no-such-server") {
+		t.Errorf("missing failed with %q; want its command named", st.Error)
+	}
 }
 
 func TestProcessGroupKilled(t *testing.T) {

@@ -52,12 +52,19 @@ type server struct {
 // A dialCall is one connection attempt, shared by every caller that needs
 // the server while it runs.
 type dialCall struct {
-	prev *session          // a session to close before connecting (reconnect)
-	from trace.SpanContext // the span of the operation that started it, if any
-	done chan struct{}     // closed when sess or err is set
-	sess *session
-	err  error
+	prev    *session          // a session to close before connecting (reconnect)
+	from    trace.SpanContext // the span of the operation that started it, if any
+	done    chan struct{}     // closed when sess or err is set
+	started chan struct{}     // closed once the transport is under way (underway)
+	once    sync.Once
+	sess    *session
+	err     error
 }
+
+// underway tells whoever waits on started that the attempt no longer needs
+// the goroutine that made it: a stdio server's process has been started
+// (or failed to), or an HTTP connection is being made. It is idempotent.
+func (d *dialCall) underway() { d.once.Do(func() { close(d.started) }) }
 
 func newServer(p *Pool, cfg *config.Server) *server {
 	s := &server{pool: p, cfg: cfg, timeout: cfg.RequestTimeout, state: StateDisconnected,
@@ -190,7 +197,7 @@ func (s *server) dialLocked(prev *session, from trace.SpanContext) (d *dialCall,
 	if s.dial != nil {
 		return s.dial, false
 	}
-	d = &dialCall{prev: prev, from: from, done: make(chan struct{})}
+	d = &dialCall{prev: prev, from: from, done: make(chan struct{}), started: make(chan struct{})}
 	if s.closed || !s.pool.goOwned(func() { s.runDial(d) }) {
 		d.err = &Error{Server: s.cfg.Name, Op: opConnect, Class: ClassClosed, Err: ErrClosed}
 		close(d.done)
@@ -208,7 +215,7 @@ func (s *server) runDial(d *dialCall) {
 	ctx, cancel := withTimeout(s.pool.ctx, s.timeout)
 	defer cancel()
 	ctx, span := s.pool.opts.Telemetry.StartConnect(ctx, d.from, s.cfg.Name, string(s.cfg.Type))
-	sess, err := s.connect(ctx)
+	sess, err := s.connect(ctx, d.underway)
 	if err != nil {
 		err = opError(ctx, s.cfg.Name, opConnect, s.timeout, err, ClassStart)
 		span.End(telemetry.OutcomeError, string(classOf(err, ClassStart)))

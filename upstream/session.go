@@ -45,7 +45,10 @@ type session struct {
 
 // connect opens a new session: it resolves the server's references, starts
 // the transport and negotiates the protocol.
-func (s *server) connect(ctx context.Context) (*session, error) {
+//
+// underway is called once the transport is under way: for a stdio server,
+// once its process has been started or has failed to start.
+func (s *server) connect(ctx context.Context, underway func()) (*session, error) {
 	if why := s.cfg.Offline; why != "" {
 		return nil, withClass(ClassConfig, offlineError(why))
 	}
@@ -61,7 +64,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	scrub := newScrubber(s.cfg, res)
-	sess, retry, err := s.open(ctx, res, version)
+	sess, retry, err := s.open(ctx, res, version, underway)
 	if retry == retryRefused {
 		// "auto" over stdio speaks 2025-11-25; a server that refuses it is
 		// probed for 2026-07-28, now and from then on (pinnedVersion).
@@ -73,7 +76,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 			s.mu.Lock()
 			s.modern = true
 			s.mu.Unlock()
-			sess, retry, err = s.open(ctx, res, "")
+			sess, retry, err = s.open(ctx, res, "", underway)
 		}
 	}
 	if err != nil && retry != "" && ctx.Err() == nil {
@@ -86,7 +89,7 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 		} else {
 			s.log.Info("server answered the protocol probe late; connecting again with its version pinned", "version", retry, "error", scrub.error(err))
 		}
-		sess, _, err = s.open(ctx, res, retry)
+		sess, _, err = s.open(ctx, res, retry, underway)
 	}
 	if err != nil {
 		return nil, scrub.error(err)
@@ -100,16 +103,18 @@ func (s *server) connect(ctx context.Context) (*session, error) {
 // probe showed which: legacyVersion when a stdio server died on the probe,
 // the modern version when it answered the probe late; or, without a probe,
 // retryRefused when a stdio server answered initialize with an error.
-func (s *server) open(ctx context.Context, res *config.Resolved, version string) (sess *session, retry string, err error) {
+func (s *server) open(ctx context.Context, res *config.Resolved, version string, underway func()) (sess *session, retry string, err error) {
 	client := s.newClient()
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
 	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{}), cancels: newCancels()}
 	switch s.cfg.Type {
 	case config.TransportStdio:
-		sess.cs, retry, err = s.openStdio(ctx, client, opts, res, sess)
+		sess.cs, retry, err = s.openStdio(ctx, client, opts, res, sess, underway)
 	case config.TransportInProcess:
+		underway()
 		sess.cs, err = s.openInProcess(ctx, client, opts, sess.cancels)
 	default:
+		underway()
 		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
 	}
 	if err != nil {
@@ -122,7 +127,7 @@ func (s *server) open(ctx context.Context, res *config.Resolved, version string)
 	return sess, "", nil
 }
 
-func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, string, error) {
+func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session, underway func()) (*mcp.ClientSession, string, error) {
 	env := make(map[string]string, len(res.Env))
 	for k, v := range res.Env {
 		env[k] = v.Reveal()
@@ -130,9 +135,12 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 	o := &s.pool.opts
 	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine()})
 	if err != nil {
+		underway()
 		return nil, "", err
 	}
-	if !s.track(proc) {
+	tracked := s.track(proc)
+	underway()
+	if !tracked {
 		proc.close()
 		return nil, "", withClass(ClassClosed, ErrClosed)
 	}
