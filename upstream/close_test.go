@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
@@ -50,5 +51,51 @@ func TestCloseEndsLingeringServers(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCloseTimeoutKills closes a pool whose servers would each take an
+// hour to stop on their own (they linger after their input ends, and the
+// grace before SIGTERM is an hour): past CloseTimeout, Close kills them,
+// the one it shuts down on its own goroutine as well as the other.
+func TestCloseTimeoutKills(t *testing.T) {
+	for _, supervise := range []bool{false, true} {
+		t.Run(fmt.Sprintf("supervise=%v", supervise), func(t *testing.T) {
+			mcptest.CheckNoLeaks(t)
+			p := upstream.New([]*config.Server{fixture("f", testserver.Linger), fixture("g", testserver.Linger)}, &upstream.Options{
+				BaseEnv:          append(upstream.BaseEnv(os.Environ()), mcptest.OwnerEnv+"="+os.Getenv(mcptest.OwnerEnv)),
+				GroupDir:         t.TempDir(),
+				Supervise:        supervise,
+				TerminateTimeout: time.Hour,
+				CloseTimeout:     200 * time.Millisecond,
+				Logger:           slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelError})),
+			})
+			var pids []int
+			for _, name := range []string{"f", "g"} {
+				res, err := p.CallTool(t.Context(), name, "pid", nil)
+				if err != nil {
+					p.Close()
+					t.Fatal(err)
+				}
+				pid, err := strconv.Atoi(firstText(res.Content))
+				if err != nil {
+					p.Close()
+					t.Fatalf("pid answered %q", firstText(res.Content))
+				}
+				pids = append(pids, pid)
+			}
+			closed := make(chan struct{})
+			go func() { p.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(time.Minute): // a hang, not a speed: the servers would take an hour
+				t.Fatal("Close did not return a minute after CloseTimeout")
+			}
+			for _, pid := range pids {
+				if mcptest.Alive(pid) {
+					t.Errorf("server %d survived Close", pid)
+				}
+			}
+		})
 	}
 }

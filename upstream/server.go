@@ -402,6 +402,14 @@ func (s *server) shutdown() {
 	}
 }
 
+// connectedOrDialing reports whether the server has a session or a
+// connection attempt: whether shutting it down has anything to wait for.
+func (s *server) connectedOrDialing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sess != nil || s.dial != nil
+}
+
 // kill kills every child of the server at once.
 func (s *server) kill() {
 	s.mu.Lock()

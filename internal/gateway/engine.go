@@ -237,14 +237,19 @@ func (e *Engine) Close() error {
 		e.bg.Stop()
 		// What this process learned of failing servers outlives it. It is
 		// written while the servers stop, which for a stdio server is
-		// waiting for its process to exit.
+		// waiting for its process to exit. The servers are told to stop
+		// on this goroutine: one that starts the write instead gets to run
+		// when this one waits, not when another thread has woken.
 		snap := e.pool.Snapshot()
-		closed := make(chan error, 1)
-		go func() { closed <- e.pool.Close() }()
-		ctx, cancel := context.WithTimeout(context.Background(), closeRecordTimeout)
-		e.recordStatus(ctx, snap)
-		cancel()
-		errs := []error{<-closed}
+		recorded := make(chan struct{})
+		go func() {
+			defer close(recorded)
+			ctx, cancel := context.WithTimeout(context.Background(), closeRecordTimeout)
+			defer cancel()
+			e.recordStatus(ctx, snap)
+		}()
+		errs := []error{e.pool.Close()}
+		<-recorded
 		e.bg.Wait()
 		errs = append(errs, e.closeSpill(), e.cat.Close())
 		if e.pol.audit != nil {
