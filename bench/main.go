@@ -40,6 +40,7 @@ type options struct {
 	try      [][]string // environments of extra sb-transparent columns
 	before   string     // another checkout of the product, measured too
 	coldOnly bool       // only idle RSS and the cold call
+	startup  bool       // only the start-up of processes that do nothing
 }
 
 func main() {
@@ -75,6 +76,7 @@ func main() {
 		o.try = append(o.try, kvs)
 		return nil
 	})
+	flag.BoolVar(&o.startup, "startup", false, "measure only how long a process that does nothing takes to start and exit, by what it links (10 × -cold runs each), switchboard last")
 	flag.StringVar(&o.before, "before", "", "also measure switchboard as built from `DIR`, another checkout of the product (a git worktree of main, say), in transparent mode (column before-transparent) and in the cold call (column before)")
 	flag.Parse()
 	for _, name := range o.only {
@@ -109,6 +111,15 @@ func run(ctx context.Context, o options) error {
 	sb, err := build(dir, "switchboard", "./cmd/switchboard", root)
 	if err != nil {
 		return err
+	}
+	if o.startup {
+		runs := max(10*o.cold, 1)
+		rows, err := measureStartup(dir, sb, runs)
+		if err != nil {
+			return err
+		}
+		printStartup(os.Stdout, rows, runs)
+		return nil
 	}
 	var peer string
 	if o.peer && !o.coldOnly {
