@@ -480,13 +480,13 @@ func TestKeepAlive(t *testing.T) {
 // connects once, whatever asks after.
 func TestPreconnect(t *testing.T) {
 	h := newPool(t, []*config.Server{fixture("f", testserver.Good), fixture("g", testserver.Good)}, nil)
-	h.Preconnect("f")
-	h.Preconnect("nobody") // ignored
+	h.Preconnect(t.Context(), "f")
+	h.Preconnect(t.Context(), "nobody") // ignored
 	st := h.waitFor("f", "the connection Preconnect started", inState(upstream.StateConnected))
 	if g := h.status("g"); g.State != upstream.StateDisconnected {
 		t.Errorf("g, not named, is %s", g.State)
 	}
-	h.Preconnect("f") // connected already: nothing happens
+	h.Preconnect(t.Context(), "f") // connected already: nothing happens
 	if out, err := h.call(t.Context(), "f", "echo", map[string]any{"text": "hi"}); err != nil || out != "hi" {
 		t.Fatalf("echo = %q, %v", out, err)
 	}
@@ -508,7 +508,7 @@ func TestPreconnectReturnsOnceStarted(t *testing.T) {
 	h := newPool(t, []*config.Server{fixture("quiet", testserver.NoInit), missing}, &upstream.Options{GroupDir: groups})
 	preconnect := func(name string) {
 		returned := make(chan struct{})
-		go func() { h.Preconnect(name); close(returned) }()
+		go func() { h.Preconnect(t.Context(), name); close(returned) }()
 		select {
 		case <-returned:
 		case <-time.After(time.Minute): // a hang: quiet never answers
@@ -539,6 +539,27 @@ func TestPreconnectReturnsOnceStarted(t *testing.T) {
 	st := h.waitFor("missing", "the failed start", inState(upstream.StateFailed))
 	if !strings.Contains(st.Error, "no-such-server") {
 		t.Errorf("missing failed with %q; want its command named", st.Error)
+	}
+}
+
+// TestPreconnectContext: Preconnect returns once its context is done, even
+// while the dial is still resolving the server's variables (a ${cmd:…}
+// reference that takes its time), and the dial ends with the pool.
+func TestPreconnectContext(t *testing.T) {
+	slow := fixture("slow", testserver.Good)
+	slow.Env["TOKEN"] = "${cmd:sleep 60}"
+	h := newPool(t, []*config.Server{slow}, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	returned := make(chan struct{})
+	go func() { h.Preconnect(ctx, "slow"); close(returned) }()
+	select {
+	case <-returned:
+	case <-time.After(time.Minute): // a hang: the command sleeps for a minute
+		t.Fatal("Preconnect did not return once its context was done")
+	}
+	if st := h.status("slow"); st.State != upstream.StateConnecting {
+		t.Errorf("slow is %s after Preconnect; want %s, its command still running", st.State, upstream.StateConnecting)
 	}
 }
 

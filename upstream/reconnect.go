@@ -133,12 +133,13 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // the pool is passive. A name the pool does not hold is ignored. It calls
 // OnChange on a goroutine of its own.
 //
-// It waits only until the connection is under way: for a stdio server,
-// until its process has started. Waiting hands this goroutine's thread to
-// the dial at once, which would otherwise wait for another thread to wake
+// It waits only until the connection is under way (for a stdio server,
+// until its process has started: resolving its variables may run a
+// command) or ctx is done. Waiting hands this goroutine's thread to the
+// dial at once, which would otherwise wait for another thread to wake
 // (about half a millisecond on a busy two-core machine), and the fork does
 // not compete with what the caller does next.
-func (p *Pool) Preconnect(name string) {
+func (p *Pool) Preconnect(ctx context.Context, name string) {
 	s := p.servers[name]
 	if s == nil || p.opts.Passive {
 		return
@@ -153,6 +154,7 @@ func (p *Pool) Preconnect(name string) {
 	select {
 	case <-d.started:
 	case <-d.done:
+	case <-ctx.Done():
 	}
 	if started {
 		// Not on the caller's goroutine: OnChange may wait for it (an

@@ -131,7 +131,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log), Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
 	})
 	for _, name := range e.opts.Preconnect {
-		e.pool.Preconnect(name)
+		e.pool.Preconnect(ctx, name)
 	}
 	if err := e.openState(ctx); err != nil {
 		close(ready)
