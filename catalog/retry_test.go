@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"testing/synctest"
@@ -64,4 +65,36 @@ func TestRetryBusyHonoursContext(t *testing.T) {
 			t.Errorf("got %v after %d calls, want %v after 2", err, calls, other)
 		}
 	})
+}
+
+// TestOpenBesideAWriter opens a catalog that is up to date while another
+// connection holds its write lock, as a serve refreshing its catalog does:
+// learning that the schema needs nothing takes no lock, so the open does
+// not wait for the writer, and what is there can be read.
+func TestOpenBesideAWriter(t *testing.T) {
+	c, path := openTemp(t)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writer, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	tx, err := writer.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("PRAGMA user_version"); err != nil {
+		t.Fatal(err)
+	}
+	c, err = open(path, 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("opening the catalog while another connection writes: %v", err)
+	}
+	defer c.Close()
+	if _, err := c.Servers(t.Context()); err != nil {
+		t.Errorf("reading beside the writer: %v", err)
+	}
 }

@@ -107,12 +107,22 @@ var migrations = map[int][]string{
 // migrate brings the file's schema to schemaVersion in one immediate
 // transaction, so two processes opening a new file at once do not race.
 func (c *Catalog) migrate(ctx context.Context) error {
+	// Up to date is the usual case, and learning it takes no write lock: a
+	// command that opens the catalog does not wait for a writer (a serve
+	// refreshing its catalog) to find that out.
+	var v int
+	if err := c.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("reading schema version: %w", err)
+	}
+	if v == schemaVersion {
+		return nil
+	}
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var v int
+	// Once more under the lock: another process may have migrated since.
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return fmt.Errorf("reading schema version: %w", err)
 	}
