@@ -29,20 +29,7 @@ func TestCloseEndsLingeringServers(t *testing.T) {
 					Supervise: supervise,
 					Logger:    slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 				})
-				var pids []int
-				for _, tool := range []string{"pid", "spawn"} {
-					res, err := p.CallTool(t.Context(), "f", tool, nil)
-					if err != nil {
-						p.Close()
-						t.Fatal(err)
-					}
-					pid, err := strconv.Atoi(firstText(res.Content))
-					if err != nil {
-						p.Close()
-						t.Fatalf("%s answered %q", tool, firstText(res.Content))
-					}
-					pids = append(pids, pid)
-				}
+				pids := []int{callPID(t, p, "f", "pid"), callPID(t, p, "f", "spawn")}
 				p.Close()
 				for _, pid := range pids {
 					if mcptest.Alive(pid) {
@@ -70,20 +57,7 @@ func TestCloseTimeoutKills(t *testing.T) {
 				CloseTimeout:     200 * time.Millisecond,
 				Logger:           slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelError})),
 			})
-			var pids []int
-			for _, name := range []string{"f", "g"} {
-				res, err := p.CallTool(t.Context(), name, "pid", nil)
-				if err != nil {
-					p.Close()
-					t.Fatal(err)
-				}
-				pid, err := strconv.Atoi(firstText(res.Content))
-				if err != nil {
-					p.Close()
-					t.Fatalf("pid answered %q", firstText(res.Content))
-				}
-				pids = append(pids, pid)
-			}
+			pids := []int{callPID(t, p, "f", "pid"), callPID(t, p, "g", "pid")}
 			closed := make(chan struct{})
 			go func() { p.Close(); close(closed) }()
 			select {
@@ -98,4 +72,22 @@ func TestCloseTimeoutKills(t *testing.T) {
 			}
 		})
 	}
+}
+
+// callPID calls a tool of the server that answers with a pid (pid: the
+// server's own; spawn: a child it started), and returns it. On failure it
+// closes the pool, then fails the test.
+func callPID(t *testing.T, p *upstream.Pool, server, tool string) int {
+	t.Helper()
+	res, err := p.CallTool(t.Context(), server, tool, nil)
+	if err != nil {
+		p.Close()
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(firstText(res.Content))
+	if err != nil {
+		p.Close()
+		t.Fatalf("%s of %s answered %q", tool, server, firstText(res.Content))
+	}
+	return pid
 }
