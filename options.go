@@ -110,9 +110,12 @@ type Options struct {
 	// Preconnect names servers to start connecting at once, in the
 	// background, whatever their lifecycle, while New goes on (it opens the
 	// catalog meanwhile): a host that knows which server its first request
-	// needs starts it early, as switchboard call --server does. Names that
-	// are not configured, disabled or unusable are ignored: the request
-	// that needs one reports why. Nothing starts when Passive is set.
+	// needs starts it early, as switchboard call --server does. New waits
+	// for each connection only until it is under way (a stdio server's
+	// process started, after its variables are resolved), not for its
+	// handshake. Names that are not configured, disabled or unusable are
+	// ignored: the request that needs one reports why. Nothing starts when
+	// Passive is set.
 	Preconnect []string
 
 	// Stderr, if set, is called with each line a stdio server writes to
