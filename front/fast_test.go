@@ -207,6 +207,31 @@ func TestFastLaneCrash(t *testing.T) {
 
 // waitFor waits until the file the fixture's record tool writes holds
 // want.
+// cancelOnLane makes a call of the fixture's record tool (params wraps
+// its arguments) that waits once called, cancels it when the server has
+// it, and checks that the call fails, that the server hears of the
+// cancellation, and that the call took the fast lane.
+func cancelOnLane(t *testing.T, g *testGateway, cs *mcp.ClientSession, file string, params func(args map[string]any) *mcp.CallToolParams) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	before := g.fastCalls()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, params(map[string]any{"file": file, "then": "wait"}))
+		errc <- err
+	}()
+	waitFor(t, file, "called")
+	cancel()
+	if err := <-errc; err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	waitFor(t, file, "cancelled")
+	if g.fastCalls() != before+1 {
+		t.Errorf("fast calls %d, want %d: the call did not take the lane", g.fastCalls(), before+1)
+	}
+}
+
 func waitFor(t *testing.T, file, want string) {
 	t.Helper()
 	<-waitc(file, want)
@@ -240,22 +265,9 @@ func TestFastLaneCancel(t *testing.T) {
 
 	t.Run("notifications/cancelled", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "calls")
-		ctx, cancel := context.WithCancel(t.Context())
-		errc := make(chan error, 1)
-		go func() {
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "record", Arguments: map[string]any{"file": file, "then": "wait"}})
-			errc <- err
-		}()
-		waitFor(t, file, "called")
-		before := g.fastCalls()
-		cancel()
-		if err := <-errc; err == nil {
-			t.Error("the cancelled call returned no error")
-		}
-		waitFor(t, file, "cancelled")
-		if g.fastCalls() != before+1 {
-			t.Errorf("fast calls %d, want %d: the call did not take the lane", g.fastCalls(), before+1)
-		}
+		cancelOnLane(t, g, cs, file, func(args map[string]any) *mcp.CallToolParams {
+			return &mcp.CallToolParams{Name: "record", Arguments: args}
+		})
 	})
 
 	t.Run("dropped connection", func(t *testing.T) {

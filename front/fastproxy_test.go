@@ -264,23 +264,9 @@ func TestFastLaneProxyCancel(t *testing.T) {
 	cs, _ := g.connectHTTP(t, HTTPOptions{}, nil)
 	file := filepath.Join(t.TempDir(), "calls")
 	call(t, cs, "mcp", map[string]any{"server": "f"}) // connects f
-	ctx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	before := g.fastCalls()
-	go func() {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: proxy.ToolName, Arguments: map[string]any{
-			"tool": "record", "server": "f", "args": map[string]any{"file": file, "then": "wait"}}})
-		errc <- err
-	}()
-	waitFor(t, file, "called")
-	cancel()
-	if err := <-errc; err == nil {
-		t.Error("the cancelled call returned no error")
-	}
-	waitFor(t, file, "cancelled")
-	if g.fastCalls() != before+1 {
-		t.Errorf("fast calls %d, want %d: the call did not take the lane", g.fastCalls(), before+1)
-	}
+	cancelOnLane(t, g, cs, file, func(args map[string]any) *mcp.CallToolParams {
+		return &mcp.CallToolParams{Name: proxy.ToolName, Arguments: map[string]any{"tool": "record", "server": "f", "args": args}}
+	})
 	if r := call(t, cs, "mcp", map[string]any{"tool": "echo", "server": "f", "args": map[string]any{"text": "still here"}}); !strings.Contains(text(r), "still here") {
 		t.Errorf("after the cancelled call: %q", text(r))
 	}
