@@ -27,17 +27,27 @@ func TestPreconnect(t *testing.T) {
 	e := engineIn(t, t.TempDir(), map[string]def{"f": ownedFixture(testserver.Good), "g": ownedFixture(testserver.Good)}, nil,
 		&Options{Preconnect: []string{"f", "nobody"}})
 	s, _ := e.cfg.Server("f")
-	// Nothing but the engine's own goroutines acts here, and they say
-	// nothing a test can wait on: this polls.
-	deadline := time.Now().Add(20 * time.Second)
+	// The tools reach the catalog as the engine handles f's connection;
+	// one handled before the hook is set is seen by the first check.
+	changed := make(chan struct{}, 1)
+	e.mu.Lock()
+	e.handled = func(string) {
+		select {
+		case changed <- struct{}{}:
+		default: // a value is waiting already
+		}
+	}
+	e.mu.Unlock()
+	timeout := time.After(20 * time.Second)
 	for {
 		if _, ok := e.cached(t.Context(), s); ok {
 			break
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-changed:
+		case <-timeout:
 			t.Fatalf("20s after New, f's tools are not in the catalog; servers: %+v", e.pool.Snapshot())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	for _, st := range e.pool.Snapshot() {
 		want := map[string]upstream.State{"f": upstream.StateConnected, "g": upstream.StateDisconnected}[st.Name]
