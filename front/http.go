@@ -43,6 +43,12 @@ type HTTPOptions struct {
 	// Registry, if set, says where the other replicas are: the
 	// continuation of a call suspended on one of them is forwarded there.
 	Registry Registry
+	// ForwardKey, required with Registry, signs the requests this replica
+	// forwards to another and checks those forwarded to it, which carry
+	// this signature in place of the client's credentials
+	// (ForwardAuthHeader). Every replica derives it from the store's key
+	// for ForwardKeyPurpose.
+	ForwardKey []byte
 }
 
 // sessionTimeout is how long a client that vanishes without ending its
@@ -115,7 +121,10 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	}
 	var fwd *forwarder
 	if opts.Registry != nil {
-		fwd = newForwarder(s.opts.ReplicaID, opts.Registry)
+		if len(opts.ForwardKey) == 0 {
+			return nil, errors.New("front: HTTPOptions.Registry needs a ForwardKey")
+		}
+		fwd = newForwarder(s.opts.ReplicaID, opts.ForwardKey, opts.Registry)
 	}
 	limit := opts.MaxBodyBytes
 	if limit <= 0 {
@@ -133,7 +142,8 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		inner = l
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", bearer(opts.Token, cop.Handler(originCheck(opts.TrustedOrigins, s.admit(inner, fwd, limit)))))
+	checked := cop.Handler(originCheck(opts.TrustedOrigins, s.admit(inner, fwd, limit)))
+	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, opts.ForwardKey, bearer(opts.Token, checked), checked))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintln(w, "ok")

@@ -1,16 +1,25 @@
 package front
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 )
 
 // Replicas behind one load balancer: stateless requests reach any of
@@ -32,6 +41,106 @@ type Registry interface {
 // the forwarding replica's id. A replica never forwards such a request
 // again.
 const ForwardedHeader = "Switchboard-Forwarded-By"
+
+// ForwardAuthHeader carries, in a request one replica forwarded to
+// another, the forwarding replica's signature in place of the client's
+// credentials, which are never forwarded: the registry says where a
+// replica is, and a record in it (or the database) may be forged, so
+// whatever the registry names gets no token that works anywhere else. The
+// value is "UNIXTIME.BODYSHA256.MAC", the MAC made with the key
+// HTTPOptions.ForwardKey over the two replicas' ids, the time and the
+// body's hash; the receiving replica checks all four, and the time within
+// forwardSkew of its own clock.
+const ForwardAuthHeader = "Switchboard-Forward-Auth"
+
+// ForwardKeyPurpose names the key of ForwardAuthHeader among those
+// derived from the store's key.
+const ForwardKeyPurpose = "forwarded requests"
+
+// forwardSkew bounds how old (or how far ahead) a forwarded request's
+// signature may be: replicas' clocks agree to well within it.
+const forwardSkew = time.Minute
+
+// signForward returns ForwardAuthHeader's value for a request from replica
+// from to replica to, with body, at now.
+func signForward(key []byte, from, to string, now time.Time, body []byte) string {
+	sum := sha256.Sum256(body)
+	ts, hx := strconv.FormatInt(now.Unix(), 10), hex.EncodeToString(sum[:])
+	return ts + "." + hx + "." + pgstore.MAC(key, "forward", from, to, ts, hx)
+}
+
+// verifyForward checks ForwardAuthHeader's value sig for a request from
+// replica from to replica to at now, and returns the hash its body must
+// have.
+func verifyForward(key []byte, from, to, sig string, now time.Time) ([]byte, bool) {
+	ts, rest, ok := strings.Cut(sig, ".")
+	hx, mac, ok2 := strings.Cut(rest, ".")
+	if !ok || !ok2 || from == "" || !pgstore.ValidMAC(key, mac, "forward", from, to, ts, hx) {
+		return nil, false
+	}
+	unix, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	if d := now.Sub(time.Unix(unix, 0)); d > forwardSkew || d < -forwardSkew {
+		return nil, false
+	}
+	sum, err := hex.DecodeString(hx)
+	if err != nil || len(sum) != sha256.Size {
+		return nil, false
+	}
+	return sum, true
+}
+
+// acceptForwarded passes a request another replica forwarded, signed
+// (ForwardAuthHeader), to next without the bearer token, and any other
+// request to authed (the bearer check, then next). A forwarded request
+// whose signature does not verify is refused with 401 and its connection
+// closed, before its body is read; its body is checked against the signed
+// hash as it is read, and a body that differs fails the read.
+func acceptForwarded(self string, key []byte, authed, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sig := r.Header.Get(ForwardAuthHeader)
+		if sig == "" || len(key) == 0 {
+			authed.ServeHTTP(w, r)
+			return
+		}
+		sum, ok := verifyForward(key, r.Header.Get(ForwardedHeader), self, sig, time.Now())
+		if !ok {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "switchboard: a forwarded request whose signature does not verify (replicas must share settings.store.key, and their clocks must agree within a minute)", http.StatusUnauthorized)
+			return
+		}
+		r.Body = &signedBody{ReadCloser: r.Body, want: sum, h: sha256.New()}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// errForwardBody is the read error of a forwarded body that is not the
+// one its signature names.
+var errForwardBody = errors.New("the forwarded request's body is not the one its signature names")
+
+// signedBody checks a forwarded request's body against its signed hash as
+// it is read: the read that ends it fails if they differ.
+type signedBody struct {
+	io.ReadCloser
+	want []byte
+	h    hash.Hash
+	bad  bool
+}
+
+func (b *signedBody) Read(p []byte) (int, error) {
+	if b.bad {
+		return 0, errForwardBody
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.h.Write(p[:n])
+	if err == io.EOF && !bytes.Equal(b.h.Sum(nil), b.want) {
+		b.bad = true
+		return n, errForwardBody
+	}
+	return n, err
+}
 
 // NewReplicaID returns a random replica id.
 func NewReplicaID() string {
@@ -59,11 +168,14 @@ func CheckReplicaID(id string) error {
 func (s *Server) ReplicaID() string { return s.opts.ReplicaID }
 
 // forwarder sends the continuation of a call suspended on another replica
-// to that replica, unchanged (body and headers, Authorization included:
-// the owner checks the token as usual), and relays its answer. It forwards
-// only to a replica the registry names.
+// to that replica, and relays its answer. The body goes unchanged; the
+// client's credentials (Authorization, Cookie) do not: the request is
+// signed with the forward key instead (ForwardAuthHeader), which the owner
+// checks in place of the token. It forwards only to a replica the
+// registry names, with a record signed with the store's key.
 type forwarder struct {
 	self  string
+	key   []byte
 	reg   Registry
 	proxy *httputil.ReverseProxy
 }
@@ -74,12 +186,13 @@ type ownerKey struct{}
 type ownerURL struct {
 	id  string
 	url *url.URL
+	sig string // ForwardAuthHeader's value
 }
 
-func newForwarder(self string, reg Registry) *forwarder {
+func newForwarder(self string, key []byte, reg Registry) *forwarder {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: 3 * time.Second}).DialContext
-	f := &forwarder{self: self, reg: reg}
+	f := &forwarder{self: self, key: key, reg: reg}
 	f.proxy = &httputil.ReverseProxy{
 		Transport:     tr,
 		FlushInterval: -1, // answers may be event streams
@@ -87,7 +200,11 @@ func newForwarder(self string, reg Registry) *forwarder {
 			o := pr.In.Context().Value(ownerKey{}).(ownerURL)
 			pr.Out.URL.Scheme, pr.Out.URL.Host = o.url.Scheme, o.url.Host
 			pr.Out.Host = pr.In.Host // the owner checks Origin against it
+			for _, h := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+				pr.Out.Header.Del(h)
+			}
 			pr.Out.Header.Set(ForwardedHeader, self)
+			pr.Out.Header.Set(ForwardAuthHeader, o.sig)
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			o := r.Context().Value(ownerKey{}).(ownerURL)
@@ -131,7 +248,7 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, body []byte,
 		writeToolError(w, m.ID, ownerGone(owner, fmt.Sprintf("it registered %q, which is not a URL", addr)))
 		return true
 	}
-	ctx = context.WithValue(r.Context(), ownerKey{}, ownerURL{id: owner, url: u})
+	ctx = context.WithValue(r.Context(), ownerKey{}, ownerURL{id: owner, url: u, sig: signForward(f.key, f.self, owner, time.Now(), body)})
 	ctx = context.WithValue(ctx, rpcIDKey{}, m.ID)
 	f.proxy.ServeHTTP(w, r.WithContext(ctx))
 	return true

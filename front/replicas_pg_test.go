@@ -11,10 +11,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/replicas"
 )
@@ -52,22 +54,40 @@ func newAskServer(t *testing.T) *askServer {
 }
 
 // replica is one front server behind its own listener, registered in a
-// shared registry.
+// shared registry. forwarded counts the requests other replicas forwarded
+// to it, and leaked those of them that carried a client's credentials.
 type replica struct {
-	g   *testGateway
-	ts  *httptest.Server
-	reg *replicas.Registry
+	g                 *testGateway
+	ts                *httptest.Server
+	reg               *replicas.Registry
+	forwarded, leaked atomic.Int32
 }
+
+// Keys derived from one store key, as every replica of a team derives them.
+var (
+	testStoreKey   = []byte("a store key of thirty-two bytes!")
+	testForwardKey = pgstore.DeriveKey(testStoreKey, ForwardKeyPurpose)
+	testRegistry   = pgstore.DeriveKey(testStoreKey, replicas.Purpose)
+)
 
 func newReplica(t *testing.T, id string, up *askServer, reg func(url string) *replicas.Registry) *replica {
 	t.Helper()
 	g := newGatewayWith(t, map[string]def{"up": {"url": up.url + "/mcp"}}, nil, Options{ReplicaID: id})
 	var h http.Handler
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	var r *replica
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get(ForwardedHeader) != "" {
+			r.forwarded.Add(1)
+			if req.Header.Get("Authorization") != "" || req.Header.Get("Cookie") != "" {
+				r.leaked.Add(1)
+			}
+		}
+		h.ServeHTTP(w, req)
+	}))
 	t.Cleanup(ts.Close)
-	r := &replica{g: g, ts: ts, reg: reg(ts.URL)}
+	r = &replica{g: g, ts: ts, reg: reg(ts.URL)}
 	var err error
-	if h, err = g.srv.Handler(HTTPOptions{Stateless: true, Token: testToken, Registry: r.reg}); err != nil {
+	if h, err = g.srv.Handler(HTTPOptions{Stateless: true, Token: testToken, Registry: r.reg, ForwardKey: testForwardKey}); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -102,6 +122,7 @@ func (b *balancer) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.URL.Host, req.Host = target.Host, target.Host
 	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Cookie", "session=client-cookie")
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil || !firstCall {
 		return resp, err
@@ -141,7 +162,7 @@ func TestContinuationOnAnotherReplica(t *testing.T) {
 			up := newAskServer(t)
 			reg := func(id string) func(string) *replicas.Registry {
 				return func(url string) *replicas.Registry {
-					r, err := replicas.Open(t.Context(), db, id, url)
+					r, err := replicas.Open(t.Context(), db, id, url, testRegistry)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -193,6 +214,9 @@ func TestContinuationOnAnotherReplica(t *testing.T) {
 				if r.IsError || text(r) != tc.want || up.completed.Load() != 1 {
 					t.Errorf("continuation on B: %q (isError %v), upstream completed %d; want %q, once", text(r), r.IsError, up.completed.Load(), tc.want)
 				}
+				if a.forwarded.Load() != 1 || a.leaked.Load() != 0 {
+					t.Errorf("A got %d forwarded requests, %d of them with the client's credentials; want 1, without", a.forwarded.Load(), a.leaked.Load())
+				}
 			} else {
 				for _, want := range []string{"suspended on replica replica-a, which is no longer running", tc.want, "nothing was sent to the server twice", "call the tool again"} {
 					if !r.IsError || !strings.Contains(text(r), want) {
@@ -207,5 +231,81 @@ func TestContinuationOnAnotherReplica(t *testing.T) {
 				t.Errorf("the upstream saw %d calls begin, want 1", n)
 			}
 		})
+	}
+}
+
+// TestForwardingTrustsNoRecordAlone: what the registry says of a replica
+// cannot make another replica send a client's request, let alone its
+// credentials, elsewhere. A record written without the store's key (by
+// anything that can write to the database) pointing at another server
+// is ignored: the client gets an error, and that server gets nothing. A
+// request that claims to be forwarded but is not signed with the forward
+// key, or whose body is not the one signed, is refused.
+func TestForwardingTrustsNoRecordAlone(t *testing.T) {
+	pgtest.DSN(t)
+	mcptest.CheckNoLeaks(t)
+	db := pgtest.DB(t)
+	up := newAskServer(t)
+	var caught atomic.Int32
+	catcher := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { caught.Add(1) }))
+	defer catcher.Close()
+	b := newReplica(t, "replica-b", up, func(url string) *replicas.Registry {
+		r, err := replicas.Open(t.Context(), db, "replica-b", url, testRegistry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	})
+	if _, err := db.ExecContext(t.Context(), `INSERT INTO switchboard_replicas (id, url, mac) VALUES ('replica-x', $1, 'forged')`, catcher.URL); err != nil {
+		t.Fatal(err)
+	}
+	post := func(body string, hdr map[string]string) (int, string) {
+		req, _ := http.NewRequest("POST", b.ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	cont := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mcp","arguments":{},"requestState":"sb1.replica-x.AAAAAAAAAAAAAAAAAAAAAA"}}`
+	code, body := post(cont, map[string]string{"Authorization": "Bearer " + testToken})
+	if code != http.StatusOK || !strings.Contains(body, "not signed with the store") || !strings.Contains(body, `"isError":true`) {
+		t.Errorf("a continuation for a forged replica: %d %s; want an error result that says its record is not signed", code, body)
+	}
+	if n := caught.Load(); n != 0 {
+		t.Errorf("the server a forged record names got %d requests; want none", n)
+	}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+		body string
+	}{
+		{"unsigned", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: "1.2.3"}, list},
+		{"another key", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(pgstore.DeriveKey([]byte("another key of thirty-two bytes!"), ForwardKeyPurpose), "replica-a", "replica-b", now, []byte(list))}, list},
+		{"for another replica", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-c", now, []byte(list))}, list},
+		{"stale", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now.Add(-2*forwardSkew), []byte(list))}, list},
+	} {
+		if code, body := post(tc.body, tc.hdr); code != http.StatusUnauthorized {
+			t.Errorf("%s: %d %s; want 401", tc.name, code, body)
+		}
+	}
+	// Signed for one body, sent with another: the body's read fails.
+	other := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if code, body := post(other, map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list))}); code == http.StatusOK {
+		t.Errorf("a signed header with another body: %d %s; want refused", code, body)
+	}
+	// Signed as the team signs, it is taken without a token.
+	if code, body := post(list, map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list))}); code != http.StatusOK || !strings.Contains(body, `"mcp"`) {
+		t.Errorf("a request signed by a replica of the team: %d %s; want the tools", code, body)
 	}
 }

@@ -3,6 +3,11 @@
 // at, and renews its record while it runs, so that a replica that gets the
 // continuation of a call suspended on another can forward it there
 // (front.Registry).
+//
+// Each record carries a MAC made with a key derived from the store's key
+// (pgstore.MAC): a record written by anything that can write to the
+// database but lacks the key is ignored, so it cannot send forwarded
+// requests elsewhere.
 package replicas
 
 import (
@@ -26,7 +31,14 @@ var steps = []string{
 		started   TIMESTAMPTZ NOT NULL DEFAULT now(),
 		last_seen TIMESTAMPTZ NOT NULL DEFAULT now()
 	)`,
+	// The MAC of (id, url) under the registry's key; "" in records written
+	// before it, which no longer verify.
+	`ALTER TABLE switchboard_replicas ADD COLUMN mac TEXT NOT NULL DEFAULT ''`,
 }
+
+// Purpose names the registry's key among those derived from the store's
+// key (pgstore.DeriveKey).
+const Purpose = "replica registry"
 
 // Renewal is how often a replica renews its record, and StaleAfter how
 // long a record stands without renewal: a replica killed outright (its
@@ -41,6 +53,7 @@ const (
 type Registry struct {
 	db      *sql.DB
 	id, url string
+	key     []byte // derived from the store's key for Purpose
 
 	stop     chan struct{}
 	done     chan struct{}
@@ -56,12 +69,17 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 // Open migrates the registry's table and returns the registry. With a url,
 // it registers replica id at it and renews the record every Renewal until
 // Close; without, it only looks others up (a replica others cannot
-// reach).
-func Open(ctx context.Context, db *sql.DB, id, url string) (*Registry, error) {
+// reach). key is derived from settings.store.key, which every replica
+// shares, for Purpose (pgstore.DeriveKey): it signs this replica's record
+// and checks the others'.
+func Open(ctx context.Context, db *sql.DB, id, url string, key []byte) (*Registry, error) {
+	if len(key) == 0 {
+		return nil, errors.New("the replica registry needs a key derived from the store's key (settings.store.key)")
+	}
 	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	r := &Registry{db: db, id: id, url: url, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &Registry{db: db, id: id, url: url, key: key, stop: make(chan struct{}), done: make(chan struct{})}
 	if url == "" {
 		close(r.done)
 		return r, nil
@@ -74,8 +92,8 @@ func Open(ctx context.Context, db *sql.DB, id, url string) (*Registry, error) {
 }
 
 func (r *Registry) renew(ctx context.Context) error {
-	_, err := r.db.ExecContext(ctx, `INSERT INTO switchboard_replicas (id, url) VALUES ($1, $2)
-		ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, last_seen = now()`, r.id, r.url)
+	_, err := r.db.ExecContext(ctx, `INSERT INTO switchboard_replicas (id, url, mac) VALUES ($1, $2, $3)
+		ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, mac = EXCLUDED.mac, last_seen = now()`, r.id, r.url, pgstore.MAC(r.key, r.id, r.url))
 	return err
 }
 
@@ -99,18 +117,26 @@ func (r *Registry) renewing() {
 	}
 }
 
+// ErrForged is matched by the error of Lookup for a record whose MAC does
+// not verify: it was not written by a replica holding the store's key.
+var ErrForged = errors.New("its record in the registry is not signed with the store's key (settings.store.key), so it was not written by a replica of this team: ignored")
+
 // Lookup returns the URL replica id registered, and false when no replica
 // with that id has renewed its record within StaleAfter (by the database's
-// clock, which every replica shares).
+// clock, which every replica shares). A record whose MAC does not verify
+// is an error matching ErrForged, and its URL is not returned.
 func (r *Registry) Lookup(ctx context.Context, id string) (string, bool, error) {
-	var url string
-	err := r.db.QueryRowContext(ctx, `SELECT url FROM switchboard_replicas
-		WHERE id = $1 AND last_seen > now() - make_interval(secs => $2)`, id, StaleAfter.Seconds()).Scan(&url)
+	var url, mac string
+	err := r.db.QueryRowContext(ctx, `SELECT url, mac FROM switchboard_replicas
+		WHERE id = $1 AND last_seen > now() - make_interval(secs => $2)`, id, StaleAfter.Seconds()).Scan(&url, &mac)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("looking up replica %s: %w", id, err)
+	}
+	if !pgstore.ValidMAC(r.key, mac, id, url) {
+		return "", false, fmt.Errorf("looking up replica %s: %w", id, ErrForged)
 	}
 	return url, true, nil
 }

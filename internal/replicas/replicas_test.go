@@ -1,10 +1,14 @@
 package replicas
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 )
+
+var testKey = pgstore.DeriveKey([]byte("a store key of thirty-two bytes!"), Purpose)
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
@@ -15,12 +19,12 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func TestRegistry(t *testing.T) {
 	db := pgtest.DB(t)
 	ctx := t.Context()
-	a, err := Open(ctx, db, "a", "http://10.0.0.1:8080")
+	a, err := Open(ctx, db, "a", "http://10.0.0.1:8080", testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := Open(ctx, db, "b", "") // a replica others cannot reach
+	b, err := Open(ctx, db, "b", "", testKey) // a replica others cannot reach
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +54,54 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Lookup(a) after Close = %v, %v; want not found", ok, err)
 	}
 	// A second replica migrates nothing again.
-	c, err := Open(ctx, db, "c", "")
+	c, err := Open(ctx, db, "c", "", testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
+}
+
+// TestForgedRecord: a record written by something that can write to the
+// database but lacks the store's key (or altered by it: another URL, a
+// MAC copied from another record) is not followed; Lookup says why.
+func TestForgedRecord(t *testing.T) {
+	db := pgtest.DB(t)
+	ctx := t.Context()
+	a, err := Open(ctx, db, "a", "http://10.0.0.1:8080", testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, db, "b", "http://10.0.0.2:8080", testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, tc := range []struct {
+		name, id, sql string
+	}{
+		{"no mac", "x", `INSERT INTO switchboard_replicas (id, url) VALUES ('x', 'http://attacker.example:80')`},
+		{"url changed", "a", `UPDATE switchboard_replicas SET url = 'http://attacker.example:80' WHERE id = 'a'`},
+		{"mac of another record", "y", `INSERT INTO switchboard_replicas (id, url, mac) SELECT 'y', url, mac FROM switchboard_replicas WHERE id = 'b'`},
+	} {
+		if _, err := db.ExecContext(ctx, tc.sql); err != nil {
+			t.Fatal(err)
+		}
+		url, ok, err := b.Lookup(ctx, tc.id)
+		if ok || url != "" || !errors.Is(err, ErrForged) {
+			t.Errorf("%s: Lookup(%s) = %q, %v, %v; want nothing, and ErrForged", tc.name, tc.id, url, ok, err)
+		}
+	}
+	// A replica with another key cannot read this team's records either.
+	other, err := Open(ctx, db, "o", "", pgstore.DeriveKey([]byte("another key of thirty-two bytes!"), Purpose))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, ok, err := other.Lookup(ctx, "b"); ok || !errors.Is(err, ErrForged) {
+		t.Errorf("Lookup(b) with another key = %v, %v; want ErrForged", ok, err)
+	}
+	if _, err := Open(ctx, db, "n", "", nil); err == nil {
+		t.Error("Open without a key succeeded")
+	}
 }
