@@ -14,7 +14,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
-	"searchKeywords", "protocolVersion", "oauth", "approve", "pin",
+	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -142,6 +142,15 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		r.URL, _ = d.str(v, p)
 	case "headers":
 		r.Headers, _ = d.stringMap(v, p)
+	case "redirects":
+		if rd, ok := d.str(v, p); ok {
+			switch Redirects(rd) {
+			case RedirectsSameOrigin, RedirectsWithoutCredentials:
+				r.Redirects = Redirects(rd)
+			default:
+				d.errorf(v, p, `must be "same-origin" (the default: a redirect to another origin fails) or "follow-without-credentials" (follow it without the server's headers and token), not %q`, rd)
+			}
+		}
 	case "lifecycle":
 		if l, ok := d.str(v, p); ok {
 			switch Lifecycle(l) {
@@ -288,6 +297,10 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 		}
 		if r.Headers != nil {
 			d.errorf(v, joinPath(path, "headers"), `"headers" belong to HTTP servers; a stdio server takes "env"`)
+			return false
+		}
+		if r.Redirects != "" {
+			d.errorf(v, joinPath(path, "redirects"), `"redirects" belongs to HTTP servers: a stdio server makes no HTTP requests`)
 			return false
 		}
 	} else {

@@ -340,6 +340,10 @@ func TestDecodeProblems(t *testing.T) {
 		{"protocolVersion short date", ours, srv(`{"command": "x", "protocolVersion": "2025-6-18"}`), errAt("mcpServers.s.protocolVersion", `not "2025-6-18"`)},
 		{"protocolVersion revision", ours, srv(`{"command": "x", "protocolVersion": "2025-06-18"}`), want{}},
 		{"protocolVersion legacy", ours, srv(`{"command": "x", "protocolVersion": "legacy"}`), want{}},
+		{"redirects same-origin", ours, srv(`{"url": "https://h/mcp", "redirects": "same-origin"}`), want{}},
+		{"redirects follow-without-credentials", ours, srv(`{"url": "https://h/mcp", "redirects": "follow-without-credentials"}`), want{}},
+		{"redirects follow", ours, srv(`{"url": "https://h/mcp", "redirects": "follow"}`), errAt("mcpServers.s.redirects", `must be "same-origin" (the default: a redirect to another origin fails) or "follow-without-credentials" (follow it without the server's headers and token), not "follow"`)},
+		{"redirects of a stdio server", ours, srv(`{"command": "x", "redirects": "same-origin"}`), errAt("mcpServers.s.redirects", `"redirects" belongs to HTTP servers: a stdio server makes no HTTP requests`)},
 
 		// Settings (only in our files).
 		{"toolPrefix", ours, `{"settings": {"toolPrefix": "long"}}`, errAt("settings.toolPrefix", `not "long"`)},

@@ -45,6 +45,21 @@ type Reconnect struct {
 	BaseDelay   time.Duration // first backoff delay; 0 means 500ms
 }
 
+// Redirects says which redirects the requests to an HTTP server follow
+// (docs/configuration.md, "Where credentials go").
+type Redirects string
+
+// Redirect rules. The empty Redirects is RedirectsSameOrigin.
+const (
+	// RedirectsSameOrigin follows a redirect within the origin (scheme,
+	// host and port) of the server's URL only: a redirect to another
+	// origin fails the request, and nothing is sent there.
+	RedirectsSameOrigin Redirects = "same-origin"
+	// RedirectsWithoutCredentials also follows a redirect to another
+	// origin, without the server's headers, OAuth token or cookies.
+	RedirectsWithoutCredentials Redirects = "follow-without-credentials"
+)
+
 // DirectTools selects tools that serve exposes as separate tools.
 // The zero value exposes none.
 type DirectTools struct {
@@ -74,6 +89,9 @@ type Server struct {
 	Env     map[string]string
 	URL     string
 	Headers map[string]string
+	// Redirects says which redirects requests follow (HTTP servers);
+	// "" is RedirectsSameOrigin.
+	Redirects Redirects
 
 	Lifecycle       Lifecycle
 	IdleTimeout     time.Duration // 0 never closes

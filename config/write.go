@@ -49,6 +49,7 @@ type Definition struct {
 	Env              map[string]string    `json:"env,omitempty"`
 	URL              string               `json:"url,omitempty"`
 	Headers          map[string]string    `json:"headers,omitempty"`
+	Redirects        string               `json:"redirects,omitempty"`
 	Lifecycle        string               `json:"lifecycle,omitempty"`
 	IdleTimeout      *int                 `json:"idleTimeout,omitempty"`
 	RequestTimeoutMs *int                 `json:"requestTimeoutMs,omitempty"`
@@ -73,7 +74,7 @@ type ReconnectDefinition struct {
 // Defaults are left out; references stay references.
 func (s *Server) Definition() Definition {
 	def := Definition{
-		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Headers: s.Headers,
+		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Headers: s.Headers, Redirects: string(s.Redirects),
 		Disabled: s.Disabled, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
 		SearchKeywords: s.SearchKeywords, OAuth: s.OAuth.definition(),
 	}

@@ -571,7 +571,7 @@ func TestDefinitionRoundTrip(t *testing.T) {
 			"idleTimeout": 0, "requestTimeoutMs": 1500, "reconnect": {"automatic": true, "maxAttempts": 2, "baseDelayMs": 100},
 			"includeTools": ["a*"], "excludeTools": ["ab"], "directTools": ["a1"], "searchKeywords": {"a": ["b"]}, "protocolVersion": "legacy"},
 		"sse": {"type": "sse", "url": "https://h/sse", "headers": {"Authorization": "Bearer ${T}"}, "idleTimeout": 3, "directTools": true, "reconnect": {}},
-		"http": {"type": "streamable-http", "url": "https://h/mcp", "directTools": false},
+		"http": {"type": "streamable-http", "url": "https://h/mcp", "directTools": false, "redirects": "follow-without-credentials"},
 		"plain": {"command": "p"}
 	}}`)
 	writeFile(t, p.user, `{"settings": {"idleTimeout": 7, "directTools": true}}`) // defaults stay defaults
