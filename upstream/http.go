@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/origin"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 )
@@ -27,7 +28,9 @@ import (
 // An httpTransport is the http.RoundTripper of one HTTP connection. It
 //
 //   - adds the server's resolved headers (the SDK's transports have no
-//     header option);
+//     header option), and its OAuth token over SSE, to the requests to the
+//     server's origin alone, refusing or stripping the others (see
+//     origin.go);
 //   - bounds the server/discover probe's POST by probeTimeout while probing
 //     (see negotiate.go);
 //   - notes HTTP 401, and 403 with insufficient_scope, so the server can be
@@ -40,7 +43,9 @@ import (
 //     prompts/get (see readcap.go).
 type httpTransport struct {
 	base         http.RoundTripper
-	header       http.Header // resolved: never log it
+	header       http.Header      // resolved: never log it
+	origin       origin.Origin    // the server's: where header and the token may go
+	redirects    config.Redirects // which redirects to follow
 	probeTimeout time.Duration
 	maxBytes     int
 	readCap      int
@@ -57,18 +62,32 @@ type httpTransport struct {
 	authErr error // the last authorization failure, until taken
 }
 
-func newHTTPTransport(base http.RoundTripper, headers map[string]config.Secret, probe time.Duration, maxBytes, readCap int) *httpTransport {
+// newHTTPTransport returns the transport of a connection to endpoint, the
+// server's URL as resolved, with the server's resolved headers.
+func newHTTPTransport(base http.RoundTripper, endpoint string, redirects config.Redirects, headers map[string]config.Secret, probe time.Duration, maxBytes, readCap int) (*httpTransport, error) {
+	o, err := origin.Parse(endpoint)
+	if err != nil {
+		return nil, withClass(ClassConfig, fmt.Errorf("the server's url, as resolved, has no origin to send its credentials to: %v", err))
+	}
 	h := make(http.Header, len(headers))
 	for k, v := range headers {
 		h.Set(k, v.Reveal())
 	}
-	return &httpTransport{base: base, header: h, probeTimeout: probe, maxBytes: maxBytes, readCap: readCap}
+	return &httpTransport{base: base, header: h, origin: o, redirects: redirects, probeTimeout: probe, maxBytes: maxBytes, readCap: readCap}, nil
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	own, err := t.onOrigin(req)
+	if err != nil {
+		return nil, err
+	}
 	req = req.Clone(req.Context())
-	for k, v := range t.header {
-		req.Header[k] = v
+	if own {
+		for k, v := range t.header {
+			req.Header[k] = v
+		}
+	} else {
+		t.withoutCredentials(req.Header)
 	}
 	t.trace.InjectHTTP(req.Context(), propagation.HeaderCarrier(req.Header))
 	cancel := context.CancelFunc(func() {})
@@ -79,7 +98,7 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.WithContext(ctx)
 	}
 	send := t.base.RoundTrip
-	if t.auth != nil {
+	if t.auth != nil && own {
 		send = t.authRoundTrip
 	}
 	resp, err := send(req)
@@ -92,6 +111,11 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.noteErr(err)
 		}
 		return nil, err
+	}
+	if !own {
+		// Another origin's challenge must not steer the server's OAuth
+		// discovery.
+		resp.Header.Del("WWW-Authenticate")
 	}
 	t.noteAnswer(resp)
 	var cp *cappedPost
@@ -312,7 +336,7 @@ func (b *sseBody) Close() error {
 // httpClientTransport returns the SDK transport for an HTTP server. life
 // bounds the lifetime of a legacy SSE stream.
 func httpClientTransport(life context.Context, s *config.Server, url string, rt *httpTransport, auth *oauth.Handler) mcp.Transport {
-	client := &http.Client{Transport: rt}
+	client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 	if s.Type == config.TransportSSE {
 		rt.auth = auth
 		sse := &sseTransport{life: life, inner: &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: rt.maxBytes}}

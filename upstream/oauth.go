@@ -180,17 +180,25 @@ func (s *server) noOAuth() string {
 // rest, then of tools/list in its session. SSE: the GET of the event
 // stream. The caller closes the body.
 func (s *server) probe(ctx context.Context, res *config.Resolved, endpoint string) (*http.Response, error) {
-	if s.cfg.Type == config.TransportSSE {
-		return s.probeOnce(ctx, res, endpoint, http.MethodGet, "", "")
+	o := &s.pool.opts
+	// The connection's transport: the headers go to the server's origin
+	// alone, and a redirect elsewhere is refused (see origin.go).
+	rt, err := newHTTPTransport(o.HTTPTransport, endpoint, s.cfg.Redirects, res.Headers, 0, o.MaxMessageBytes, o.MaxReadBytes)
+	if err != nil {
+		return nil, err
 	}
-	resp, err := s.probeOnce(ctx, res, endpoint, http.MethodPost, "", probeInitialize)
+	client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
+	if s.cfg.Type == config.TransportSSE {
+		return probeOnce(ctx, client, endpoint, http.MethodGet, "", "")
+	}
+	resp, err := probeOnce(ctx, client, endpoint, http.MethodPost, "", probeInitialize)
 	if err != nil || resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		return resp, err
 	}
 	session := resp.Header.Get("Mcp-Session-Id")
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	return s.probeOnce(ctx, res, endpoint, http.MethodPost, session, probeList)
+	return probeOnce(ctx, client, endpoint, http.MethodPost, session, probeList)
 }
 
 const (
@@ -198,7 +206,7 @@ const (
 	probeList       = `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
 )
 
-func (s *server) probeOnce(ctx context.Context, res *config.Resolved, endpoint, method, session, body string) (*http.Response, error) {
+func probeOnce(ctx context.Context, client *http.Client, endpoint, method, session, body string) (*http.Response, error) {
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
@@ -206,9 +214,6 @@ func (s *server) probeOnce(ctx context.Context, res *config.Resolved, endpoint, 
 	req, err := http.NewRequestWithContext(ctx, method, endpoint, r)
 	if err != nil {
 		return nil, err
-	}
-	for k, v := range res.Headers {
-		req.Header.Set(k, v.Reveal())
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if method == http.MethodPost {
@@ -218,5 +223,5 @@ func (s *server) probeOnce(ctx context.Context, res *config.Resolved, endpoint, 
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
 	}
-	return (&http.Client{Transport: s.pool.opts.HTTPTransport}).Do(req)
+	return client.Do(req)
 }

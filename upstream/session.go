@@ -211,12 +211,15 @@ func (s *server) track(p *process) bool {
 
 func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, error) {
 	o := &s.pool.opts
-	rt := newHTTPTransport(o.HTTPTransport, res.Headers, s.probeTimeout(), o.MaxMessageBytes, o.MaxReadBytes)
-	rt.probing.Store(opts.ProtocolVersion == "")
 	endpoint := res.URL.Reveal()
 	if endpoint == "" {
 		endpoint = s.cfg.URL
 	}
+	rt, err := newHTTPTransport(o.HTTPTransport, endpoint, s.cfg.Redirects, res.Headers, s.probeTimeout(), o.MaxMessageBytes, o.MaxReadBytes)
+	if err != nil {
+		return nil, err
+	}
+	rt.probing.Store(opts.ProtocolVersion == "")
 	auth, err := s.oauthHandler(res, endpoint, o.Prompt)
 	if err != nil {
 		return nil, err

@@ -77,6 +77,9 @@ type Options struct {
 	PRMResource string
 	// SSE serves the legacy HTTP+SSE transport instead of Streamable HTTP.
 	SSE bool
+	// Wrap, when set, wraps the MCP server's whole handler (to make it
+	// hostile once a client holds a token).
+	Wrap func(http.Handler) http.Handler
 }
 
 // Server is the authorization server and the MCP server.
@@ -120,7 +123,11 @@ func New(t interface{ Cleanup(func()) }, opts Options) *Server {
 		s.clients[opts.PreregisteredID] = &asClient{id: opts.PreregisteredID, secret: opts.PreregisteredSecret}
 	}
 	s.AS = httptest.NewServer(s.asHandler())
-	s.RS = httptest.NewServer(s.rsHandler())
+	rs := s.rsHandler()
+	if opts.Wrap != nil {
+		rs = opts.Wrap(rs)
+	}
+	s.RS = httptest.NewServer(rs)
 	t.Cleanup(s.RS.Close)
 	t.Cleanup(s.AS.Close)
 	return s
