@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -45,7 +46,9 @@ type httpTransport struct {
 	base         http.RoundTripper
 	header       http.Header      // resolved: never log it
 	origin       origin.Origin    // the server's: where header and the token may go
+	home         *url.URL         // the server's URL, as resolved: never log it
 	redirects    config.Redirects // which redirects to follow
+	sse          bool             // the legacy SSE transport: its endpoint event is checked
 	probeTimeout time.Duration
 	maxBytes     int
 	readCap      int
@@ -65,7 +68,11 @@ type httpTransport struct {
 // newHTTPTransport returns the transport of a connection to endpoint, the
 // server's URL as resolved, with the server's resolved headers.
 func newHTTPTransport(base http.RoundTripper, endpoint string, redirects config.Redirects, headers map[string]config.Secret, probe time.Duration, maxBytes, readCap int) (*httpTransport, error) {
-	o, err := origin.Parse(endpoint)
+	home, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, withClass(ClassConfig, errors.New("the server's url, as resolved, is not a URL"))
+	}
+	o, err := origin.Of(home)
 	if err != nil {
 		return nil, withClass(ClassConfig, fmt.Errorf("the server's url, as resolved, has no origin to send its credentials to: %v", err))
 	}
@@ -73,7 +80,7 @@ func newHTTPTransport(base http.RoundTripper, endpoint string, redirects config.
 	for k, v := range headers {
 		h.Set(k, v.Reveal())
 	}
-	return &httpTransport{base: base, header: h, origin: o, redirects: redirects, probeTimeout: probe, maxBytes: maxBytes, readCap: readCap}, nil
+	return &httpTransport{base: base, header: h, origin: o, home: home, redirects: redirects, probeTimeout: probe, maxBytes: maxBytes, readCap: readCap}, nil
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -122,7 +129,7 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if bytes.Contains(head, []byte(`"resources/read"`)) || bytes.Contains(head, []byte(`"prompts/get"`)) {
 		cp = cappedRequest(head, t.readCap)
 	}
-	resp.Body = t.wrapBody(resp, cancel, cp)
+	resp.Body = t.wrapBody(resp, cancel, cp, t.sse && req.Method == http.MethodGet)
 	return resp, nil
 }
 
@@ -178,14 +185,19 @@ func (t *httpTransport) takeErr() error {
 }
 
 // wrapBody bounds and repairs a response body, and applies the read cap
-// when cp is not nil; cancel runs when it is closed.
-func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc, cp *cappedPost) io.ReadCloser {
+// when cp is not nil; cancel runs when it is closed. The endpoint event
+// of a legacy SSE stream is checked when stream is set.
+func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc, cp *cappedPost, stream bool) io.ReadCloser {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
 		return &jsonBody{rc: resp.Body, max: t.maxBytes, cancel: cancel, capped: cp}
 	case "text/event-stream":
-		return &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel, capped: cp}
+		b := &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel, capped: cp}
+		if stream {
+			b.endpoint = t.checkEndpoint
+		}
+		return b
 	}
 	return &closeHook{ReadCloser: resp.Body, cancel: cancel}
 }
@@ -259,6 +271,12 @@ type sseBody struct {
 	capped  *cappedPost
 	pending []byte
 	line    []byte
+
+	// endpoint checks the data of the stream's first event when it is an
+	// endpoint event (legacy SSE); nil once that event is over, and for
+	// other streams.
+	endpoint func(data []byte) error
+	event    []byte // the name of the first event, so far
 }
 
 func (b *sseBody) Read(p []byte) (int, error) {
@@ -295,6 +313,11 @@ func (b *sseBody) next() error {
 		}
 		break
 	}
+	if b.endpoint != nil {
+		if err := b.firstEvent(); err != nil {
+			return err
+		}
+	}
 	if data, ok := bytes.CutPrefix(b.line, []byte("data:")); ok {
 		if b.capped != nil {
 			if refusal := b.capped.refuse(bytes.TrimSpace(data), true); refusal != nil {
@@ -307,6 +330,24 @@ func (b *sseBody) next() error {
 		}
 	}
 	b.pending = b.line
+	return nil
+}
+
+// firstEvent follows the first event of a legacy SSE stream, line by
+// line, and checks its data when it is the endpoint event, before go-sdk
+// reads it.
+func (b *sseBody) firstEvent() error {
+	line := bytes.TrimRight(b.line, "\r\n")
+	if name, ok := bytes.CutPrefix(line, []byte("event:")); ok {
+		b.event = bytes.TrimSpace(name)
+		return nil
+	}
+	if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && string(b.event) == "endpoint" {
+		return b.endpoint(bytes.TrimSpace(data))
+	}
+	if len(line) == 0 {
+		b.endpoint = nil // the first event is over
+	}
 	return nil
 }
 
@@ -338,7 +379,7 @@ func (b *sseBody) Close() error {
 func httpClientTransport(life context.Context, s *config.Server, url string, rt *httpTransport, auth *oauth.Handler) mcp.Transport {
 	client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
 	if s.Type == config.TransportSSE {
-		rt.auth = auth
+		rt.auth, rt.sse = auth, true
 		sse := &sseTransport{life: life, inner: &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: rt.maxBytes}}
 		return readCapTransport{Transport: sse, limit: rt.readCap}
 	}

@@ -45,12 +45,33 @@ func (t *httpTransport) onOrigin(req *http.Request) (own bool, err error) {
 	case req.Response == nil:
 		// Not a redirect: go-sdk sends a server's requests to its URL, and
 		// only the legacy SSE transport to another, the one its endpoint
-		// event names.
-		return false, withClass(ClassProtocol, fmt.Errorf("refusing to send to %s: the server's SSE endpoint event names it, and it is not the server's origin %s; a server's messages and credentials go only to its own origin (hint: the server must serve its SSE stream and its message endpoint on one origin)", target, t.origin))
+		// event names (checkEndpoint refuses it first).
+		return false, t.foreignEndpoint(target)
 	case t.redirects != config.RedirectsWithoutCredentials:
 		return false, withClass(ClassProtocol, fmt.Errorf("refusing the redirect from %s to %s: the server's headers and token go only to its own origin; hint: if you trust %s, make it the server's url, or set \"redirects\": \"follow-without-credentials\" in the server's definition", t.origin, target, target))
 	}
 	return false, nil
+}
+
+// checkEndpoint checks the data of a legacy SSE stream's endpoint event,
+// the URL go-sdk will post the session's messages to, resolved as go-sdk
+// resolves it (against the server's URL): it must be on the server's
+// origin, whatever the redirects rule.
+func (t *httpTransport) checkEndpoint(data []byte) error {
+	u, err := t.home.Parse(string(data))
+	if err != nil {
+		return withClass(ClassProtocol, fmt.Errorf("the server's SSE endpoint event holds no URL: %v", err))
+	}
+	if o, err := origin.Of(u); err != nil {
+		return t.foreignEndpoint(fmt.Sprintf("a URL without an origin (%v)", err))
+	} else if o != t.origin {
+		return t.foreignEndpoint(o.String())
+	}
+	return nil
+}
+
+func (t *httpTransport) foreignEndpoint(target string) error {
+	return withClass(ClassProtocol, fmt.Errorf("refusing the SSE endpoint %s: it is not on the server's origin %s, and a server's messages and credentials go only to its own origin (hint: the server must serve its event stream and its message endpoint on one origin)", target, t.origin))
 }
 
 // checkRedirect is the CheckRedirect of the server's http.Client: it

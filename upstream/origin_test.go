@@ -122,7 +122,7 @@ func TestSSEForeignEndpoint(t *testing.T) {
 	s, lookup := canaryServer(config.TransportSSE, sse.URL+"/sse", config.RedirectsWithoutCredentials)
 	h := newPool(t, []*config.Server{s}, &upstream.Options{Lookup: lookup})
 	_, err := h.call(t.Context(), "api", "echo", map[string]any{"text": "hi"})
-	want := fmt.Sprintf("refusing to send to %s: the server's SSE endpoint event names it, and it is not the server's origin %s", catcher.URL, sse.URL)
+	want := fmt.Sprintf("refusing the SSE endpoint %s: it is not on the server's origin %s, and a server's messages and credentials go only to its own origin", catcher.URL, sse.URL)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v\nwant it to hold %q", err, want)
 	}

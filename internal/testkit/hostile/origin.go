@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -50,8 +51,17 @@ type Catcher struct {
 func NewCatcher(t Cleaner) *Catcher { return newCatcher(t, httptest.NewServer) }
 
 // NewTLSCatcher starts a catcher on https://127.0.0.1, with httptest's
-// certificate, which also names example.com and *.example.com.
-func NewTLSCatcher(t Cleaner) *Catcher { return newCatcher(t, httptest.NewTLSServer) }
+// certificate, which also names example.com and *.example.com. It does not
+// log the connections closed before their TLS handshake, as a client that
+// refuses the address it reached closes them.
+func NewTLSCatcher(t Cleaner) *Catcher {
+	return newCatcher(t, func(h http.Handler) *httptest.Server {
+		ts := httptest.NewUnstartedServer(h)
+		ts.Config.ErrorLog = log.New(io.Discard, "", 0)
+		ts.StartTLS()
+		return ts
+	})
+}
 
 func newCatcher(t Cleaner, start func(http.Handler) *httptest.Server) *Catcher {
 	c := &Catcher{}
