@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/switchboard-mcp/switchboard/internal/origin"
 )
 
 // discovery is what the metadata says about how to authorize at a server.
@@ -48,12 +50,14 @@ func (h *Handler) discover(ctx context.Context, challenges []oauthex.Challenge) 
 	}
 	d.resource, d.scopes = prm.Resource, prm.ScopesSupported
 	issuer := prm.AuthorizationServers[0]
-	asm, err := auth.GetAuthServerMetadata(ctx, issuer, h.opts.HTTPClient)
+	asm, err := auth.GetAuthServerMetadata(ctx, issuer, h.client)
 	if err != nil {
 		return nil, h.step("reading the authorization server metadata", err)
 	}
 	if asm == nil {
-		// No metadata at the issuer: its default endpoints (2025-03-26).
+		// No metadata at the issuer: its default endpoints (2025-03-26),
+		// which say nothing of PKCE. A client_credentials grant needs
+		// none; loginFlow refuses them (see checkPKCE).
 		asm = defaultEndpoints(strings.TrimSuffix(issuer, "/"))
 	}
 	d.asm = asm
@@ -65,7 +69,7 @@ func (h *Handler) discover(ctx context.Context, challenges []oauthex.Challenge) 
 // a failure at a well-known location is only remembered (prmErr), since
 // servers of the 2025-03-26 revision have none there.
 func (h *Handler) protectedResource(ctx context.Context, challenges []oauthex.Challenge) (prm *oauthex.ProtectedResourceMetadata, prmErr, err error) {
-	client := h.opts.HTTPClient
+	client := h.client
 	if u := resourceMetadataFromChallenges(challenges); u != "" {
 		prm, err := oauthex.GetProtectedResourceMetadata(ctx, u, h.cfg.URL, client)
 		if err != nil {
@@ -126,22 +130,22 @@ func (h *Handler) legacyMetadata(ctx context.Context) (*oauthex.AuthServerMeta, 
 	if err != nil {
 		return nil, err
 	}
-	origin := u.Scheme + "://" + u.Host
-	if err := httpsOrLoopback(origin); err != nil {
+	root := u.Scheme + "://" + u.Host
+	if err := httpsOrLoopback(root); err != nil {
 		return nil, err
 	}
 	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
-		issuer, found, err := h.peekIssuer(ctx, origin+p)
+		issuer, found, err := h.peekIssuer(ctx, root+p)
 		if err != nil {
 			return nil, err
 		}
 		if !found {
 			continue
 		}
-		if !sameOrigin(issuer, origin) {
-			return nil, fmt.Errorf("the metadata at %s names issuer %q, which is not on the server's origin %s", origin+p, printable(issuer, 200), origin)
+		if !sameOrigin(issuer, root) {
+			return nil, fmt.Errorf("the metadata at %s names issuer %q, which is not on the server's origin %s", root+p, printable(issuer, 200), root)
 		}
-		asm, err := oauthex.GetAuthServerMeta(ctx, origin+p, issuer, h.opts.HTTPClient)
+		asm, err := oauthex.GetAuthServerMeta(ctx, root+p, issuer, h.client)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +153,11 @@ func (h *Handler) legacyMetadata(ctx context.Context) (*oauthex.AuthServerMeta, 
 			return asm, nil
 		}
 	}
-	return defaultEndpoints(origin), nil
+	// Without metadata, the 2025-03-26 revision's default endpoints, with
+	// the PKCE S256 it requires of every authorization server.
+	asm := defaultEndpoints(root)
+	asm.CodeChallengeMethodsSupported = []string{"S256"}
+	return asm, nil
 }
 
 // peekIssuer reads the issuer of the metadata document at u; found is false
@@ -161,7 +169,7 @@ func (h *Handler) peekIssuer(ctx context.Context, u string) (issuer string, foun
 		return "", false, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := h.opts.HTTPClient.Do(req)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		return "", false, err
 	}
@@ -188,18 +196,17 @@ func (h *Handler) peekIssuer(ctx context.Context, u string) (issuer string, foun
 // metadata (2025-03-26, "Fallbacks for Servers without Metadata Discovery").
 func defaultEndpoints(base string) *oauthex.AuthServerMeta {
 	return &oauthex.AuthServerMeta{
-		Issuer:                        base,
-		AuthorizationEndpoint:         base + "/authorize",
-		TokenEndpoint:                 base + "/token",
-		RegistrationEndpoint:          base + "/register",
-		CodeChallengeMethodsSupported: []string{"S256"},
+		Issuer:                base,
+		AuthorizationEndpoint: base + "/authorize",
+		TokenEndpoint:         base + "/token",
+		RegistrationEndpoint:  base + "/register",
 	}
 }
 
 func sameOrigin(a, b string) bool {
-	ua, err1 := url.Parse(a)
-	ub, err2 := url.Parse(b)
-	return err1 == nil && err2 == nil && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
+	oa, err1 := origin.Parse(a)
+	ob, err2 := origin.Parse(b)
+	return err1 == nil && err2 == nil && oa == ob
 }
 
 // httpsOrLoopback returns an error unless u is https, or http to a loopback

@@ -33,8 +33,9 @@ const refreshTimeout = 30 * time.Second
 // logs in through Options.Prompt when one is set. Its methods are safe for
 // concurrent use.
 type Handler struct {
-	cfg  Config
-	opts Options
+	cfg    Config
+	opts   Options
+	client *http.Client // opts.HTTPClient, guarded (see guard.go)
 
 	login chan struct{} // a semaphore of one: one authorization at a time
 
@@ -54,6 +55,7 @@ func New(cfg Config, opts *Options) (*Handler, error) {
 		h.opts = *opts
 	}
 	h.opts.fill()
+	h.client = guarded(h.opts.HTTPClient, cfg.URL)
 	switch {
 	case h.opts.Store == nil:
 		return nil, errors.New("oauth: a credential store is required")

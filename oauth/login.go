@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -43,8 +44,8 @@ func (h *Handler) loginFlow(ctx context.Context, challenges []oauthex.Challenge,
 			return h.step("checking the "+ep.name+" endpoint", err)
 		}
 	}
-	if m := asm.CodeChallengeMethodsSupported; len(m) > 0 && !slices.Contains(m, "S256") {
-		return h.step("checking the authorization server", errors.New("it does not support PKCE with S256"))
+	if err := checkPKCE(asm); err != nil {
+		return h.step("checking the authorization server", err)
 	}
 	stored := h.storedClient(asm.Issuer)
 	l, stored, err := h.listen(stored)
@@ -80,6 +81,23 @@ func (h *Handler) loginFlow(ctx context.Context, challenges []oauthex.Challenge,
 		return h.step("exchanging the authorization code", err)
 	}
 	return h.store(ctx, rec)
+}
+
+// checkPKCE refuses an authorization server whose metadata does not list
+// S256 in code_challenge_methods_supported: a login uses PKCE with S256
+// (RFC 7636), and the MCP specification (2025-11-25, "Authorization Code
+// Protection") has clients refuse to go on without it. go-sdk's oauthex
+// refuses metadata without the field; an issuer without any metadata,
+// named by protected resource metadata, says nothing either.
+func checkPKCE(asm *oauthex.AuthServerMeta) error {
+	m := asm.CodeChallengeMethodsSupported
+	switch {
+	case slices.Contains(m, "S256"):
+		return nil
+	case len(m) == 0:
+		return fmt.Errorf("%s publishes no metadata (RFC 8414) listing code_challenge_methods_supported, so nothing says it supports PKCE with S256, which a login requires; hint: ask its operator to publish metadata that lists S256", printable(asm.Issuer, 200))
+	}
+	return fmt.Errorf("its metadata lists code_challenge_methods_supported %s, without S256, which a login requires (PKCE, RFC 7636); hint: ask its operator to enable S256", printable(strings.Join(m, ", "), 200))
 }
 
 // requestScopes returns the scopes to ask for: the configured ones, else
@@ -204,7 +222,7 @@ func (h *Handler) register(ctx context.Context, asm *oauthex.AuthServerMeta, red
 		ResponseTypes:   []string{"code"},
 		ApplicationType: "native",
 	}
-	resp, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, meta, h.opts.HTTPClient)
+	resp, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, meta, h.client)
 	if err != nil {
 		return nil, h.step("registering the client", errors.New(printable(err.Error(), 300)))
 	}

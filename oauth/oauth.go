@@ -98,7 +98,10 @@ type Options struct {
 	// Store keeps tokens and client registrations. Required.
 	Store credstore.Store
 	// HTTPClient makes the discovery, registration, token and revocation
-	// requests. Default: http.DefaultClient.
+	// requests, through a guard that keeps them out of the local network
+	// unless the server is in it, and client credentials and tokens from
+	// following a redirect to another origin (see guard.go). Default:
+	// http.DefaultClient.
 	HTTPClient *http.Client
 	// Prompt, when set, lets a connection that meets a server needing a
 	// login start one (see Prompter); without it, such a connection fails

@@ -210,7 +210,7 @@ func (h *Handler) store(ctx context.Context, rec *tokenRecord) error {
 }
 
 func (h *Handler) clientContext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, oauth2.HTTPClient, h.opts.HTTPClient)
+	return context.WithValue(ctx, oauth2.HTTPClient, h.client)
 }
 
 // maxTokenLen bounds a token from a token endpoint.

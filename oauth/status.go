@@ -86,6 +86,7 @@ func revoke(ctx context.Context, client *http.Client, rec *tokenRecord, secret s
 	if err := httpsOrLoopback(rec.RevocationURL); err != nil {
 		return fmt.Errorf("revoking the token of %q: %v", rec.Server, err)
 	}
+	client = guarded(client, rec.URL)
 	for _, t := range []struct{ token, hint string }{{rec.RefreshToken, "refresh_token"}, {rec.AccessToken, "access_token"}} {
 		if t.token == "" {
 			continue

@@ -165,3 +165,49 @@ func TestOAuthTokenStaysWithOrigin(t *testing.T) {
 		})
 	}
 }
+
+// TestOAuthDiscoveryStaysOut: a server that looks public (its name does
+// not resolve to a local address; the test's transport takes it to
+// loopback) cannot send the login's discovery into the local network: not
+// to a loopback address, not to localhost, not to a name that resolves to
+// loopback when dialled (DNS rebinding). Nothing reaches the addresses it
+// named. A server that is itself on loopback may (a local development
+// server).
+func TestOAuthDiscoveryStaysOut(t *testing.T) {
+	catcher := hostile.NewCatcher(t)
+	tlsCatcher := hostile.NewTLSCatcher(t)
+	const path = "/.well-known/oauth-protected-resource"
+	for _, tt := range []struct{ name, metadata, want string }{
+		{"loopback address", catcher.URL + path, "refusing " + catcher.URL + ": it is a loopback address, and the MCP server mcp.example.com is not at one"},
+		{"localhost", strings.Replace(catcher.URL, "127.0.0.1", "localhost", 1) + path, "it is a loopback address, and the MCP server mcp.example.com is not at one"},
+		{"name of a loopback address", "https://internal.example.com" + path, "refusing internal.example.com: it resolved to 127.0.0.1, a loopback address, and the MCP server mcp.example.com is not at one"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewTLSServer(hostile.Challenge(tt.metadata))
+			t.Cleanup(srv.Close)
+			rt := hostile.Elsewhere(t, map[string]string{
+				"mcp.example.com:443":      srv.Listener.Addr().String(),
+				"internal.example.com:443": tlsCatcher.Listener.Addr().String(),
+			})
+			s := &config.Server{Name: "api", Type: config.TransportHTTP, URL: "https://mcp.example.com/mcp", RequestTimeout: 20 * time.Second, ProtocolVersion: "auto"}
+			h := newPool(t, []*config.Server{s}, &upstream.Options{Credentials: credstore.NewFile(t.TempDir()), HTTPTransport: rt})
+			err := h.Login(t.Context(), "api", follow)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v\nwant it to hold %q", err, tt.want)
+			}
+			if n := len(catcher.Requests()) + len(tlsCatcher.Requests()); n != 0 {
+				t.Errorf("the local addresses received %d requests", n)
+			}
+		})
+	}
+	t.Run("server on loopback", func(t *testing.T) {
+		local := hostile.NewCatcher(t)
+		srv := startServer(t, hostile.Challenge(local.URL+path))
+		s := &config.Server{Name: "api", Type: config.TransportHTTP, URL: srv.URL + "/mcp", RequestTimeout: 20 * time.Second, ProtocolVersion: "auto"}
+		h := newPool(t, []*config.Server{s}, &upstream.Options{Credentials: credstore.NewFile(t.TempDir())})
+		_ = h.Login(t.Context(), "api", follow) // the catcher's answer is no metadata
+		if got := local.Requests(); len(got) == 0 || got[0].URL != path {
+			t.Errorf("the local metadata was not asked for: %v", got)
+		}
+	})
+}
