@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 )
 
@@ -55,5 +57,43 @@ func TestRedirectCredentials(t *testing.T) {
 	}
 	if leaked := catcher.Leaked(token, key); len(leaked) != 0 {
 		t.Errorf("the other origin received %q", leaked)
+	}
+}
+
+// TestRedirectOAuthToken: the real binary, logged in with OAuth, through
+// `call` and serve's mcp tool. Once the server redirects to another
+// origin, its token is not sent there: the call is refused, naming both
+// origins, and the other origin receives nothing.
+func TestRedirectOAuthToken(t *testing.T) {
+	catcher := hostile.NewCatcher(t)
+	var turned atomic.Bool
+	as := oauthtest.New(t, oauthtest.Options{Wrap: func(next http.Handler) http.Handler {
+		redirect := hostile.Redirect(http.StatusTemporaryRedirect, catcher.URL)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if turned.Load() && r.URL.Path == "/mcp" {
+				redirect.ServeHTTP(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	home := t.TempDir()
+	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{"api": map[string]any{"url": as.URL()}}, "settings": fileStore})
+	env := serveEnv(home)
+	if _, errOut, code := switchboardRun(t, append(env, "BROWSER=follow"), "", "auth", "login", "api"); code != 0 {
+		t.Fatalf("auth login: exit %d:\n%s", code, errOut)
+	}
+	turned.Store(true)
+	want := "refusing the redirect from " + as.RS.URL + " to " + catcher.URL
+	_, errOut, code := switchboardRun(t, env, "", "call", "echo", "--server", "api", "text=hi", "--no-login")
+	if code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("call: exit %d, stderr:\n%s", code, errOut)
+	}
+	text, isErr := callMCP(t, env, map[string]any{"tool": "echo", "server": "api", "args": map[string]any{"text": "hi"}})
+	if !isErr || !strings.Contains(text, want) {
+		t.Errorf("mcp tool: error %v, %s", isErr, text)
+	}
+	if got := catcher.Requests(); len(got) != 0 {
+		t.Errorf("the other origin received %d requests, with %q", len(got), catcher.Leaked(oauthtest.CanaryPrefix))
 	}
 }
