@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/origin"
 )
@@ -154,7 +155,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if !literal {
 		// Someone else dials: check what the name resolves to here.
-		ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		ips, err := lookup(ctx, host)
 		for _, ip := range ips {
 			if c := classify(ip); err == nil && !near.has(c) {
 				return nil, g.refusal(req.URL, c)
@@ -231,9 +232,20 @@ func (g *guard) refusal(u *url.URL, c addrClass) error {
 	return fmt.Errorf("refusing %s: it is a %s address, and the MCP server %s is not at one: a server's OAuth requests reach into the local network only when it is there itself", o, c, printable(g.serverHost, 200))
 }
 
+// lookupTimeout bounds the guard's own lookups: where the local resolver
+// does not answer (behind a proxy that resolves for everyone), a request
+// must not wait for it long.
+const lookupTimeout = 5 * time.Second
+
+func lookup(ctx context.Context, host string) ([]netip.Addr, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
 // nearClasses returns the classes of the MCP server's own addresses: those
 // its OAuth requests may reach besides public ones. A name that does not
-// resolve here has none (and is asked again next time).
+// resolve here has none; it is looked up once per guard.
 func (g *guard) nearClasses(ctx context.Context) classSet {
 	g.mu.Lock()
 	if g.known {
@@ -245,9 +257,9 @@ func (g *guard) nearClasses(ctx context.Context) classSet {
 	if c, ok := hostClass(g.serverHost); ok {
 		near = 1 << c
 	} else if g.serverHost != "" {
-		ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", g.serverHost)
-		if err != nil {
-			return 0
+		ips, err := lookup(ctx, g.serverHost)
+		if err != nil && ctx.Err() != nil {
+			return 0 // the caller gave up: ask again next time
 		}
 		for _, ip := range ips {
 			near |= 1 << classify(ip)
