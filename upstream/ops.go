@@ -131,6 +131,7 @@ func (p *Pool) Reconnect(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	reached(ctx, name)
 	s.mu.Lock()
 	if err := s.usable(opReconnect); err != nil {
 		s.mu.Unlock()
@@ -165,6 +166,7 @@ func run[T any](ctx context.Context, p *Pool, name, op string, f func(context.Co
 	if err != nil {
 		return zero, err
 	}
+	ctx = reached(ctx, name)
 	sess, err := s.acquire(ctx, op)
 	if err != nil {
 		return zero, opError(ctx, name, op, s.timeout, err, ClassStart)

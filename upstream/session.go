@@ -264,6 +264,9 @@ func (s *server) newClient() *mcp.Client {
 	})
 	c := mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
 	c.AddReceivingMiddleware(s.pool.opts.ClientMiddleware...)
+	// Added last, so run first: every handler and middleware sees which
+	// server the message came from (ServerOf).
+	c.AddReceivingMiddleware(originMiddleware(s.cfg.Name))
 	if mw := s.pool.opts.Telemetry.Middleware(s.cfg.Name); mw != nil {
 		c.AddSendingMiddleware(mw)
 	}
