@@ -27,11 +27,16 @@ const (
 	// Asker is a go-sdk server whose tools ask the client for things while
 	// their call is in flight, and outside it (see [NewAsker]).
 	Asker = "asker"
+	// Router is Asker with tools that ask when the test says so: during
+	// their call, after it, or while several calls are in flight (see
+	// [NewRouter]).
+	Router = "router"
 )
 
 // modes are the stdio servers [Main] runs, by mode.
 var modes = map[string]func(ctx context.Context) error{
-	Asker: func(ctx context.Context) error { return NewAsker().Run(ctx, &mcp.StdioTransport{}) },
+	Asker:  func(ctx context.Context) error { return NewAsker().Run(ctx, &mcp.StdioTransport{}) },
+	Router: runRouter,
 }
 
 // Main runs the mode named by $SWITCHBOARD_HOSTILE, if any, and exits.
