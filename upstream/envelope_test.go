@@ -97,7 +97,7 @@ func TestStdioConnScans(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Wait() })
-	conn := newStdioConn(newLineReader(stdout, DefaultMaxMessageBytes, slog.New(slog.DiscardHandler)), stdin)
+	conn := newStdioConn(newLineReader(stdout, DefaultMaxMessageBytes, slog.New(slog.DiscardHandler)), stdin, nil)
 	changed := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
@@ -137,7 +137,7 @@ func TestStdioConnRead(t *testing.T) {
 	in := `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"ping","id":"p"}]` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no such method"}}` + "\n" +
 		`{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` + "\n"
-	conn := newStdioConn(newLineReader(strings.NewReader(in), DefaultMaxMessageBytes, slog.New(slog.DiscardHandler)), discardCloser{io.Discard})
+	conn := newStdioConn(newLineReader(strings.NewReader(in), DefaultMaxMessageBytes, slog.New(slog.DiscardHandler)), discardCloser{io.Discard}, nil)
 	defer conn.Close()
 	id := func(v any) jsonrpc.ID { i, _ := jsonrpc.MakeID(v); return i }
 	want := []jsonrpc.Message{

@@ -84,6 +84,14 @@ func (c *stdioConn) claim(line []byte) bool {
 	delete(c.raw.pending, key)
 	c.raw.n.Store(int64(len(c.raw.pending)))
 	c.raw.mu.Unlock()
+	// The notifications before the answer are in go-sdk's queue: a mark
+	// follows them (see settle), counted before the caller wakes.
+	if m := c.settle.answered(); m != nil {
+		select {
+		case c.incoming <- incoming{msgs: []jsonrpc.Message{m}}:
+		case <-c.closed:
+		}
+	}
 	if ch != nil {
 		ch <- resp // buffered: never blocks
 	}

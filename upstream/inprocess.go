@@ -17,7 +17,7 @@ import (
 // use after it ends, and its lists are cached and refreshed on list_changed.
 
 // openInProcess connects a new session of the server's in-process server.
-func (s *server) openInProcess(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, c *cancels) (*mcp.ClientSession, error) {
+func (s *server) openInProcess(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, c *cancels, st *settle) (*mcp.ClientSession, error) {
 	srv := s.pool.opts.InProcess[s.cfg.Name]
 	if srv == nil {
 		return nil, withClass(ClassConfig, errors.New("no in-process server was given for it: this is a bug"))
@@ -33,7 +33,11 @@ func (s *server) openInProcess(ctx context.Context, client *mcp.Client, opts *mc
 		return nil, withClass(ClassStart, err)
 	}
 	rc := newRootsConn(newReadCapConn(conn, s.pool.opts.MaxReadBytes), nil)
-	cs, err := client.Connect(ctx, cancelTransport{connTransport{rc}, c}, opts)
+	var read mcp.Connection = rc
+	if st != nil {
+		read = &settleConn{Connection: rc, st: st}
+	}
+	cs, err := client.Connect(ctx, cancelTransport{connTransport{read}, c}, opts)
 	if err != nil {
 		_ = ss.Close()
 		return nil, withClass(ClassStart, err)

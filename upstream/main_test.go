@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -19,6 +20,7 @@ import (
 func TestMain(m *testing.M) {
 	upstream.SupervisorMain() // first: a supervisor's environment names a test server too
 	testserver.Main()
+	hostile.Main()
 	ownerMain()
 	os.Exit(m.Run())
 }

@@ -178,6 +178,9 @@ func run[T any](ctx context.Context, p *Pool, name, op string, f func(context.Co
 	if err == ErrNoFastPath {
 		return zero, err
 	}
+	if onReach(ctx) && octx.Err() == nil {
+		sess.settle.wait(octx, sess.done)
+	}
 	if err != nil && octx.Err() != nil {
 		sess.cancels.owe() // go-sdk tells the server, asynchronously
 	}

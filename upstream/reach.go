@@ -50,8 +50,20 @@ type reachKey struct{}
 // before it reaches the server (before it connects, which may ask for a
 // login, and before it sends anything). reach must be quick and must not
 // call the pool.
+//
+// Such an operation also returns only once the notifications the server
+// sent before its answer have been handled (by Options.Client's handlers),
+// on the connections Switchboard reads itself (stdio, in-process; see
+// settle.go): what the server sent during the call is heard while the call
+// is still the caller's. Those handlers must not wait for the operation.
 func OnReach(ctx context.Context, reach func(server string)) context.Context {
 	return context.WithValue(ctx, reachKey{}, reach)
+}
+
+// onReach reports whether ctx was made by OnReach.
+func onReach(ctx context.Context) bool {
+	_, ok := ctx.Value(reachKey{}).(func(string))
+	return ok
 }
 
 // reached tells ctx's OnReach function, if any, that an operation is about

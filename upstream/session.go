@@ -35,6 +35,7 @@ type session struct {
 	instructions string
 	scrub        *scrubber
 	cancels      *cancels // the cancellations it owes, for close to wait for
+	settle       *settle  // marks what it reads (stdio, in-process); nil over HTTP
 
 	closeOnce sync.Once
 	mu        sync.Mutex
@@ -104,15 +105,19 @@ func (s *server) connect(ctx context.Context, underway func()) (*session, error)
 // the modern version when it answered the probe late; or, without a probe,
 // retryRefused when a stdio server answered initialize with an error.
 func (s *server) open(ctx context.Context, res *config.Resolved, version string, underway func()) (sess *session, retry string, err error) {
-	client := s.newClient()
+	var st *settle
+	if s.cfg.Type == config.TransportStdio || s.cfg.Type == config.TransportInProcess {
+		st = newSettle()
+	}
+	client := s.newClient(st)
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
-	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{}), cancels: newCancels()}
+	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{}), cancels: newCancels(), settle: st}
 	switch s.cfg.Type {
 	case config.TransportStdio:
 		sess.cs, retry, err = s.openStdio(ctx, client, opts, res, sess, underway)
 	case config.TransportInProcess:
 		underway()
-		sess.cs, err = s.openInProcess(ctx, client, opts, sess.cancels)
+		sess.cs, err = s.openInProcess(ctx, client, opts, sess.cancels, st)
 	default:
 		underway()
 		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
@@ -145,7 +150,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		return nil, "", withClass(ClassClosed, ErrClosed)
 	}
 	sess.proc = proc
-	sess.fast = newStdioConn(newLineReader(proc.stdout, o.MaxMessageBytes, s.log), stdinWriter{proc})
+	sess.fast = newStdioConn(newLineReader(proc.stdout, o.MaxMessageBytes, s.log), stdinWriter{proc}, sess.settle)
 	var conn mcp.Connection = sess.fast
 	conn = newReadCapConn(conn, o.MaxReadBytes)
 	rc := newRootsConn(conn, proc.errRing)
@@ -242,9 +247,10 @@ func (s *server) probeTimeout() time.Duration {
 }
 
 // newClient returns a go-sdk client for one connection, from the pool's
-// template, with the pool's list_changed handlers and roots. The caller
-// makes the pool forget it when the connection fails or ends.
-func (s *server) newClient() *mcp.Client {
+// template, with the pool's list_changed handlers and roots, taking the
+// connection's marks (st, nil for none). The caller makes the pool forget
+// it when the connection fails or ends.
+func (s *server) newClient(st *settle) *mcp.Client {
 	var o mcp.ClientOptions
 	if t := s.pool.opts.Client; t != nil {
 		o = *t
@@ -265,8 +271,11 @@ func (s *server) newClient() *mcp.Client {
 	c := mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
 	c.AddReceivingMiddleware(s.pool.opts.ClientMiddleware...)
 	// Added last, so run first: every handler and middleware sees which
-	// server the message came from (ServerOf).
+	// server the message came from (ServerOf), and none sees a mark.
 	c.AddReceivingMiddleware(originMiddleware(s.cfg.Name))
+	if st != nil {
+		c.AddReceivingMiddleware(st.middleware)
+	}
 	if mw := s.pool.opts.Telemetry.Middleware(s.cfg.Name); mw != nil {
 		c.AddSendingMiddleware(mw)
 	}

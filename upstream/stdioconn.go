@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -43,8 +44,9 @@ type stdioConn struct {
 	wmu sync.Mutex
 	buf []byte // the message being written, reused
 
-	raw  rawCalls               // calls on the fast path (see callRaw)
-	meta atomic.Pointer[[]byte] // the _meta of go-sdk's requests at 2026-07-28 (see noteMeta)
+	raw    rawCalls               // calls on the fast path (see callRaw)
+	settle *settle                // marks what is read (see settle); may be nil
+	meta   atomic.Pointer[[]byte] // the _meta of go-sdk's requests at 2026-07-28 (see noteMeta)
 
 	ended  chan struct{} // closed when reading has ended, endErr saying why
 	endErr error
@@ -61,8 +63,8 @@ type incoming struct {
 	err  error
 }
 
-func newStdioConn(r *lineReader, w io.WriteCloser) *stdioConn {
-	c := &stdioConn{w: w, incoming: make(chan incoming), closed: make(chan struct{}), readDone: make(chan struct{}), ended: make(chan struct{})}
+func newStdioConn(r *lineReader, w io.WriteCloser, st *settle) *stdioConn {
+	c := &stdioConn{w: w, incoming: make(chan incoming), closed: make(chan struct{}), readDone: make(chan struct{}), ended: make(chan struct{}), settle: st}
 	r.claim = c.claim
 	go c.read(r)
 	return c
@@ -83,6 +85,7 @@ func (c *stdioConn) read(r *lineReader) {
 			close(c.ended)
 		} else {
 			in.msgs, in.err = c.decode(line)
+			in.msgs = c.mark(in.msgs)
 		}
 		select {
 		case c.incoming <- in:
@@ -93,6 +96,21 @@ func (c *stdioConn) read(r *lineReader) {
 			return
 		}
 	}
+}
+
+// mark puts a mark after each answer among msgs that a notification came
+// before (see settle).
+func (c *stdioConn) mark(msgs []jsonrpc.Message) []jsonrpc.Message {
+	if c.settle == nil {
+		return msgs
+	}
+	for i := 0; i < len(msgs); i++ {
+		if c.settle.read(msgs[i]) {
+			msgs = slices.Insert(msgs, i+1, c.settle.mark())
+			i++
+		}
+	}
+	return msgs
 }
 
 // decode reads one line's messages.
