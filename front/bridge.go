@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"sync"
@@ -11,24 +12,37 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // bridge carries what upstream servers send toward a client back to the
-// client session whose call caused it: progress notifications (matched by
-// progress token, rewritten so two sessions cannot collide), sampling and
-// elicitation requests and logging messages (sent to the session with the
-// most recent call in flight). A request the client did not declare the
-// capability for is refused with an error saying so.
+// client session whose call caused it. Every client session shares the
+// engine's one connection per server, so what a server sends must be tied
+// to a call: progress notifications by progress token (rewritten so two
+// sessions cannot collide); sampling and elicitation requests, login URLs
+// and log messages by the server they come from (upstream.ServerOf) and
+// the calls in flight that reached that server (upstream.OnReach).
+//
+// A server's request goes only to the client session whose call to that
+// server is in flight; several calls of one session to it are one
+// candidate. With no such call, or calls of two sessions or more, it is
+// refused with an error to the server saying why, and so is a request the
+// client did not declare the capability for. What reaches the person
+// names the server that asks (label). A log message goes to the one
+// session with a call to the server in flight, else to the session whose
+// call to it ended last; with two sessions in flight it goes to neither.
 //
 // New makes the bridge, and the engine with the bridge's client options,
 // so the two cannot be mis-wired. The zero value is not usable.
 type bridge struct {
+	log *slog.Logger // refusals are noted here; set by New
+
 	mu       sync.Mutex
 	next     int
-	inflight []*route           // calls in flight, oldest first
-	tokens   map[string]*route  // upstream progress token → route
-	recent   *mcp.ServerSession // the session of the call that began last
-	servers  []*mcp.Server      // told of resource updates
+	inflight []*route                      // calls in flight, oldest first
+	tokens   map[string]*route             // upstream progress token → route
+	last     map[string]*mcp.ServerSession // server → the session whose call to it ended last
+	servers  []*mcp.Server                 // told of resource updates
 
 	suspended map[string]*suspended // calls of multi round-trip clients, by requestState
 	replica   string                // this replica's id, in each requestState
@@ -44,7 +58,33 @@ type route struct {
 	// client on the call's own response, as go-sdk would have, and reports
 	// false once the call has been answered.
 	sink func(method string, params any) bool
+
+	reached map[string]bool // the servers the call has reached; guarded by bridge.mu
 }
+
+// owner returns what identifies the route's client session: the session,
+// or, for a stateless call on the fast lane (which has none), the call.
+func (r *route) owner() any {
+	if r.ss != nil {
+		return r.ss
+	}
+	return r
+}
+
+// caps returns what the route's client declared it can do: per request
+// for a multi round-trip client, else when its session began; nil for
+// nothing.
+func (r *route) caps() *mcp.ClientCapabilities {
+	if r.susp != nil {
+		return r.susp.caps
+	}
+	if p := initParams(r.ss); p != nil {
+		return p.Capabilities
+	}
+	return nil
+}
+
+type routeKey struct{}
 
 // newBridge returns an empty bridge.
 func newBridge() *bridge { return &bridge{tokens: map[string]*route{}} }
@@ -106,7 +146,8 @@ func (b *bridge) updated(ctx context.Context, req *mcp.ResourceUpdatedNotificati
 
 // enter records a call from a client session. It returns the context to
 // make the upstream call with (carrying a progress token of the bridge's
-// own when the client gave one) and a function to call when the call ends.
+// own when the client gave one, and noting each server the call reaches)
+// and a function to call when the call ends, which may be called again.
 func (b *bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (context.Context, string, func()) {
 	if b == nil || ss == nil {
 		return ctx, "", func() {}
@@ -125,15 +166,12 @@ func (b *bridge) enterLane(ctx context.Context, ss *mcp.ServerSession, sink func
 }
 
 func (b *bridge) enterRoute(ctx context.Context, r *route) (context.Context, string, func()) {
-	ss, token := r.ss, r.token
 	r.susp, _ = ctx.Value(suspendedKey{}).(*suspended)
+	r.reached = map[string]bool{}
 	b.mu.Lock()
 	b.inflight = append(b.inflight, r)
-	if ss != nil {
-		b.recent = ss
-	}
 	var up string
-	if token != nil {
+	if r.token != nil {
 		b.next++
 		up = "sb-" + strconv.Itoa(b.next)
 		b.tokens[up] = r
@@ -142,56 +180,129 @@ func (b *bridge) enterRoute(ctx context.Context, r *route) (context.Context, str
 	if up != "" {
 		ctx = gateway.WithProgressToken(ctx, up)
 	}
-	return ctx, up, func() {
+	ctx = upstream.OnReach(ctx, func(server string) {
 		b.mu.Lock()
-		defer b.mu.Unlock()
-		for i, x := range b.inflight {
-			if x == r {
-				b.inflight = append(b.inflight[:i], b.inflight[i+1:]...)
-				break
-			}
-		}
-		if up != "" {
-			delete(b.tokens, up)
-		}
-	}
+		r.reached[server] = true
+		b.mu.Unlock()
+	})
+	ctx = context.WithValue(ctx, routeKey{}, r)
+	var once sync.Once
+	return ctx, up, func() { once.Do(func() { b.leave(r, up) }) }
 }
 
-// current returns the most recent call in flight whose client passes ok,
-// or nil, and whether any call was in flight. A multi round-trip client's
-// call always passes: its client declares what it can per request.
-func (b *bridge) current(ok func(*mcp.ClientCapabilities) bool) (*route, bool) {
+// leave forgets a call that has ended.
+func (b *bridge) leave(r *route, up string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	any := false
-	for i := len(b.inflight) - 1; i >= 0; i-- {
-		r := b.inflight[i]
-		any = true
-		if r.susp != nil {
-			return r, true
-		}
-		if r.ss == nil {
-			if r.sink != nil && ok(&mcp.ClientCapabilities{}) {
-				return r, true // a stateless call on the fast lane; for log messages
-			}
-			continue
-		}
-		if p := r.ss.InitializeParams(); p != nil && p.Capabilities != nil && ok(p.Capabilities) {
-			return r, true
+	for i, x := range b.inflight {
+		if x == r {
+			b.inflight = append(b.inflight[:i], b.inflight[i+1:]...)
+			break
 		}
 	}
-	return nil, any
+	if up != "" {
+		delete(b.tokens, up)
+	}
+	if r.ss != nil {
+		if b.last == nil {
+			b.last = map[string]*mcp.ServerSession{}
+		}
+		for server := range r.reached {
+			b.last[server] = r.ss
+		}
+	}
 }
 
-var errNoClient = errors.New("no client call is in flight to pass this request to")
+// forgetSession forgets a client session that has ended.
+func (b *bridge) forgetSession(ss *mcp.ServerSession) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for server, x := range b.last {
+		if x == ss {
+			delete(b.last, server)
+		}
+	}
+}
+
+// callersLocked returns the newest call in flight that reached server, and
+// how many client sessions have such a call. b.mu must be held.
+func (b *bridge) callersLocked(server string) (newest *route, sessions int) {
+	var seen []any
+	for i := len(b.inflight) - 1; i >= 0; i-- {
+		r := b.inflight[i]
+		if !r.reached[server] || slices.Contains(seen, r.owner()) {
+			continue
+		}
+		if newest == nil {
+			newest = r
+		}
+		seen = append(seen, r.owner())
+	}
+	return newest, len(seen)
+}
+
+// callerOf returns the call whose client is to get a request from server
+// (what names the request: "sampling", "elicitation", "login URL"): the call
+// the request came in (a 2026-07-28 server's input request is handled in
+// the context of the call it answers), else the one client session's
+// newest call in flight that reached server. The client must have declared
+// the capability (named capability) that can looks for. Any other case is
+// a refusal, which says why.
+func (b *bridge) callerOf(ctx context.Context, server, what, capability string, can func(*mcp.ClientCapabilities) bool) (*route, error) {
+	if server == "" {
+		return nil, &refusal{what: what, why: "it came from no server Switchboard knows"}
+	}
+	b.mu.Lock()
+	r, _ := ctx.Value(routeKey{}).(*route)
+	if r == nil || !r.reached[server] {
+		var n int
+		if r, n = b.callersLocked(server); n > 1 {
+			b.mu.Unlock()
+			return nil, &refusal{what: what, server: server, why: fmt.Sprintf(
+				"calls to %q from %d client sessions are in flight, and nothing tells which of them it belongs to; ask again when only one client is calling the server", server, n)}
+		}
+	}
+	b.mu.Unlock()
+	if r == nil {
+		return nil, &refusal{what: what, server: server, why: fmt.Sprintf(
+			"no client call to %q is in flight; a server may ask a client only while that client's call to it is in flight", server)}
+	}
+	if c := r.caps(); c == nil || !can(c) {
+		return nil, &refusal{what: what, server: server, why: fmt.Sprintf(
+			"the client whose call to %q is in flight did not declare %s", server, capability)}
+	}
+	return r, nil
+}
+
+// A refusal is the error a server gets for a request no client is asked.
+type refusal struct {
+	what, server, why string
+}
+
+func (e *refusal) Error() string {
+	return fmt.Sprintf("switchboard refused the %s request: %s", e.what, e.why)
+}
+
+// refused notes a refusal in the gateway's log and returns it.
+func (b *bridge) refused(err error) error {
+	if b.log != nil {
+		var r *refusal
+		if errors.As(err, &r) {
+			b.log.Warn("refused a server's request toward a client", "server", r.server, "request", r.what, "why", r.why)
+		}
+	}
+	return err
+}
 
 func (b *bridge) createMessage(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	r, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
-	if r == nil {
-		return nil, refusal("sampling", any)
+	server := upstream.ServerOf(ctx)
+	r, err := b.callerOf(ctx, server, "sampling", "sampling", func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
+	if err != nil {
+		return nil, b.refused(err)
 	}
+	params := labelSampling(server, req.Params)
 	if r.susp != nil {
-		resp, err := r.susp.askClient(ctx, b.inputID(), req.Params)
+		resp, err := r.susp.askClient(ctx, b.inputID(), params)
 		if err != nil {
 			return nil, err
 		}
@@ -207,16 +318,18 @@ func (b *bridge) createMessage(ctx context.Context, req *mcp.CreateMessageReques
 		}
 		return nil, fmt.Errorf("switchboard: the client answered sampling with %T", resp)
 	}
-	return r.ss.CreateMessage(ctx, req.Params)
+	return r.ss.CreateMessage(ctx, params)
 }
 
 func (b *bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	r, any := b.current(func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
-	if r == nil {
-		return nil, refusal("elicitation", any)
+	server := upstream.ServerOf(ctx)
+	r, err := b.callerOf(ctx, server, "elicitation", "elicitation", func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
+	if err != nil {
+		return nil, b.refused(err)
 	}
+	params := labelElicit(server, req.Params)
 	if r.susp != nil {
-		resp, err := r.susp.askClient(ctx, b.inputID(), req.Params)
+		resp, err := r.susp.askClient(ctx, b.inputID(), params)
 		if err != nil {
 			return nil, err
 		}
@@ -225,7 +338,7 @@ func (b *bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 		}
 		return nil, fmt.Errorf("switchboard: the client answered elicitation with %T", resp)
 	}
-	return r.ss.Elicit(ctx, req.Params)
+	return r.ss.Elicit(ctx, params)
 }
 
 func (b *bridge) inputID() string {
@@ -233,13 +346,6 @@ func (b *bridge) inputID() string {
 	defer b.mu.Unlock()
 	b.next++
 	return "sb-input-" + strconv.Itoa(b.next)
-}
-
-func refusal(what string, anyCall bool) error {
-	if anyCall {
-		return fmt.Errorf("switchboard: the connected client does not support %s", what)
-	}
-	return fmt.Errorf("switchboard: %s refused: %w", what, errNoClient)
 }
 
 // progress passes a progress notification on under the client's own token.
@@ -251,7 +357,7 @@ func (b *bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 	b.mu.Lock()
 	r := b.tokens[tok]
 	b.mu.Unlock()
-	if r == nil {
+	if r == nil || r.ss == nil {
 		return
 	}
 	p := *req.Params
@@ -259,20 +365,26 @@ func (b *bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 	r.ss.NotifyProgress(ctx, &p)
 }
 
-// logging passes a log message on to the session with a call in flight,
-// else to the session whose call began last: go-sdk may hand a client the
-// result of a call before the log messages sent during it.
+// logging passes a server's log message on to the one client session with
+// a call to that server in flight (on the call's own response, for a call
+// on the fast lane), else to the session whose call to it ended last: a
+// message may be handled after the call it was sent in. With calls of two
+// sessions or more in flight, neither gets it: it cannot be told whose it
+// is.
 func (b *bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
-	var ss *mcp.ServerSession
-	if r, _ := b.current(func(*mcp.ClientCapabilities) bool { return true }); r != nil {
+	server := upstream.ServerOf(ctx)
+	b.mu.Lock()
+	r, n := b.callersLocked(server)
+	ss := b.last[server]
+	b.mu.Unlock()
+	switch {
+	case n > 1:
+		return
+	case r != nil:
 		if r.sink != nil && r.sink("notifications/message", req.Params) {
 			return
 		}
 		ss = r.ss // answered already: as after any call
-	} else {
-		b.mu.Lock()
-		ss = b.recent
-		b.mu.Unlock()
 	}
 	if ss != nil {
 		ss.Log(ctx, req.Params)

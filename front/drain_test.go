@@ -25,7 +25,7 @@ func TestDrainFinishesSuspendedCalls(t *testing.T) {
 	draining := make(chan struct{})
 	g := newGatewayWith(t, map[string]def{"up": {"url": up.url + "/mcp"}}, nil, Options{Logger: slog.New(onMessage{"draining: taking no new requests", draining})})
 	ts := g.serveHTTP(t, HTTPOptions{Stateless: true})
-	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+	manual := manualRounds()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, manual).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -335,6 +335,9 @@ func (l *fastLane) around(w http.ResponseWriter, r *http.Request, ls *laneSessio
 	lw := &laneWriter{w: w, id: call.id}
 	ctx, _, release := s.bridge.enterLane(ctx, ss, lw.notify)
 	defer release()
+	// Once answered, the call is no longer in flight: what its servers
+	// send from then on is not the client's because of it.
+	lw.answering = release
 	return core(ctx, es, ss, lw)
 }
 
@@ -435,8 +438,9 @@ func (l *fastLane) serveProxy(w http.ResponseWriter, r *http.Request, ls *laneSe
 // during the call (a log message), as an event stream that carries it and
 // then the answer, as go-sdk does.
 type laneWriter struct {
-	w  http.ResponseWriter
-	id []byte // the request's id, as written
+	w         http.ResponseWriter
+	id        []byte // the request's id, as written
+	answering func() // called before the answer is written, if set
 
 	mu     sync.Mutex
 	events bool // the response is an event stream
@@ -485,6 +489,9 @@ func (lw *laneWriter) finish(out []byte) {
 	b = append(b, `,"result":`...)
 	b = append(b, out...)
 	b = append(b, '}')
+	if lw.answering != nil {
+		lw.answering()
+	}
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	lw.done = true

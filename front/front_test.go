@@ -22,11 +22,13 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 func TestMain(m *testing.M) {
 	testserver.Main()
+	hostile.Main()
 	relayMain()
 	pgtest.Main(m)
 }

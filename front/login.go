@@ -2,6 +2,7 @@ package front
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,23 +12,31 @@ import (
 
 // prompter returns how the gateway lets its user log in to a server that
 // needs an OAuth login: it sends the authorization URL as a URL-mode
-// elicitation (MCP 2025-11-25) to the client whose call needs the login,
-// the most recent call in flight from a client that declared URL
-// elicitation; the client opens it, and the login completes on the
-// gateway's loopback listener (so the browser must run on the gateway's
-// machine, as it does for a gateway over stdio). The client is told when
-// the login is over (notifications/elicitation/complete). Without such a
-// client, fallback is used; without a fallback, the call fails with
-// needs-auth and the command to run. New makes it the engine's
-// Options.Prompt, with the host's own Prompt as the fallback.
+// elicitation (MCP 2025-11-25) to the client whose call needs the login:
+// the one client session with a call to that server in flight, if it
+// declared URL elicitation (see bridge.callerOf). The client opens it, and
+// the login completes on the gateway's loopback listener (so the browser
+// must run on the gateway's machine, as it does for a gateway over stdio).
+// The client is told when the login is over
+// (notifications/elicitation/complete). Without such a client, fallback is
+// used; without a fallback, the call fails with needs-auth and the command
+// to run. New makes it the engine's Options.Prompt, with the host's own
+// Prompt as the fallback.
 func (b *bridge) prompter(fallback oauth.Prompter) oauth.Prompter {
 	return func(ctx context.Context, server, authURL string) (string, error) {
-		r := b.urlCapable()
-		if r == nil {
+		r, err := b.callerOf(ctx, server, "login URL", "URL elicitation", func(c *mcp.ClientCapabilities) bool {
+			return c.Elicitation != nil && c.Elicitation.URL != nil
+		})
+		if err != nil {
 			if fallback != nil {
 				return fallback(ctx, server, authURL)
 			}
-			return "", &oauth.NeedsLoginError{Server: server, Reason: "the server requires an OAuth login, and the client cannot open its authorization URL (it does not declare URL elicitation)"}
+			why := err.Error()
+			var rf *refusal
+			if errors.As(err, &rf) {
+				why = rf.why
+			}
+			return "", &oauth.NeedsLoginError{Server: server, Reason: "the server requires an OAuth login, and no client can be sent its authorization URL: " + why}
 		}
 		id := b.inputID()
 		// The login ends ctx when it is over, logged in or not, maybe
@@ -40,7 +49,8 @@ func (b *bridge) prompter(fallback oauth.Prompter) oauth.Prompter {
 		}()
 		res, err := b.askURL(ctx, r, &mcp.ElicitParams{
 			Mode: "url", URL: authURL, ElicitationID: id,
-			Message: fmt.Sprintf("Log in to %s to go on: Switchboard needs your authorization to use it.", server),
+			Message: fmt.Sprintf("[server %q needs a login] Log in to %s to go on: Switchboard needs your authorization to use it.", server, server),
+			Meta:    mcp.Meta{metaServer: server},
 		})
 		switch {
 		case err != nil:
@@ -67,21 +77,4 @@ func (b *bridge) askURL(ctx context.Context, r *route, params *mcp.ElicitParams)
 		return nil, fmt.Errorf("the client answered the elicitation with %T", resp)
 	}
 	return res, nil
-}
-
-// urlCapable returns the most recent call in flight from a client that
-// declared URL elicitation when it connected, or nil.
-func (b *bridge) urlCapable() *route {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i := len(b.inflight) - 1; i >= 0; i-- {
-		r := b.inflight[i]
-		if r.ss == nil {
-			continue // a stateless call on the fast lane: its client declared nothing
-		}
-		if p := r.ss.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil && p.Capabilities.Elicitation.URL != nil {
-			return r
-		}
-	}
-	return nil
 }

@@ -40,7 +40,9 @@ type suspended struct {
 	token     string
 	ss        *mcp.ServerSession       // the client session whose call it is
 	stateless bool                     // ss is a stateless request's: the token alone is the client's
+	caps      *mcp.ClientCapabilities  // what the client declared with the call (per request at 2026-07-28)
 	result    chan *mcp.CallToolResult // the call's result, once
+	ended     chan struct{}            // closed when the call has ended, before its result is sent
 	asks      chan *ask                // input the upstream server needs
 	cancel    context.CancelFunc
 	cur       *ask        // the input request the client is to answer
@@ -64,6 +66,8 @@ func (sp *suspended) askClient(ctx context.Context, id string, req mcp.InputRequ
 	case sp.asks <- a:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-sp.ended:
+		return nil, errors.New("switchboard: the client call this request came in has ended")
 	}
 	select {
 	case r := <-a.reply:
@@ -115,12 +119,14 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 	stopClose := context.AfterFunc(s.ctx, cancel)
 	stopHalt := context.AfterFunc(s.drain.halt, cancel)
 	stop := func() { stopClose(); stopHalt() }
-	sp := b.suspend(cancel, req.Session, statelessRequest(ctx))
+	sp := b.suspend(cancel, req.Session, statelessRequest(ctx), req.ClientCapabilities())
 	cctx = context.WithValue(cctx, suspendedKey{}, sp)
 	if !s.bg.Go(func() {
 		defer stop()
 		defer cancel()
-		sp.result <- run(cctx)
+		res := run(cctx)
+		close(sp.ended)
+		sp.result <- res
 	}) {
 		stop()
 		cancel()
@@ -131,14 +137,14 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 }
 
 // suspend registers a new suspended call of client session ss, which
-// cancel cancels. A call of a stateless request belongs to whoever holds
+// cancel cancels; caps is what the client declared with the call. A call of a stateless request belongs to whoever holds
 // its requestState: the next request of its client has a session of its
 // own, and may reach another replica.
-func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession, stateless bool) *suspended {
+func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession, stateless bool, caps *mcp.ClientCapabilities) *suspended {
 	token := newState(b.replica)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	sp := &suspended{token: token, result: make(chan *mcp.CallToolResult, 1), asks: make(chan *ask), cancel: cancel, ss: ss, stateless: stateless}
+	sp := &suspended{token: token, result: make(chan *mcp.CallToolResult, 1), ended: make(chan struct{}), asks: make(chan *ask), cancel: cancel, ss: ss, stateless: stateless, caps: caps}
 	if b.suspended == nil {
 		b.suspended = map[string]*suspended{}
 	}

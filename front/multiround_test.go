@@ -2,6 +2,7 @@ package front
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,4 +57,20 @@ func TestCloseEndsSuspendedCalls(t *testing.T) {
 	}
 	close(release)
 	<-called // ends, well or not, now that the client answered
+}
+
+// manualRounds returns the options of a multi round-trip client that
+// answers input requests itself (go-sdk hands them back to the caller),
+// declaring elicitation and sampling with every call as a client that
+// shows them does.
+func manualRounds() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("answered by the test, not by go-sdk")
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, errors.New("answered by the test, not by go-sdk")
+		},
+	}
 }

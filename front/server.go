@@ -120,7 +120,12 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	if err := CheckReplicaID(s.opts.ReplicaID); err != nil {
 		return nil, err
 	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	s.bridge.replica = s.opts.ReplicaID
+	s.bridge.log = s.log
 	s.drain.init()
 	s.bridge.changed = s.drain.changed
 	eng, err := s.newEngine(ctx, cfg)
@@ -130,10 +135,6 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	s.eng, s.cfg = eng, cfg
 	s.bg = lifecycle.New()
 	s.ctx = s.bg.Context()
-	s.log = s.opts.Logger
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
 	if s.opts.Version == "" {
 		s.opts.Version = "dev"
 	}
@@ -296,6 +297,7 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 		if l := s.lane.Load(); l != nil {
 			l.remove(ss.ID())
 		}
+		s.bridge.forgetSession(ss)
 		s.forget(cs)
 	})
 	if !watching {
