@@ -2,7 +2,6 @@ package front
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,11 +13,16 @@ import (
 // ss, for a call an approval rule covers (docs/policy.md): with a
 // form-mode elicitation when the client declared elicitation, through an
 // input request for a multi round-trip client (2026-07-28) whose call the
-// bridge suspended, and otherwise not at all: the call is then denied.
+// bridge suspended and which declared elicitation with it, and otherwise
+// not at all: the call is then denied with policy.ErrNoElicitation, and
+// its result says how else it can be approved.
 func (s *Server) approving(ctx context.Context, ss *mcp.ServerSession) context.Context {
 	return policy.WithApprover(ctx, func(ctx context.Context, req *policy.Request) (policy.Decision, error) {
 		params := policy.ElicitParams(req)
 		if sp, ok := ctx.Value(suspendedKey{}).(*suspended); ok {
+			if sp.caps == nil || sp.caps.Elicitation == nil {
+				return policy.Deny, policy.ErrNoElicitation
+			}
 			resp, err := sp.askClient(ctx, s.bridge.inputID(), params)
 			if err != nil {
 				return policy.Deny, err
@@ -32,7 +36,7 @@ func (s *Server) approving(ctx context.Context, ss *mcp.ServerSession) context.C
 		// Without a session (a stateless call on the fast lane, where go-sdk
 		// has an uninitialized one), nothing was declared either.
 		if p := initParams(ss); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-			return policy.Deny, errors.New("the connected client did not declare elicitation, so it cannot be asked")
+			return policy.Deny, policy.ErrNoElicitation
 		}
 		res, err := ss.Elicit(ctx, params)
 		if err != nil {

@@ -205,7 +205,7 @@ func TestApprovalAnswerFromAnotherSession(t *testing.T) {
 	fx["approve"] = "always"
 	g := newGateway(t, map[string]def{"fx": fx}, nil)
 	log := filepath.Join(t.TempDir(), "calls")
-	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+	manual := manualRounds()
 	a := g.connect(t, manual)
 	b := g.connect(t, manual)
 	args := map[string]any{"tool": "record", "server": "fx", "args": map[string]any{"file": log, "then": ""}}
@@ -238,5 +238,60 @@ func TestApprovalAnswerFromAnotherSession(t *testing.T) {
 	}
 	if _, err := os.Stat(log); !own.IsError || err == nil || !strings.Contains(text(own), "not approved") {
 		t.Errorf("its own client's denial: %q, sent %v; want denied, not sent", text(own), err == nil)
+	}
+}
+
+// TestApprovalFailsClosedWithResult: a call an approval rule covers, from
+// a client that declared no elicitation, is sent nowhere and answered with
+// an error result (never a JSON-RPC error, never an input request) that
+// names the rule and every way to have the call approved: through the mcp
+// tool and a direct tool, over the go-sdk path (as serve over stdio), for a
+// 2026-07-28 client (which got an input-required form, or a JSON-RPC
+// error from go-sdk, on main), and on the fast lane.
+func TestApprovalFailsClosedWithResult(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	fx := fixture()
+	fx["approve"] = "always"
+	fx["directTools"] = []string{"record"}
+	g := newGateway(t, map[string]def{"fx": fx}, nil)
+	lane, _ := g.connectHTTPAt(t, HTTPOptions{}, nil, "2025-11-25")
+	clients := []struct {
+		name string
+		cs   *mcp.ClientSession
+	}{
+		{"2025-11-25", g.connectAt(t, nil, "2025-11-25")},
+		{"2026-07-28", g.connect(t, nil)},
+		{"2026-07-28, answering input requests itself", g.connect(t, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})},
+		{"fast lane", lane},
+	}
+	log := filepath.Join(t.TempDir(), "calls")
+	args := map[string]any{"file": log, "then": ""}
+	for _, c := range clients {
+		for _, params := range []*mcp.CallToolParams{
+			{Name: "mcp", Arguments: map[string]any{"tool": "record", "server": "fx", "args": args}},
+			{Name: "fx_record", Arguments: args},
+		} {
+			before := g.fastCalls()
+			r, err := c.cs.CallTool(t.Context(), params)
+			if err != nil {
+				t.Errorf("%s, %s: %v; want an error result", c.name, params.Name, err)
+				continue
+			}
+			if !r.IsError || len(r.InputRequests) > 0 || r.RequestState != "" {
+				t.Errorf("%s, %s: isError %v, input requests %v; want an error result", c.name, params.Name, r.IsError, r.InputRequests)
+			}
+			for _, want := range []string{`call of "record" on "fx" not approved`, "did not declare elicitation", "sent nowhere",
+				"config.json:1: mcpServers.fx.approve", "a client that supports elicitation", "switchboard call record --server fx", "change the rule"} {
+				if !strings.Contains(text(r), want) {
+					t.Errorf("%s, %s: the result does not say %q:\n%s", c.name, params.Name, want, text(r))
+				}
+			}
+			if c.name == "fast lane" && params.Name == "mcp" && g.fastCalls() == before {
+				t.Errorf("%s, %s: the lane did not take the call", c.name, params.Name)
+			}
+		}
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Error("a call no one approved reached the server")
 	}
 }

@@ -116,7 +116,10 @@ func ApproverFrom(ctx context.Context) Approver {
 	return a
 }
 
-// ErrNoApprover is the cause of a denial when no one can be asked.
+// ErrNoApprover is the cause of a denial when no one can be asked. An
+// approver that cannot ask anyone (the client of the call cannot be sent a
+// form) returns an error that matches it (errors.Is), so that the denial
+// says how else the call can be approved.
 var ErrNoApprover = errors.New("there is no one to ask")
 
 // Answer is the outcome of Ask.
@@ -125,6 +128,8 @@ type Answer struct {
 	// Why says why a call was denied without a person saying so: no one to
 	// ask, the answer came late or could not be read.
 	Why string
+	// Unasked reports a denial because no one could be asked (ErrNoApprover).
+	Unasked bool
 }
 
 // Ask asks approve about req and waits at most timeout for the answer. A
@@ -133,7 +138,7 @@ type Answer struct {
 // Why saying which.
 func Ask(ctx context.Context, approve Approver, req *Request, timeout time.Duration) Answer {
 	if approve == nil {
-		return Answer{Decision: Deny, Why: ErrNoApprover.Error()}
+		return Answer{Decision: Deny, Why: ErrNoApprover.Error(), Unasked: true}
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -144,7 +149,7 @@ func Ask(ctx context.Context, approve Approver, req *Request, timeout time.Durat
 	case ctx.Err() != nil:
 		return Answer{Decision: Deny, Why: "the request was cancelled"}
 	case err != nil:
-		return Answer{Decision: Deny, Why: err.Error()}
+		return Answer{Decision: Deny, Why: err.Error(), Unasked: errors.Is(err, ErrNoApprover)}
 	case d == AllowOnce, d == AllowSession:
 		return Answer{Decision: d}
 	case d == Deny:
@@ -154,13 +159,18 @@ func Ask(ctx context.Context, approve Approver, req *Request, timeout time.Durat
 }
 
 // DeniedError is the error of a call that needed approval and did not get
-// it. It names the rule and says how to stop being asked.
+// it. It names the rule and says how to stop being asked, or, when no one
+// could be asked (Unasked), how the call can be approved.
 type DeniedError struct {
 	Request *Request
 	Why     string
+	Unasked bool
 }
 
 func (e *DeniedError) Error() string {
+	if e.Unasked {
+		return unaskedText(e.Request, e.Why)
+	}
 	return fmt.Sprintf("call of %q on %q not approved (%s), so it was sent nowhere: it needs approval by the rule at %s; "+
 		"hint: answer \"allow for this session\" to stop being asked in this session, use switchboard call --yes from the command line, "+
 		"or change the rule (for example \"approve\": [\"tool globs\"] lists only the tools that ask)",

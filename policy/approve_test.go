@@ -71,23 +71,43 @@ func TestAsk(t *testing.T) {
 		return func(context.Context, *Request) (Decision, error) { return d, err }
 	}
 	for _, tc := range []struct {
-		name string
-		a    Approver
-		want Decision
-		why  string
+		name    string
+		a       Approver
+		want    Decision
+		why     string
+		unasked bool
 	}{
-		{"none", nil, Deny, "no one to ask"},
-		{"once", answer(AllowOnce, nil), AllowOnce, ""},
-		{"session", answer(AllowSession, nil), AllowSession, ""},
-		{"deny", answer(Deny, nil), Deny, "denied"},
-		{"error", answer(AllowOnce, errors.New("client gone")), Deny, "client gone"},
-		{"malformed", answer("yes please", nil), Deny, "not one of"},
-		{"late", func(ctx context.Context, _ *Request) (Decision, error) { <-ctx.Done(); return AllowOnce, nil }, Deny, "no answer within"},
+		{"none", nil, Deny, "no one to ask", true},
+		{"once", answer(AllowOnce, nil), AllowOnce, "", false},
+		{"session", answer(AllowSession, nil), AllowSession, "", false},
+		{"deny", answer(Deny, nil), Deny, "denied", false},
+		{"error", answer(AllowOnce, errors.New("client gone")), Deny, "client gone", false},
+		{"no elicitation", answer(AllowOnce, ErrNoElicitation), Deny, "did not declare elicitation", true},
+		{"malformed", answer("yes please", nil), Deny, "not one of", false},
+		{"late", func(ctx context.Context, _ *Request) (Decision, error) { <-ctx.Done(); return AllowOnce, nil }, Deny, "no answer within", false},
 	} {
 		got := Ask(t.Context(), tc.a, req, 50*time.Millisecond)
-		if got.Decision != tc.want || !strings.Contains(got.Why, tc.why) {
-			t.Errorf("%s: %+v, want %s (%q)", tc.name, got, tc.want, tc.why)
+		if got.Decision != tc.want || !strings.Contains(got.Why, tc.why) || got.Unasked != tc.unasked {
+			t.Errorf("%s: %+v, want %s (%q), unasked %v", tc.name, got, tc.want, tc.why, tc.unasked)
 		}
+	}
+}
+
+// TestDeniedUnasked: a denial because no one could be asked names the
+// rule and every way to have the call approved; one a person gave says
+// how to stop being asked.
+func TestDeniedUnasked(t *testing.T) {
+	req := &Request{Server: "fs", Tool: "write_file", Rule: config.Approval{Mode: config.ApproveAlways}}
+	unasked := (&DeniedError{Request: req, Why: ErrNoElicitation.Error(), Unasked: true}).Error()
+	for _, want := range []string{`call of "write_file" on "fs" not approved`, "did not declare elicitation", "sent nowhere", "no one could be asked",
+		"a client that supports elicitation", "switchboard call write_file --server fs", "change the rule", req.Rule.Where()} {
+		if !strings.Contains(unasked, want) {
+			t.Errorf("the unasked denial does not say %q: %s", want, unasked)
+		}
+	}
+	denied := (&DeniedError{Request: req, Why: "denied"}).Error()
+	if !strings.Contains(denied, `"allow for this session"`) || strings.Contains(denied, "no one could be asked") {
+		t.Errorf("a person's denial: %s", denied)
 	}
 }
 

@@ -93,3 +93,26 @@ func Decide(res *mcp.ElicitResult) (Decision, error) {
 	}
 	return Deny, fmt.Errorf("the client's answer has no decision of %q, %q or %q", choiceOnce, choiceSession, choiceDeny)
 }
+
+// ErrNoElicitation is an approver's error when the client of the call did
+// not declare elicitation, so it cannot be shown the approval form. It
+// matches ErrNoApprover: the denial says how else the call can be approved.
+var ErrNoElicitation error = noElicitation{}
+
+type noElicitation struct{}
+
+func (noElicitation) Error() string {
+	return "the connected client did not declare elicitation, so it cannot be asked"
+}
+
+func (noElicitation) Is(target error) bool { return target == ErrNoApprover }
+
+// unaskedText is the text of a denial because no one could be asked: the
+// rule, and every way to have the call approved.
+func unaskedText(req *Request, why string) string {
+	return fmt.Sprintf("call of %q on %q not approved (%s), so it was sent nowhere: it needs approval by the rule at %s, and no one could be asked; "+
+		"hint: to have it approved, make the call from a client that supports elicitation (it is shown an approval form), "+
+		"run it from a terminal with switchboard call %s --server %s --yes (it asks there without --yes), "+
+		"or change the rule at %s so that it does not cover %q (for example \"approve\": [\"tool globs\"] lists only the tools that ask)",
+		req.Tool, req.Server, why, req.Rule.Where(), req.Tool, req.Server, req.Rule.Where(), req.Tool)
+}

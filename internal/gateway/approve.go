@@ -42,7 +42,7 @@ func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, args
 	ans := policy.Ask(ctx, approve, req, def.RequestTimeout)
 	s.e.auditDecision(ctx, s, req, ans, time.Since(start))
 	if !ans.Decision.Allows() {
-		return &policy.DeniedError{Request: req, Why: ans.Why}
+		return &policy.DeniedError{Request: req, Why: ans.Why, Unasked: ans.Unasked}
 	}
 	if ans.Decision == policy.AllowSession {
 		s.pol.grants.Grant(ref.Server, ref.Name)
