@@ -626,3 +626,25 @@ func TestRoutingLoginURL(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutingNamesServerOverStdio: serve over stdio has one client, whose
+// calls reach the gateway through go-sdk's server as here (in memory):
+// what a server asks during its call reaches the client naming it, at
+// 2025-11-25 and as a multi round-trip input request.
+func TestRoutingNamesServerOverStdio(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	g := newGateway(t, map[string]def{"x": routerDef()}, nil)
+	for _, version := range []string{"2025-11-25", ""} {
+		w := newWitness("A")
+		cs := g.connectAt(t, w.options(), version)
+		for _, via := range []string{"mcp", "direct"} {
+			out, err := callVia(t.Context(), cs, via, "x", "do", map[string]any{"kind": "ask", "message": "A: may I?"})
+			if err != nil || !strings.Contains(out, `accept: {"answer":"A"}`) {
+				t.Errorf("version %q via %s: %q %v", version, via, out, err)
+			}
+		}
+		if seen := w.saw(); len(seen) != 2 || seen[0] != `elicit: [server "x" asks] A: may I?` || seen[1] != seen[0] {
+			t.Errorf("version %q: the client saw %q", version, seen)
+		}
+	}
+}
