@@ -254,7 +254,7 @@ func (b *bridge) callerOf(ctx context.Context, server, what, capability string, 
 	}
 	b.mu.Lock()
 	r, _ := ctx.Value(routeKey{}).(*route)
-	if r == nil || !r.reached[server] {
+	if r == nil || !r.reached[server] || !slices.Contains(b.inflight, r) {
 		var n int
 		if r, n = b.callersLocked(server); n > 1 {
 			b.mu.Unlock()
