@@ -59,8 +59,14 @@ type route struct {
 	// false once the call has been answered.
 	sink func(method string, params any) bool
 
-	reached map[string]bool // the servers the call has reached; guarded by bridge.mu
+	// Guarded by bridge.mu.
+	reached []string // the servers the call has reached
+	left    bool     // the call has ended
 }
+
+// reaches reports whether the call has reached server. bridge.mu must be
+// held.
+func (r *route) reaches(server string) bool { return slices.Contains(r.reached, server) }
 
 // owner returns what identifies the route's client session: the session,
 // or, for a stateless call on the fast lane (which has none), the call.
@@ -167,7 +173,6 @@ func (b *bridge) enterLane(ctx context.Context, ss *mcp.ServerSession, sink func
 
 func (b *bridge) enterRoute(ctx context.Context, r *route) (context.Context, string, func()) {
 	r.susp, _ = ctx.Value(suspendedKey{}).(*suspended)
-	r.reached = map[string]bool{}
 	b.mu.Lock()
 	b.inflight = append(b.inflight, r)
 	var up string
@@ -182,18 +187,23 @@ func (b *bridge) enterRoute(ctx context.Context, r *route) (context.Context, str
 	}
 	ctx = upstream.OnReach(ctx, func(server string) {
 		b.mu.Lock()
-		r.reached[server] = true
+		if !r.reaches(server) {
+			r.reached = append(r.reached, server)
+		}
 		b.mu.Unlock()
 	})
 	ctx = context.WithValue(ctx, routeKey{}, r)
-	var once sync.Once
-	return ctx, up, func() { once.Do(func() { b.leave(r, up) }) }
+	return ctx, up, func() { b.leave(r, up) }
 }
 
-// leave forgets a call that has ended.
+// leave forgets a call that has ended, once.
 func (b *bridge) leave(r *route, up string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if r.left {
+		return
+	}
+	r.left = true
 	for i, x := range b.inflight {
 		if x == r {
 			b.inflight = append(b.inflight[:i], b.inflight[i+1:]...)
@@ -207,7 +217,7 @@ func (b *bridge) leave(r *route, up string) {
 		if b.last == nil {
 			b.last = map[string]*mcp.ServerSession{}
 		}
-		for server := range r.reached {
+		for _, server := range r.reached {
 			b.last[server] = r.ss
 		}
 	}
@@ -230,7 +240,7 @@ func (b *bridge) callersLocked(server string) (newest *route, sessions int) {
 	var seen []any
 	for i := len(b.inflight) - 1; i >= 0; i-- {
 		r := b.inflight[i]
-		if !r.reached[server] || slices.Contains(seen, r.owner()) {
+		if !r.reaches(server) || slices.Contains(seen, r.owner()) {
 			continue
 		}
 		if newest == nil {
@@ -254,7 +264,7 @@ func (b *bridge) callerOf(ctx context.Context, server, what, capability string, 
 	}
 	b.mu.Lock()
 	r, _ := ctx.Value(routeKey{}).(*route)
-	if r == nil || !r.reached[server] || !slices.Contains(b.inflight, r) {
+	if r == nil || !r.reaches(server) || r.left {
 		var n int
 		if r, n = b.callersLocked(server); n > 1 {
 			b.mu.Unlock()
