@@ -67,7 +67,8 @@ type Catalog struct {
 	db       *sql.DB
 	d        *dialect
 	path     string
-	borrowed bool // db is the caller's: Close leaves it open
+	schema   *fileSchema // of a file; nil in PostgreSQL
+	borrowed bool        // db is the caller's: Close leaves it open
 
 	closeOnce sync.Once
 	closeErr  error
@@ -127,8 +128,9 @@ func (c *Catalog) lockWrites(ctx context.Context) (unlock func(), err error) {
 	}
 }
 
-// ErrNewerSchema reports a catalog file written by a newer Switchboard.
-var ErrNewerSchema = errors.New("catalog written by a newer version of switchboard")
+// ErrNewerSchema reports a catalog or pins file written by a newer
+// Switchboard.
+var ErrNewerSchema = errors.New("written by a newer version of switchboard")
 
 // busyTimeout bounds how long a statement waits for another process's write.
 const busyTimeout = 10 * time.Second
@@ -139,6 +141,16 @@ func Open(path string) (*Catalog, error) { return open(path, busyTimeout) }
 
 // open is Open with SQLite's busy timeout given (tests shorten it).
 func open(path string, busy time.Duration) (*Catalog, error) {
+	c, err := openFile(path, busy, catalogSchema)
+	if err != nil {
+		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// openFile opens the SQLite file at path, creating it (but not its
+// directory) if needed, and brings it to schema fs.
+func openFile(path string, busy time.Duration, fs *fileSchema) (*Catalog, error) {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -147,14 +159,14 @@ func open(path string, busy time.Duration) (*Catalog, error) {
 	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}).String()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
+		return nil, err
 	}
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	c := &Catalog{db: db, d: sqliteDialect, path: path, writes: make(chan struct{}, 1)}
+	c := &Catalog{db: db, d: sqliteDialect, path: path, schema: fs, writes: make(chan struct{}, 1)}
 	if err := c.migrateRetrying(context.Background()); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("opening catalog %s: %w", path, err)
+		return nil, err
 	}
 	return c, nil
 }

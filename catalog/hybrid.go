@@ -34,7 +34,7 @@ const (
 // nearest qv. Tiers stay first (exact, then prefix name matches); within a
 // tier the fused score ranks, then the lexical score, then server and name.
 // It reports false when no stored vector has qv's dimensions.
-func (ix *index) fuseHybrid(lex []cand, qv []float32, vv *vectorView, allow map[string]bool) ([]fusedCand, bool) {
+func (ix *index) fuseHybrid(lex []cand, qv []float32, vv *vectorView, allow *scope) ([]fusedCand, bool) {
 	sem := ix.nearest(qv, vv, allow, fuseDepth)
 	if sem == nil {
 		return nil, false
@@ -129,7 +129,7 @@ func bestFused(fs []fusedCand, n int) []fusedCand {
 // nearest returns the n documents of the allowed servers whose vectors are
 // most similar to q (all of unit length: the dot product is the cosine),
 // best first; nil when no vector has q's dimensions.
-func (ix *index) nearest(q []float32, vv *vectorView, allow map[string]bool, n int) []cand {
+func (ix *index) nearest(q []float32, vv *vectorView, allow *scope, n int) []cand {
 	q = unit(q)
 	if q == nil {
 		return nil
@@ -141,7 +141,7 @@ func (ix *index) nearest(q []float32, vv *vectorView, allow map[string]bool, n i
 			continue
 		}
 		comparable = true
-		if allow != nil && !allow[ix.docs[i].server] {
+		if !allow.has(&ix.docs[i]) {
 			continue
 		}
 		cands = append(cands, cand{doc: int32(i), tier: 1, score: dot(q, v)})

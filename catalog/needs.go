@@ -180,7 +180,7 @@ func (ix *index) fuse(lists []needList, n int) []placedResult {
 // rankQuery ranks the tools for one understood query (raw is the query as
 // written, for name matches; "" for an implied need): the best n, best
 // first, duplicates collapsed. union, when not nil, collects every match.
-func (ix *index) rankQuery(raw string, q query, emb []float32, vv *vectorView, allow map[string]bool, n int, union *docSet) ([]ranked, bool) {
+func (ix *index) rankQuery(raw string, q query, emb []float32, vv *vectorView, allow *scope, n int, union *docSet) ([]ranked, bool) {
 	lex := ix.collapse(ix.lexical(raw, q, allow))
 	if union != nil {
 		for _, c := range lex {
@@ -214,11 +214,11 @@ func (ix *index) rankQuery(raw string, q query, emb []float32, vv *vectorView, a
 }
 
 // rankRegex ranks the tools a pattern matches: name matches first.
-func (ix *index) rankRegex(re *regexp.Regexp, allow map[string]bool, union *docSet) []ranked {
+func (ix *index) rankRegex(re *regexp.Regexp, allow *scope, union *docSet) []ranked {
 	var cands []cand
 	for i := range ix.docs {
 		h := &ix.docs[i]
-		if allow != nil && !allow[h.server] {
+		if !allow.has(h) {
 			continue
 		}
 		switch {
@@ -327,15 +327,15 @@ var groupPool = sync.Pool{New: func() any { return new([]int32) }}
 
 // also returns the servers of a tool's duplicates other than its own,
 // among the allowed ones, sorted.
-func (ix *index) also(doc int32, allow map[string]bool) []string {
+func (ix *index) also(doc int32, allow *scope) []string {
 	g := ix.dupOf[doc]
 	if g < 0 {
 		return nil
 	}
 	var out []string
 	for _, d := range ix.dupGroups[g] {
-		if s := ix.docs[d].server; d != doc && (allow == nil || allow[s]) {
-			out = append(out, s)
+		if d != doc && allow.has(&ix.docs[d]) {
+			out = append(out, ix.docs[d].server)
 		}
 	}
 	slices.Sort(out)

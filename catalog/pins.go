@@ -10,12 +10,15 @@ import (
 
 // pinsTable (version 4) holds tool pinning (docs/policy.md): per server and
 // tool, the definition the user accepted and, while the server offers
-// another, that one, pending. It is state, not cache: Put, Remove and
-// Prune of a server's entry leave it alone, and writing it does not bump
-// the generation (search does not read it).
+// another, that one, pending; and per server, the row of tool "" (see
+// FirstListing). It is state, not cache: Put, Remove and Prune of a
+// server's entry leave it alone, and writing it does not bump the
+// generation (search does not read it). A catalog file's pins move to the
+// pins file in the state directory (see OpenPinFile); the table stays for
+// the catalog in PostgreSQL, which holds the pins of replicas.
 const pinsTable = `CREATE TABLE pins (
 		server      TEXT NOT NULL,
-		tool        TEXT NOT NULL,
+		tool        TEXT NOT NULL, -- "" for the mark of the server's first listing
 		hash        TEXT NOT NULL, -- of the accepted definition; "" for none (a new tool under pin "strict")
 		def         TEXT NOT NULL, -- the accepted definition, canonical JSON
 		first_seen  INTEGER NOT NULL, -- Unix milliseconds
@@ -24,6 +27,12 @@ const pinsTable = `CREATE TABLE pins (
 		pending_at  INTEGER NOT NULL,
 		PRIMARY KEY (server, tool)
 	) STRICT`
+
+// FirstListing is the name of the pin that marks a server's first listing
+// as recorded, even a listing with no tools; its FirstSeen is when. No tool
+// has this name: a server's tools without a name are dropped as they are
+// listed (package upstream).
+const FirstListing = ""
 
 // Pin is the pinned definition of one tool of one server.
 type Pin struct {
@@ -56,7 +65,7 @@ func (c *Catalog) UpdatePins(ctx context.Context, server string, update func(map
 		if err != nil {
 			return err
 		}
-		return c.setPins(ctx, tx, update(stored))
+		return setPins(ctx, tx, c.d, update(stored))
 	})
 }
 
@@ -65,22 +74,39 @@ type querier interface {
 }
 
 func (c *Catalog) pins(ctx context.Context, db querier, server string) (map[string]Pin, error) {
-	rows, err := db.QueryContext(ctx, c.d.q(`SELECT tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ?`), server)
+	rows, err := db.QueryContext(ctx, c.d.q(`SELECT server, tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ?`), server)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	out := map[string]Pin{}
+	err = scanPins(rows, func(p Pin) { out[p.Tool] = p })
+	return out, err
+}
+
+// allPins returns every pin, of every server.
+func (c *Catalog) allPins(ctx context.Context) ([]Pin, error) {
+	rows, err := c.db.QueryContext(ctx, c.d.q(`SELECT server, tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins`))
+	if err != nil {
+		return nil, err
+	}
+	var out []Pin
+	err = scanPins(rows, func(p Pin) { out = append(out, p) })
+	return out, err
+}
+
+// scanPins reads the pins rows holds, and closes it.
+func scanPins(rows *sql.Rows, f func(Pin)) error {
+	defer rows.Close()
 	for rows.Next() {
-		p := Pin{Server: server}
+		var p Pin
 		var first, at int64
-		if err := rows.Scan(&p.Tool, &p.Hash, &p.Def, &first, &p.Pending, &p.PendingDef, &at); err != nil {
-			return nil, err
+		if err := rows.Scan(&p.Server, &p.Tool, &p.Hash, &p.Def, &first, &p.Pending, &p.PendingDef, &at); err != nil {
+			return err
 		}
 		p.FirstSeen, p.PendingAt = time.UnixMilli(first), time.UnixMilli(at)
-		out[p.Tool] = p
+		f(p)
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // SetPins writes pins, replacing those of the same server and tool.
@@ -89,14 +115,15 @@ func (c *Catalog) SetPins(ctx context.Context, pins []Pin) (err error) {
 		return nil
 	}
 	defer wrapf(&err, "writing pins")
-	return c.writeTx(ctx, func(tx *sql.Tx) error { return c.setPins(ctx, tx, pins) })
+	return c.writeTx(ctx, func(tx *sql.Tx) error { return setPins(ctx, tx, c.d, pins) })
 }
 
-func (c *Catalog) setPins(ctx context.Context, tx *sql.Tx, pins []Pin) error {
+// setPins writes pins in tx, in the database of dialect d.
+func setPins(ctx context.Context, tx *sql.Tx, d *dialect, pins []Pin) error {
 	if len(pins) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, c.d.q(`INSERT INTO pins (server, tool, hash, def, first_seen, pending, pending_def, pending_at)
+	stmt, err := tx.PrepareContext(ctx, d.q(`INSERT INTO pins (server, tool, hash, def, first_seen, pending, pending_def, pending_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (server, tool) DO UPDATE SET hash = excluded.hash, def = excluded.def, first_seen = excluded.first_seen,
 			pending = excluded.pending, pending_def = excluded.pending_def, pending_at = excluded.pending_at`))

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -104,9 +105,33 @@ var migrations = map[int][]string{
 	3: {pinsTable},       // tool pinning
 }
 
-// migrate brings the file's schema to schemaVersion in one immediate
+// fileSchema is the schema of a SQLite file: the catalog's (a cache), or
+// the pins' (state; see OpenPinFile).
+type fileSchema struct {
+	version    int              // stored in PRAGMA user_version
+	create     []string         // every table of version
+	migrations map[int][]string // migrations[v] upgrades a file of version v to v+1 in place
+	tables     []string         // every table, for rebuilding
+
+	// cache: a file of an older version that no migration upgrades is
+	// rebuilt empty. Without it that is an error: state is never dropped.
+	cache bool
+	// created, when set, runs in the transaction that creates a new file,
+	// after its tables.
+	created func(ctx context.Context, tx *sql.Tx) error
+	// newer is the hint for a file of a newer version.
+	newer string
+}
+
+var catalogSchema = &fileSchema{
+	version: schemaVersion, create: schema, migrations: migrations, tables: tables, cache: true,
+	newer: "upgrade switchboard, or delete the file to rebuild it",
+}
+
+// migrate brings the file's schema to its version in one immediate
 // transaction, so two processes opening a new file at once do not race.
 func (c *Catalog) migrate(ctx context.Context) error {
+	fs := c.schema
 	// Up to date is the usual case, and learning it takes no write lock: a
 	// command that opens the catalog does not wait for a writer (a serve
 	// refreshing its catalog) to find that out.
@@ -114,7 +139,7 @@ func (c *Catalog) migrate(ctx context.Context) error {
 	if err := c.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return fmt.Errorf("reading schema version: %w", err)
 	}
-	if v == schemaVersion {
+	if v == fs.version {
 		return nil
 	}
 	tx, err := c.db.BeginTx(ctx, nil)
@@ -127,40 +152,51 @@ func (c *Catalog) migrate(ctx context.Context) error {
 		return fmt.Errorf("reading schema version: %w", err)
 	}
 	switch {
-	case v == schemaVersion:
+	case v == fs.version:
 		return nil
-	case v > schemaVersion:
-		return fmt.Errorf("%w (schema %d, this one reads %d)\nhint: upgrade switchboard, or delete the file to rebuild it", ErrNewerSchema, v, schemaVersion)
+	case v > fs.version:
+		return fmt.Errorf("%w (schema %d, this one reads %d)\nhint: %s", ErrNewerSchema, v, fs.version, fs.newer)
 	}
-	stmts := schema
+	stmts := fs.create
 	if v > 0 {
-		stmts = upgrade(v)
+		if stmts, err = fs.upgrade(v); err != nil {
+			return err
+		}
 	}
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("creating schema %d: %w", schemaVersion, err)
+			return fmt.Errorf("creating schema %d: %w", fs.version, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+	if v == 0 && fs.created != nil {
+		if err := fs.created(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", fs.version)); err != nil {
 		return fmt.Errorf("setting schema version: %w", err)
 	}
 	return tx.Commit()
 }
 
-// upgrade returns the statements that take version v to schemaVersion: the
-// migration steps if every one exists, else drop everything and recreate.
-func upgrade(v int) []string {
+// upgrade returns the statements that take version v to fs.version: the
+// migration steps if every one exists, else (for a cache) drop everything
+// and recreate.
+func (fs *fileSchema) upgrade(v int) ([]string, error) {
 	var stmts []string
-	for ; v < schemaVersion; v++ {
-		step, ok := migrations[v]
+	for from := v; from < fs.version; from++ {
+		step, ok := fs.migrations[from]
 		if !ok {
+			if !fs.cache {
+				return nil, fmt.Errorf("no migration from schema %d to %d: this is a bug", from, from+1)
+			}
 			stmts = nil
-			for _, t := range tables {
+			for _, t := range fs.tables {
 				stmts = append(stmts, "DROP TABLE IF EXISTS "+t)
 			}
-			return append(stmts, schema...)
+			return append(stmts, fs.create...), nil
 		}
 		stmts = append(stmts, step...)
 	}
-	return stmts
+	return stmts, nil
 }

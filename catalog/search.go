@@ -22,6 +22,10 @@ type SearchOptions struct {
 	// never found; Results.Skipped names its server.
 	Hashes map[string]string
 
+	// Exclude holds tools, by server, that are not searched: the tools
+	// quarantined by pinning, whose stored text is not the approved one.
+	Exclude map[string][]string
+
 	Limit  int  // at most this many results; 0 means DefaultLimit
 	Offset int  // skip this many results first
 	Regex  bool // the query is a regular expression (see Search)
@@ -288,7 +292,7 @@ func (a cand) before(b cand) bool {
 
 // lexical returns every document of the allowed servers (nil: all) that
 // matches q, unordered; raw is the query as written, for name matches.
-func (ix *index) lexical(raw string, q query, allow map[string]bool) []cand {
+func (ix *index) lexical(raw string, q query, allow *scope) []cand {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	if len(s.score) < len(ix.docs) {
@@ -316,7 +320,7 @@ func (ix *index) lexical(raw string, q query, allow map[string]bool) []cand {
 
 	cands := make([]cand, 0, len(s.touched))
 	for _, d := range s.touched {
-		if allow == nil || allow[ix.docs[d].server] {
+		if allow.has(&ix.docs[d]) {
 			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d]})
 		}
 		s.score[d], s.tier[d] = 0, 0
@@ -417,19 +421,50 @@ func sortResults(rs []Result) {
 	})
 }
 
-// allowed returns the servers a search covers; nil means all.
-func (ix *index) allowed(opts SearchOptions) map[string]bool {
-	allow := serverSet(opts.Servers)
-	if opts.Hashes == nil {
-		return allow
+// scope is what a search covers: the tools of some servers, less some
+// tools. A nil scope covers every tool.
+type scope struct {
+	servers map[string]bool            // nil: all
+	exclude map[string]map[string]bool // by server, tool names
+}
+
+// has reports whether the scope covers a tool.
+func (s *scope) has(h *hit) bool {
+	if s == nil {
+		return true
 	}
-	current := map[string]bool{}
-	for server, hash := range opts.Hashes {
-		if stored, ok := ix.hashes[server]; ok && stored == hash && (allow == nil || allow[server]) {
-			current[server] = true
+	if s.servers != nil && !s.servers[h.server] {
+		return false
+	}
+	return !s.exclude[h.server][h.name]
+}
+
+// allowed returns what a search covers; nil means all.
+func (ix *index) allowed(opts SearchOptions) *scope {
+	allow := serverSet(opts.Servers)
+	if opts.Hashes != nil {
+		current := map[string]bool{}
+		for server, hash := range opts.Hashes {
+			if stored, ok := ix.hashes[server]; ok && stored == hash && (allow == nil || allow[server]) {
+				current[server] = true
+			}
+		}
+		allow = current
+	}
+	if allow == nil && len(opts.Exclude) == 0 {
+		return nil
+	}
+	s := &scope{servers: allow}
+	for server, tools := range opts.Exclude {
+		if s.exclude == nil {
+			s.exclude = map[string]map[string]bool{}
+		}
+		s.exclude[server] = map[string]bool{}
+		for _, t := range tools {
+			s.exclude[server][t] = true
 		}
 	}
-	return current
+	return s
 }
 
 // skipped returns the servers of opts.Hashes (and opts.Servers) whose
