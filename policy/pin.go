@@ -20,10 +20,31 @@ import (
 // definition seen of each tool is pinned, and a later, different one is
 // quarantined (not callable) until the user accepts it.
 
-// Definition returns the hash and canonical JSON of what an agent sees of a
-// tool: its name, title, description, input and output schemas and
-// annotations. Key order and formatting do not change them.
+// DefinitionVersion is the version of the hashes Definition returns. A
+// hash of version 2 or later starts with its version and a colon ("2:…");
+// one without is of version 1, which covered fewer fields (see Reconcile).
+const DefinitionVersion = 2
+
+// Definition returns the hash and canonical JSON of what an agent or a
+// host sees of a tool: every field go-sdk's mcp.Tool carries, which is
+// what the tool's listing held and what direct tools forward (name, title,
+// description, input and output schemas, annotations, _meta, icons, and
+// any field a later go-sdk adds). Key order and formatting do not change
+// them.
 func Definition(t *mcp.Tool) (hash, canon string) {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		raw = fmt.Appendf(nil, "%q", err.Error())
+	}
+	raw = canonical(raw)
+	sum := sha256.Sum256(raw)
+	return fmt.Sprintf("%d:%s", DefinitionVersion, hex.EncodeToString(sum[:16])), string(raw)
+}
+
+// definitionV1 is Definition as version 1 had it: name, title,
+// description, schemas and annotations, without _meta and icons. Pins
+// stored with it are upgraded (see Reconcile).
+func definitionV1(t *mcp.Tool) (hash, canon string) {
 	raw, err := json.Marshal(struct {
 		Name         string               `json:"name"`
 		Title        string               `json:"title,omitempty"`
@@ -35,19 +56,26 @@ func Definition(t *mcp.Tool) (hash, canon string) {
 	if err != nil {
 		raw = fmt.Appendf(nil, "%q", err.Error())
 	}
-	// Through any and back: maps marshal with sorted keys, whatever type
-	// the schemas had.
+	raw = canonical(raw)
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:16]), string(raw)
+}
+
+// canonical re-encodes JSON through any: maps marshal with sorted keys,
+// whatever type the schemas had.
+func canonical(raw []byte) []byte {
 	var v any
 	if json.Unmarshal(raw, &v) == nil {
 		raw, _ = json.Marshal(v)
 	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:16]), string(raw)
+	return raw
 }
 
 // Def is a tool's definition as pinning compares it (see Definition).
 type Def struct {
 	Tool, Hash, Canon string
+
+	t *mcp.Tool // for the hash of an older version, when a pin has one
 }
 
 // Definitions returns the definitions of tools, skipping nil ones. It is
@@ -60,9 +88,19 @@ func Definitions(tools []*mcp.Tool) []Def {
 			continue
 		}
 		h, canon := Definition(t)
-		out = append(out, Def{Tool: t.Name, Hash: h, Canon: canon})
+		out = append(out, Def{Tool: t.Name, Hash: h, Canon: canon, t: t})
 	}
 	return out
+}
+
+// matchesOld reports whether a pin of an older hash version pinned the
+// definition d, as that version saw it.
+func (d Def) matchesOld(p catalog.Pin) bool {
+	if d.t == nil || p.Hash == "" || strings.Contains(p.Hash, ":") {
+		return false
+	}
+	h, _ := definitionV1(d.t)
+	return h == p.Hash
 }
 
 // Quarantine is a tool that may not be called until the user accepts its
@@ -73,14 +111,52 @@ type Quarantine struct {
 	Since        time.Time // when the server first offered a definition that was not accepted
 	Old, Current string    // canonical JSON of the accepted and the offered definition
 	Pending      string    // the offered definition's hash, which approving accepts
+
+	// Err, when set, is why the server's pins could not be read or
+	// written: nothing is known to be accepted, so every tool of the
+	// server is quarantined (fail closed), and none can be approved until
+	// the pins can be read again.
+	Err error
 }
 
-// Diff shows what changed, bounded to maxLines lines.
+// Approved returns the definition the user accepted, as the agent may see
+// it while the tool is quarantined; nil for a tool that has none (new
+// under pin "strict", or pins that could not be read).
+func (q *Quarantine) Approved() *mcp.Tool {
+	if q.Old == "" || q.Err != nil {
+		return nil
+	}
+	t := new(mcp.Tool)
+	if json.Unmarshal([]byte(q.Old), t) != nil {
+		return nil
+	}
+	t.Name = q.Tool
+	return t
+}
+
+// Diff shows what changed, bounded to maxLines lines: the server's text,
+// which is untrusted data.
 func (q *Quarantine) Diff(maxLines int) []string {
-	if q.New {
+	switch {
+	case q.Err != nil:
+		return bounded(append([]string{"the definition offered (the pins could not be read):"}, indented(q.Current)...), maxLines)
+	case q.New:
 		return bounded(append([]string{"new tool, never approved:"}, indented(q.Current)...), maxLines)
 	}
 	return Diff(q.Old, q.Current, maxLines)
+}
+
+// Unreadable returns the quarantine of every tool of defs when a server's
+// pins could not be read or written (err): fail closed.
+func Unreadable(server string, defs []Def, err error) map[string]*Quarantine {
+	if len(defs) == 0 {
+		return nil
+	}
+	out := make(map[string]*Quarantine, len(defs))
+	for _, d := range defs {
+		out[d.Tool] = &Quarantine{Server: server, Tool: d.Tool, Current: d.Canon, Pending: d.Hash, Err: err}
+	}
+	return out
 }
 
 // Reconciled is the outcome of comparing a server's tools with its pins.
@@ -95,17 +171,28 @@ type Reconciled struct {
 const maxPinEvents = 20
 
 // Reconcile compares the tools a server offers with their pins (stored, by
-// tool name) under mode. The first listing of a server pins every tool.
-// Afterwards a tool whose definition differs from its pin is quarantined,
-// and recorded once when it enters quarantine, however often it changes
-// while there: a server that floods changes costs one record. A new tool
-// is pinned and reported, or under PinStrict quarantined.
+// tool name) under mode. The first listing of a server pins every tool,
+// and is recorded even when it has none (the pin named
+// catalog.FirstListing): a server that listed nothing once has been seen,
+// and under PinStrict a tool it offers later is new. Afterwards a tool
+// whose definition differs from its pin is quarantined, and recorded once
+// when it enters quarantine, however often it changes while there: a
+// server that floods changes costs one record. A new tool is pinned and
+// reported, or under PinStrict quarantined.
+//
+// A pin whose hash is of an older version (see DefinitionVersion) and
+// still matches the tool as that version hashed it is pinned again, with
+// no record, under the current version: what it covered is unchanged, and
+// what it did not cover (_meta, icons) is taken as first seen.
 func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode config.PinMode, now time.Time) Reconciled {
 	var r Reconciled
 	if mode == config.PinOff {
 		return r
 	}
 	first := len(stored) == 0
+	if _, ok := stored[catalog.FirstListing]; !ok {
+		r.Write = append(r.Write, catalog.Pin{Server: server, Tool: catalog.FirstListing, FirstSeen: now})
+	}
 	more := 0
 	event := func(ev, tool, why string) {
 		if len(r.Events) < maxPinEvents {
@@ -118,6 +205,8 @@ func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode co
 		h, canon := t.Hash, t.Canon
 		p, ok := stored[t.Tool]
 		switch {
+		case t.Tool == catalog.FirstListing:
+			continue // never listed: upstream drops tools without a name
 		case !ok && (first || mode != config.PinStrict):
 			r.Write = append(r.Write, catalog.Pin{Server: server, Tool: t.Tool, Hash: h, Def: canon, FirstSeen: now})
 			if !first {
@@ -131,6 +220,11 @@ func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode co
 				p.Pending, p.PendingDef, p.PendingAt = "", "", time.Time{}
 				r.Write = append(r.Write, p)
 			}
+			continue
+		case t.matchesOld(p):
+			p.Hash, p.Def = h, canon
+			p.Pending, p.PendingDef, p.PendingAt = "", "", time.Time{}
+			r.Write = append(r.Write, p)
 			continue
 		}
 		if p.Pending == "" {
