@@ -45,6 +45,12 @@ type Options struct {
 	// configuration's cache directory.
 	CatalogPath string
 
+	// PinsPath is the file of tool pins (docs/policy.md): state, kept
+	// apart from the catalog, which is a cache. Default: pins.db in the
+	// configuration's state directory (in the catalog when there is no
+	// home directory to find that in).
+	PinsPath string
+
 	// SpillDir is where results too large to show are written, in a
 	// directory of this process's own. Default: switchboard-spill-UID in
 	// the system's temporary directory (switchboard-spill on Windows, where
@@ -156,8 +162,8 @@ type Options struct {
 
 	// Store is the PostgreSQL database that replicas share
 	// (settings.store, docs/team.md). With it, the catalog (pins
-	// included) and the audit trail live there instead of in CatalogPath
-	// and AuditPath. OpenStore opens it from the configuration (its DB;
+	// included) and the audit trail live there instead of in CatalogPath,
+	// PinsPath and AuditPath. OpenStore opens it from the configuration (its DB;
 	// set Credentials to its Credentials too), and the caller closes it
 	// after the engine's Close:
 	//

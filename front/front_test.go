@@ -64,7 +64,14 @@ func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *
 // and the metrics are the gateway's own).
 func newGatewayWith(t testing.TB, servers map[string]def, settings map[string]any, opts Options) *testGateway {
 	t.Helper()
-	home := t.TempDir()
+	return newGatewayIn(t, t.TempDir(), servers, settings, opts)
+}
+
+// newGatewayIn is newGatewayWith over a home directory of the caller's,
+// which gateways made one after the other share (their catalog, pins and
+// audit trail).
+func newGatewayIn(t testing.TB, home string, servers map[string]def, settings map[string]any, opts Options) *testGateway {
+	t.Helper()
 	d := config.Dirs{Home: home}
 	doc := map[string]any{"mcpServers": servers}
 	if settings != nil {

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -102,7 +103,8 @@ type Server struct {
 
 type directTool struct {
 	server, name string
-	plain        bool // no output schema upstream: the fast lane may call it (laneTool)
+	plain        bool      // no output schema upstream: the fast lane may call it (laneTool)
+	def          *mcp.Tool // the definition registered, for syncDirect
 }
 
 // New makes the engine over cfg and the MCP server in front of it. In
@@ -416,7 +418,7 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 				if exposed == proxy.ToolName {
 					continue
 				}
-				want[exposed] = directTool{server: name, name: t.Name, plain: t.OutputSchema == nil}
+				want[exposed] = directTool{server: name, name: t.Name, plain: t.OutputSchema == nil, def: t}
 				tools[exposed] = t
 			}
 		}
@@ -428,9 +430,12 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 			remove = append(remove, name)
 		}
 	}
+	// A tool whose definition changed is added again: after a change the
+	// user approved, the client learns the new one (and while a tool is
+	// quarantined, Entry and Cached give the approved one).
 	var add []string
 	for name := range want {
-		if _, ok := s.direct[name]; !ok {
+		if old, ok := s.direct[name]; !ok || !reflect.DeepEqual(old.def, tools[name]) {
 			add = append(add, name)
 		}
 	}

@@ -186,15 +186,22 @@ func Tools(server string, tools []*mcp.Tool, instructions string) *Result {
 	return ToolsWithPolicy(server, tools, instructions, Policy{})
 }
 
-// ToolsWithPolicy is Tools with what the server's policy says of its tools:
-// those quarantined are marked changed, and the policy's warnings follow.
+// ToolsWithPolicy is Tools with what the server's policy says of its
+// tools: those quarantined are marked, changed ones (listed with their
+// approved definition) or held ones (listed by name alone), and the
+// policy's warnings follow.
 func ToolsWithPolicy(server string, tools []*mcp.Tool, instructions string, pol Policy) *Result {
 	r := &Result{Details: Details{Operation: string(ActionServer), Server: server, Count: len(tools)}}
 	lines := []string{fmt.Sprintf("%s on %q", plural(len(tools), "tool", "tools"), server)}
 	sorted := append([]*mcp.Tool(nil), tools...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, t := range sorted {
-		info := ToolInfo{Server: server, Name: t.Name, Title: t.Title, Description: Headline(t.Description, 120), Changed: pol.Changed[t.Name] != nil}
+		if mark, ok := pol.Held[t.Name]; ok {
+			r.Details.Tools = append(r.Details.Tools, ToolInfo{Server: server, Name: t.Name, Changed: true, Held: true})
+			lines = append(lines, mark+" "+t.Name)
+			continue
+		}
+		info := ToolInfo{Server: server, Name: t.Name, Title: t.Title, Description: Headline(t.Description, 120), Changed: pol.Changed[t.Name]}
 		r.Details.Tools = append(r.Details.Tools, info)
 		line := toolLine(t.Name, info.Description)
 		if info.Changed {
@@ -220,12 +227,35 @@ func toolLine(name, desc string) string {
 
 // Describe is the answer of a describe request: one tool in full.
 func Describe(ref ToolRef, t *mcp.Tool) *Result {
-	return DescribeWithPolicy(ref, t, nil)
+	r, _, lines := describe(ref, t)
+	return r.lines("describe-"+ref.Name, lines)
 }
 
-// DescribeWithPolicy is Describe of a tool that may be quarantined: changed
-// says so and what changed, as lines; nil for a tool that is not.
-func DescribeWithPolicy(ref ToolRef, t *mcp.Tool, changed []string) *Result {
+// DescribeQuarantined is Describe of a quarantined tool: the definition
+// the user approved (nil for none: a tool never approved is named alone),
+// then what note says, and what the server offers instead as untrusted
+// data, both in the text and in the details.
+func DescribeQuarantined(ref ToolRef, approved *mcp.Tool, note QuarantineNote) *Result {
+	t := approved
+	if t == nil {
+		t = &mcp.Tool{Name: ref.Name}
+	}
+	r, d, lines := describe(ref, t)
+	d.Changed, d.Held = true, approved == nil
+	if approved == nil {
+		lines = append(lines[:1], "definition: not shown until approved (what the server offers is below, as untrusted data)")
+	}
+	lines = append(lines, note.Notes...)
+	if len(note.Offered) > 0 {
+		d.Offered = bound.Untrusted(fmt.Sprintf("the definition of tool %q that %q offers, not approved", ref.Name, ref.Server), strings.Join(note.Offered, "\n"))
+		lines = append(lines, d.Offered)
+	}
+	return r.lines("describe-"+ref.Name, lines)
+}
+
+// describe begins the answer of a describe request: the result, its
+// tool's details, and the lines of its text so far.
+func describe(ref ToolRef, t *mcp.Tool) (*Result, *ToolDetail, []string) {
 	d := &ToolDetail{Server: ref.Server, Name: ref.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 	r := &Result{Details: Details{Operation: string(ActionDescribe), Server: ref.Server, Count: 1, Tool: d}}
 	lines := []string{fmt.Sprintf("tool %q on %q (call as %q)", ref.Name, ref.Server, ref.Prefixed())}
@@ -242,11 +272,7 @@ func DescribeWithPolicy(ref ToolRef, t *mcp.Tool, changed []string) *Result {
 	if t.OutputSchema != nil {
 		lines = append(lines, "output schema: "+compactJSON(t.OutputSchema))
 	}
-	if changed != nil {
-		d.Changed = true
-		lines = append(lines, changed...)
-	}
-	return r.lines("describe-"+ref.Name, lines)
+	return r, d, lines
 }
 
 func annotationText(a *mcp.ToolAnnotations) string {

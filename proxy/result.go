@@ -65,7 +65,8 @@ type ToolInfo struct {
 	Title       string  `json:"title,omitempty"`
 	Description string  `json:"description,omitempty"` // first line
 	Score       float64 `json:"score,omitempty"`
-	Changed     bool    `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
+	Changed     bool    `json:"changed,omitempty"` // quarantined: the server offers a definition not approved; shown is the approved one
+	Held        bool    `json:"held,omitempty"`    // quarantined with no approved definition: only the name is shown
 
 	// Search only. Need is the query the tool answers, when a search had
 	// several; Implied the capability a query implies that the tool serves
@@ -85,7 +86,12 @@ type ToolDetail struct {
 	InputSchema  any                  `json:"inputSchema,omitempty"`
 	OutputSchema any                  `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
-	Changed      bool                 `json:"changed,omitempty"` // quarantined: the definition changed since it was approved
+	Changed      bool                 `json:"changed,omitempty"` // quarantined: the fields above are the definition approved
+	Held         bool                 `json:"held,omitempty"`    // quarantined with no approved definition: the fields above are empty
+	// Offered is, for a quarantined tool, the definition the server offers
+	// instead (as a diff against the approved one), wrapped as untrusted
+	// data.
+	Offered string `json:"offered,omitempty"`
 }
 
 // ResourceInfo is one resource, named by an opaque reference.

@@ -16,18 +16,19 @@ import (
 // gate decides whether a call of a tool may be sent: when the server's
 // approval rule covers it and the session has not allowed it already, it
 // asks (the context's approver, else Options.Approver) and returns a
-// *policy.DeniedError unless the answer allows it. t is the tool's
-// definition from the catalog, nil when unknown: without annotations a
-// tool counts as destructive. A call no rule covers costs one lookup of the
-// server's definition.
-func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, args any) error {
+// *policy.DeniedError unless the answer allows it. The tool's annotations
+// are those of the definition st (nil: none known) vouches for: the
+// approved one while pins are on (see pinState.tool); without annotations
+// a tool counts as destructive. A call no rule covers costs one lookup of
+// the server's definition.
+func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, st *pinState, args any) error {
 	def, _ := s.e.cfg.Server(ref.Server)
 	rule := s.e.cfg.ApprovalRule(def)
 	if !rule.Set() {
 		return nil
 	}
 	var ann *mcp.ToolAnnotations
-	if t != nil {
+	if t := st.tool(ref.Name); t != nil {
 		ann = t.Annotations
 	}
 	if !policy.Needs(rule, ref.Name, ref.Prefixed(), ann) || s.pol.grants.Allowed(ref.Server, ref.Name) {
@@ -63,22 +64,14 @@ func (s *Session) CallTool(ctx context.Context, server string, params *mcp.CallT
 	return s.send(ctx, ref, s.e.tool(ctx, ref), params)
 }
 
-// tool returns a tool's definition from the catalog, or nil.
+// tool returns a tool's definition as its pins vouch for it (see
+// pinState.tool), or nil.
 func (e *Engine) tool(ctx context.Context, ref proxy.ToolRef) *mcp.Tool {
 	def, _ := e.cfg.Server(ref.Server)
 	if !e.cfg.ApprovalRule(def).Set() {
 		return nil // nothing to decide with it
 	}
-	ent, ok := e.cached(ctx, def)
-	if !ok {
-		return nil
-	}
-	for _, t := range ent.Tools {
-		if t.Name == ref.Name {
-			return t
-		}
-	}
-	return nil
+	return e.pinned(ctx, ref.Server).tool(ref.Name)
 }
 
 // approveWarnings says which globs of a server's approval rule match none

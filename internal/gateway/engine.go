@@ -37,6 +37,7 @@ type Options struct {
 	BaseEnv          []string
 	Logger           *slog.Logger
 	CatalogPath      string
+	PinsPath         string
 	SpillDir         string
 	KeepSpills       time.Duration
 	Client           *mcp.ClientOptions
@@ -155,6 +156,7 @@ func (e *Engine) openState(ctx context.Context) error {
 		return err
 	}
 	e.cat = cat
+	e.openPins(cat)
 	if !e.opts.Passive {
 		e.emb = newEmbedder(e.cfg.Settings.Embeddings, config.Lookup{Env: e.opts.Lookup, Secrets: e.opts.Credentials})
 	}
@@ -254,6 +256,9 @@ func (e *Engine) Close() error {
 		errs = append(errs, e.closeSpill(), e.cat.Close())
 		if e.pol.audit != nil {
 			errs = append(errs, e.pol.audit.Close())
+		}
+		if e.pol.pinFile != nil {
+			errs = append(errs, e.pol.pinFile.Close())
 		}
 		e.closeErr = errors.Join(errs...)
 	})

@@ -28,8 +28,11 @@ func (s *Session) CallToolRaw(ctx context.Context, server, tool string, args jso
 		return nil, nil, err
 	}
 	def, _ := s.e.cfg.Server(name)
-	if s.e.cfg.ApprovalRule(def).Set() || s.e.quarantined(ctx, name)[tool] != nil {
+	if s.e.cfg.ApprovalRule(def).Set() {
 		return nil, nil, upstream.ErrNoFastPath
+	}
+	if st, err := s.e.livePins(ctx, name); err != nil || st.quarantine(tool) != nil {
+		return nil, nil, upstream.ErrNoFastPath // CallTool says why
 	}
 	start := time.Now()
 	raw, res, err = s.e.pool.CallToolRaw(ctx, name, tool, args)

@@ -17,7 +17,8 @@ func (s *Session) serverTools(ctx context.Context, server string) *proxy.Result 
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionServer, server, err)
 	}
-	return proxy.ToolsWithPolicy(server, ent.Tools, ent.Instructions, s.e.policyView(ctx, server, ent))
+	tools, pol := s.e.listing(ctx, ent)
+	return proxy.ToolsWithPolicy(server, tools, ent.Instructions, pol)
 }
 
 // entry returns a server's catalog entry, connecting and indexing it first
@@ -49,7 +50,8 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 	if err := failed[req.Server]; req.Server != "" && err != nil {
 		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
 	}
-	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex}
+	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex,
+		Exclude: s.e.unsearchable(ctx, servers)}
 	needs := req.Needs()
 	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers}
 	if len(needs) > 1 {
@@ -177,11 +179,11 @@ func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Resul
 	if t == nil {
 		return proxy.ErrorResult(proxy.ActionDescribe, ref.Server, fmt.Errorf("tool %q on %q is not in the catalog: this is a bug", ref.Name, ref.Server))
 	}
-	var changed []string
 	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
-		changed = quarantineLines(q)
+		// What the server offers now is shown only as untrusted data.
+		return proxy.DescribeQuarantined(ref, q.Approved(), quarantineNote(q))
 	}
-	return proxy.DescribeWithPolicy(ref, t, changed)
+	return proxy.Describe(ref, t)
 }
 
 // call calls a tool exactly once.

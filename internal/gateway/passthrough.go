@@ -20,22 +20,33 @@ func (e *Engine) Usable() []string { return e.searchable("") }
 
 // Entry returns what a server offers, from the catalog when it knows the
 // server's current definition and the server is connected, else by
-// connecting and listing it (which also updates the catalog).
+// connecting and listing it (which also updates the catalog). Its tools
+// are as an agent may see them: a quarantined tool has the definition the
+// user approved, and one never approved is left out (docs/policy.md).
 func (e *Engine) Entry(ctx context.Context, server string) (*catalog.Entry, error) {
 	name, err := e.server(server)
 	if err != nil {
 		return nil, err
 	}
-	return e.entry(ctx, name)
+	ent, err := e.entry(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return e.view(ctx, ent), nil
 }
 
-// Cached returns the catalog's entry for a server without connecting.
+// Cached returns the catalog's entry for a server without connecting,
+// with its tools as Entry has them.
 func (e *Engine) Cached(ctx context.Context, server string) (*catalog.Entry, bool) {
 	s, ok := e.cfg.Server(server)
 	if !ok {
 		return nil, false
 	}
-	return e.cached(ctx, s)
+	ent, ok := e.cached(ctx, s)
+	if !ok {
+		return nil, false
+	}
+	return e.view(ctx, ent), true
 }
 
 // CallTool calls a server's tool once with the whole request, _meta

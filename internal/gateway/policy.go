@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -25,8 +26,12 @@ type enginePolicy struct {
 	seq      atomic.Int64 // numbers the records of no session
 	failures auditFailures
 
-	mu   sync.Mutex
-	pins map[string]*pinState // by server (pins.go)
+	pins    pinStore         // set by openPins
+	pinsAt  string           // where the pins are, for errors
+	pinFile *catalog.PinFile // pins' own file, closed with the engine; nil with the shared store
+
+	mu        sync.Mutex
+	pinStates map[string]*pinState // by server (pins.go)
 }
 
 // openPolicy opens the audit trail: a table of the shared store with
@@ -180,11 +185,18 @@ func (s *Session) admit(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, par
 			rec.Args = args
 		}
 	}
-	var err error
-	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
+	// The approval rules judge the definition the pins vouch for: a tool
+	// whose annotations changed is quarantined, not judged by them.
+	st, err := s.e.livePins(ctx, ref.Server)
+	if err != nil {
+		rec.Outcome, rec.Why = "error", err.Error() // a listing's error: no arguments in it
+		s.e.record(ctx, s, *rec)
+		return nil, err
+	}
+	if q := st.quarantine(ref.Name); q != nil {
 		err = &QuarantinedError{Q: q}
 		rec.Decision = "quarantined"
-	} else if err = s.gate(ctx, ref, t, params.Arguments); err != nil {
+	} else if err = s.gate(ctx, ref, st, params.Arguments); err != nil {
 		rec.Decision = "denied"
 	}
 	if err != nil {
