@@ -15,13 +15,15 @@ func approveCommand() *command {
 	return &command{
 		name: "approve", summary: "accept the changed definition of a quarantined tool",
 		usage: "SERVER [TOOL] [--json]",
-		help: `A tool whose definition (description, schemas, annotations) changed since
-it was first seen is quarantined: listed with a [changed] mark, and not
-callable (docs/policy.md). With SERVER alone, lists that server's
-quarantined tools and what changed in each. With TOOL, accepts the
+		help: `A tool whose definition (description, schemas, annotations, _meta,
+icons) changed since it was approved is quarantined: not callable, and
+shown everywhere as it was approved, marked [changed]; under pin
+"strict", a tool new on a known server is quarantined too, and shown by
+its name alone (docs/policy.md). With SERVER alone, lists that server's
+quarantined tools and what each offers now. With TOOL, accepts the
 definition shown there (the one in the catalog, which describe shows too)
-and prints what changed: the tool is callable again. The acceptance is
-recorded in the audit trail.`,
+and prints what changed: the tool is callable again, and shown as it is
+now. The acceptance is recorded in the audit trail.`,
 		run: runApprove,
 	}
 }
@@ -104,7 +106,7 @@ func printQuarantined(w io.Writer, servers []serverJSON) {
 			fmt.Fprintf(w, "\nwarning: %s\n", warn)
 		}
 		if s.Quarantined > 0 {
-			fmt.Fprintf(w, "\n%s: %d quarantined %s: the definition changed since it was approved (hint: switchboard approve %s shows what changed)\n",
+			fmt.Fprintf(w, "\n%s: %d quarantined %s: new or changed since approved (hint: switchboard approve %s shows what changed)\n",
 				s.Name, s.Quarantined, plural(s.Quarantined, "tool"), s.Name)
 		}
 	}
