@@ -187,8 +187,14 @@ func (s *Session) admit(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, par
 	}
 	// The approval rules judge the definition the pins vouch for: a tool
 	// whose annotations changed is quarantined, not judged by them.
+	start := time.Now()
 	st, err := s.e.livePins(ctx, ref.Server)
 	if err != nil {
+		// The server could not be reached to list it: a call that fails
+		// to connect, reported and recorded as one.
+		if s.e.opts.OnCall != nil {
+			s.e.reportCall(ctx, ref.Server, ref.Name, start, jsonSize(params.Arguments), 0, false, err)
+		}
 		rec.Outcome, rec.Why = "error", err.Error() // a listing's error: no arguments in it
 		s.e.record(ctx, s, *rec)
 		return nil, err
