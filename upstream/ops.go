@@ -33,6 +33,26 @@ func (p *Pool) Tools(ctx context.Context, name string) ([]*mcp.Tool, error) {
 	})
 }
 
+// ListedTools returns the tools the server's current connection listed,
+// as Tools does, without connecting or listing: ok is false when the
+// server is not connected or has not listed its tools on this
+// connection. After tools/list_changed it returns the previous list until
+// the new one is fetched.
+func (p *Pool) ListedTools(name string) (tools []*mcp.Tool, ok bool) {
+	s, ok := p.servers[name]
+	if !ok {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.lists[kindTools]
+	if !c.ok || s.sess == nil || c.gen != s.sess.gen {
+		return nil, false
+	}
+	tools, ok = c.items.([]*mcp.Tool)
+	return tools, ok
+}
+
 // Resources returns the server's resources.
 func (p *Pool) Resources(ctx context.Context, name string) ([]*mcp.Resource, error) {
 	return run(ctx, p, name, "listing resources", func(ctx context.Context, s *server, sess *session) ([]*mcp.Resource, error) {

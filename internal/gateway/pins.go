@@ -439,6 +439,11 @@ func (e *Engine) livePins(ctx context.Context, server string) (*pinState, error)
 	if !ok || e.cfg.PinModeOf(def) == config.PinOff {
 		return e.pinned(ctx, server), nil
 	}
+	if live, ok := e.pool.ListedTools(server); ok {
+		if st := e.pinned(ctx, server); st != nil && sameSlice(st.ent.Tools, live) {
+			return st, nil // the usual case: a lock and two map lookups
+		}
+	}
 	live, err := e.pool.Tools(ctx, server)
 	if err != nil {
 		return nil, err
