@@ -200,10 +200,11 @@ func (e *Engine) comparePins(ctx context.Context, server string, defs []policy.D
 		}
 	}
 	if err != nil {
-		err = &PinsError{Server: server, Where: e.pol.pinsAt, Shared: e.opts.Store != nil, Err: err}
-		if ctx.Err() == nil {
+		// A pins file that could not be opened was logged as it was.
+		if _, unopened := e.pol.pins.(unreadablePins); !unopened && ctx.Err() == nil {
 			e.log.Warn("tool pinning", "server", server, "err", err)
 		}
+		err = &PinsError{Server: server, Where: e.pol.pinsAt, Shared: e.opts.Store != nil, Err: err}
 		return policy.Unreadable(server, defs, err), err
 	}
 	for _, ev := range r.Events {
