@@ -22,12 +22,20 @@ func (s *Session) serverTools(ctx context.Context, server string) *proxy.Result 
 }
 
 // entry returns a server's catalog entry, connecting and indexing it first
-// when the catalog does not know its current definition, or when it is
-// not connected (unless it may not be started offline).
+// when the catalog does not know its current definition, or when the
+// entry is not of the server's live connection: not connected, or
+// connected and not yet listed into the catalog (unless it may not be
+// started offline). What it returns is what the server offers now, which
+// pinning judges.
 func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, error) {
 	s, _ := e.cfg.Server(server)
-	if ent, ok := e.cached(ctx, s); ok && (e.connected(server) || s.Offline != "") {
-		return ent, nil
+	if ent, ok := e.cached(ctx, s); ok {
+		if s.Offline != "" {
+			return ent, nil
+		}
+		if live, listed := e.pool.ListedTools(server); listed && sameSlice(ent.Tools, live) {
+			return ent, nil
+		}
 	}
 	ent, err := e.fetch(ctx, server, true)
 	if err != nil {
