@@ -46,6 +46,11 @@ func runApprove(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, q := range qs {
+		if q.Err != nil { // the pins cannot be read: nothing can be listed or accepted
+			return q.Err
+		}
+	}
 	if len(pos) == 1 {
 		if f.json {
 			return writeJSON(e.stdout, quarantineJSON(qs))
