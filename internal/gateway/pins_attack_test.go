@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/catalog"
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
+	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -393,5 +395,38 @@ func TestPinCallBeforeListing(t *testing.T) {
 				t.Fatalf("first call after a rug pull: %v, %d calls; want refused as quarantined", err, srv.count())
 			}
 		})
+	}
+}
+
+// TestPinsInStore: with the shared store, pins stay in PostgreSQL, which
+// is not a cache: no pins file is made, and a rug pull one replica sees is
+// judged by the pins another replica made.
+func TestPinsInStore(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	srv := newShifty(t)
+	servers := map[string]def{"s": srv.def()}
+	replica := func() (*Engine, string) {
+		db, err := pgstore.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		home := t.TempDir()
+		return engineIn(t, home, servers, nil, &Options{Store: db}), home
+	}
+	srv.set(hostile.Note())
+	first, home1 := replica()
+	must(t, first, `{"server": "s"}`)
+	first.Close()
+
+	srv.set(hostile.NotePulled())
+	second, home2 := replica()
+	r := must(t, second, `{"server": "s"}`)
+	wantText(t, r, proxy.ChangedMark+" save_note — Saves a note.")
+	noInjection(t, "listing", r.Text)
+	for _, home := range []string{home1, home2} {
+		if _, err := os.Stat(pinsAt(home)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a pins file beside the shared store: %v", err)
+		}
 	}
 }
