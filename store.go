@@ -21,20 +21,10 @@ import (
 type Store struct {
 	DB          *sql.DB
 	Credentials *credstore.Postgres
-
-	key []byte // settings.store.key
-}
-
-// DeriveKey returns a key for one purpose derived from settings.store.key
-// (never the key itself), for what replicas sign for one another so that
-// a row or request made without the key is refused: the replica registry
-// (purpose "replica registry"), requests forwarded between replicas
-// ("forwarded requests"). It returns nil for a nil Store.
-func (s *Store) DeriveKey(purpose string) []byte {
-	if s == nil {
-		return nil
-	}
-	return pgstore.DeriveKey(s.key, purpose)
+	// Key is settings.store.key, which every replica shares: besides
+	// encrypting the credentials, keys derived from it sign what replicas
+	// write for one another (Options.StoreKey, docs/team.md).
+	Key []byte
 }
 
 // storeConnectTimeout bounds connecting to the database: an address that
@@ -84,7 +74,7 @@ func OpenStore(ctx context.Context, cfg *config.Config, lookup func(string) (str
 		}
 		return nil, fmt.Errorf("settings.store: %s", oneLine(err))
 	}
-	return &Store{DB: db, Credentials: creds, key: key}, nil
+	return &Store{DB: db, Credentials: creds, Key: key}, nil
 }
 
 // oneLine joins the lines of an error's text.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 )
 
 // HTTPOptions configures serving over Streamable HTTP.
@@ -43,12 +45,12 @@ type HTTPOptions struct {
 	// Registry, if set, says where the other replicas are: the
 	// continuation of a call suspended on one of them is forwarded there.
 	Registry Registry
-	// ForwardKey, required with Registry, signs the requests this replica
+	// StoreKey, required with Registry, is settings.store.key, which every
+	// replica shares: a key derived from it signs the requests this replica
 	// forwards to another and checks those forwarded to it, which carry
 	// this signature in place of the client's credentials
-	// (ForwardAuthHeader). Every replica derives it from the store's key
-	// for ForwardKeyPurpose.
-	ForwardKey []byte
+	// (ForwardAuthHeader).
+	StoreKey []byte
 }
 
 // sessionTimeout is how long a client that vanishes without ending its
@@ -121,10 +123,10 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	}
 	var fwd *forwarder
 	if opts.Registry != nil {
-		if len(opts.ForwardKey) == 0 {
-			return nil, errors.New("front: HTTPOptions.Registry needs a ForwardKey")
+		if len(opts.StoreKey) == 0 {
+			return nil, errors.New("front: HTTPOptions.Registry needs the StoreKey")
 		}
-		fwd = newForwarder(s.opts.ReplicaID, opts.ForwardKey, opts.Registry)
+		fwd = newForwarder(s.opts.ReplicaID, pgstore.DeriveKey(opts.StoreKey, forwardKeyPurpose), opts.Registry)
 	}
 	limit := opts.MaxBodyBytes
 	if limit <= 0 {
@@ -143,7 +145,11 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	checked := cop.Handler(originCheck(opts.TrustedOrigins, s.admit(inner, fwd, limit)))
-	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, opts.ForwardKey, bearer(opts.Token, checked), checked))
+	var fwdKey []byte
+	if fwd != nil {
+		fwdKey = fwd.key
+	}
+	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, fwdKey, bearer(opts.Token, checked), checked))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintln(w, "ok")

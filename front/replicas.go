@@ -47,15 +47,15 @@ const ForwardedHeader = "Switchboard-Forwarded-By"
 // credentials, which are never forwarded: the registry says where a
 // replica is, and a record in it (or the database) may be forged, so
 // whatever the registry names gets no token that works anywhere else. The
-// value is "UNIXTIME.BODYSHA256.MAC", the MAC made with the key
-// HTTPOptions.ForwardKey over the two replicas' ids, the time and the
-// body's hash; the receiving replica checks all four, and the time within
+// value is "UNIXTIME.BODYSHA256.MAC", the MAC made with a key derived from
+// HTTPOptions.StoreKey over the two replicas' ids, the time and the body's
+// hash; the receiving replica checks all four, and the time within
 // forwardSkew of its own clock.
 const ForwardAuthHeader = "Switchboard-Forward-Auth"
 
-// ForwardKeyPurpose names the key of ForwardAuthHeader among those
+// forwardKeyPurpose names the key of ForwardAuthHeader among those
 // derived from the store's key.
-const ForwardKeyPurpose = "forwarded requests"
+const forwardKeyPurpose = "forwarded requests"
 
 // forwardSkew bounds how old (or how far ahead) a forwarded request's
 // signature may be: replicas' clocks agree to well within it.

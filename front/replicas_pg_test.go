@@ -66,8 +66,7 @@ type replica struct {
 // Keys derived from one store key, as every replica of a team derives them.
 var (
 	testStoreKey   = []byte("a store key of thirty-two bytes!")
-	testForwardKey = pgstore.DeriveKey(testStoreKey, ForwardKeyPurpose)
-	testRegistry   = pgstore.DeriveKey(testStoreKey, replicas.Purpose)
+	testForwardKey = pgstore.DeriveKey(testStoreKey, forwardKeyPurpose)
 )
 
 func newReplica(t *testing.T, id string, up *askServer, reg func(url string) *replicas.Registry) *replica {
@@ -87,7 +86,7 @@ func newReplica(t *testing.T, id string, up *askServer, reg func(url string) *re
 	t.Cleanup(ts.Close)
 	r = &replica{g: g, ts: ts, reg: reg(ts.URL)}
 	var err error
-	if h, err = g.srv.Handler(HTTPOptions{Stateless: true, Token: testToken, Registry: r.reg, ForwardKey: testForwardKey}); err != nil {
+	if h, err = g.srv.Handler(HTTPOptions{Stateless: true, Token: testToken, Registry: r.reg, StoreKey: testStoreKey}); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -162,7 +161,7 @@ func TestContinuationOnAnotherReplica(t *testing.T) {
 			up := newAskServer(t)
 			reg := func(id string) func(string) *replicas.Registry {
 				return func(url string) *replicas.Registry {
-					r, err := replicas.Open(t.Context(), db, id, url, testRegistry)
+					r, err := replicas.Open(t.Context(), db, id, url, testStoreKey)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -250,7 +249,7 @@ func TestForwardingTrustsNoRecordAlone(t *testing.T) {
 	catcher := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { caught.Add(1) }))
 	defer catcher.Close()
 	b := newReplica(t, "replica-b", up, func(url string) *replicas.Registry {
-		r, err := replicas.Open(t.Context(), db, "replica-b", url, testRegistry)
+		r, err := replicas.Open(t.Context(), db, "replica-b", url, testStoreKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +290,7 @@ func TestForwardingTrustsNoRecordAlone(t *testing.T) {
 		body string
 	}{
 		{"unsigned", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: "1.2.3"}, list},
-		{"another key", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(pgstore.DeriveKey([]byte("another key of thirty-two bytes!"), ForwardKeyPurpose), "replica-a", "replica-b", now, []byte(list))}, list},
+		{"another key", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(pgstore.DeriveKey([]byte("another key of thirty-two bytes!"), forwardKeyPurpose), "replica-a", "replica-b", now, []byte(list))}, list},
 		{"for another replica", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-c", now, []byte(list))}, list},
 		{"stale", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now.Add(-2*forwardSkew), []byte(list))}, list},
 	} {

@@ -189,12 +189,12 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		if advertise == "" {
 			logger.Warn("this replica is not registered: it listens on every interface, so give --advertise URL (or $SWITCHBOARD_ADVERTISE_URL); other replicas cannot forward continuations to it")
 		}
-		reg, err := replicas.Open(ctx, db, replica, advertise, st.shared.DeriveKey(replicas.Purpose))
+		reg, err := replicas.Open(ctx, db, replica, advertise, st.shared.Key)
 		if err != nil {
 			return fmt.Errorf("the replica registry in the shared store: %w", err)
 		}
 		defer reg.Close() // after the drain: continuations reach this replica until then
-		hopts.Registry, hopts.ForwardKey = reg, st.shared.DeriveKey(front.ForwardKeyPurpose)
+		hopts.Registry, hopts.StoreKey = reg, st.shared.Key
 		hopts.Ready = storeReady(db)
 		logger.Info("replica", "id", replica, "advertise", advertise)
 	}

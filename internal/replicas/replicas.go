@@ -69,17 +69,17 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 // Open migrates the registry's table and returns the registry. With a url,
 // it registers replica id at it and renews the record every Renewal until
 // Close; without, it only looks others up (a replica others cannot
-// reach). key is derived from settings.store.key, which every replica
-// shares, for Purpose (pgstore.DeriveKey): it signs this replica's record
-// and checks the others'.
-func Open(ctx context.Context, db *sql.DB, id, url string, key []byte) (*Registry, error) {
-	if len(key) == 0 {
-		return nil, errors.New("the replica registry needs a key derived from the store's key (settings.store.key)")
+// reach). storeKey is settings.store.key, which every replica shares: a
+// key derived from it (for Purpose) signs this replica's record and checks
+// the others'.
+func Open(ctx context.Context, db *sql.DB, id, url string, storeKey []byte) (*Registry, error) {
+	if len(storeKey) == 0 {
+		return nil, errors.New("the replica registry needs the store's key (settings.store.key)")
 	}
 	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	r := &Registry{db: db, id: id, url: url, key: key, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &Registry{db: db, id: id, url: url, key: pgstore.DeriveKey(storeKey, Purpose), stop: make(chan struct{}), done: make(chan struct{})}
 	if url == "" {
 		close(r.done)
 		return r, nil

@@ -4,11 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/internal/pgtest"
 )
 
-var testKey = pgstore.DeriveKey([]byte("a store key of thirty-two bytes!"), Purpose)
+var testKey = []byte("a store key of thirty-two bytes!")
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
@@ -93,7 +92,7 @@ func TestForgedRecord(t *testing.T) {
 		}
 	}
 	// A replica with another key cannot read this team's records either.
-	other, err := Open(ctx, db, "o", "", pgstore.DeriveKey([]byte("another key of thirty-two bytes!"), Purpose))
+	other, err := Open(ctx, db, "o", "", []byte("another key of thirty-two bytes!"))
 	if err != nil {
 		t.Fatal(err)
 	}
