@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,6 +135,14 @@ func isExecutable(path string) bool {
 // is not searched for: it is relative to the child's working directory, and
 // on Windows given the first extension that makes it exist.
 //
+// Only absolute PATH entries are searched. An empty entry, which a Unix
+// shell reads as the current directory, and a relative one such as "." or
+// "node_modules/.bin" are skipped, as os/exec.LookPath refuses their
+// results since Go 1.19: otherwise the directory a command is run from (a
+// project someone else wrote) could plant a program under a server's
+// name and have it run. When the only match is in such an entry, the error
+// says so.
+//
 // On Windows a name is tried with each extension of PATHEXT (default
 // .COM;.EXE;.BAT;.CMD) appended, in order, so that npx finds npx.cmd; the
 // name as written is tried first only when it already ends in one of them
@@ -159,23 +168,64 @@ func findExecutable(goos, file string, env []string, isExec func(string) bool) (
 	if win {
 		list, sep = ";", `\`
 	}
-	for _, dir := range strings.Split(getenvFold(env, "PATH", win), list) {
+	var skipped *string // the first relative entry that holds file
+	for _, entry := range strings.Split(getenvFold(env, "PATH", win), list) {
+		relative := !absDir(goos, entry)
+		dir := entry
 		if dir == "" {
-			if win {
-				continue // Windows does not read an empty entry as the current directory
-			}
 			dir = "."
 		}
 		for _, c := range candidates(strings.TrimRight(dir, sep) + sep + file) {
+			if relative {
+				if skipped == nil && isExec(c) {
+					skipped = &entry
+				}
+				continue
+			}
 			if isExec(c) {
 				return c, nil
 			}
 		}
 	}
+	notFound := errNotInPath
 	if win {
-		return "", &fs.PathError{Op: "finding", Path: file, Err: errNotInPathWindows}
+		notFound = errNotInPathWindows
 	}
-	return "", &fs.PathError{Op: "finding", Path: file, Err: errNotInPath}
+	if skipped != nil {
+		notFound = &relativeEntryError{notFound, file, *skipped}
+	}
+	return "", &fs.PathError{Op: "finding", Path: file, Err: notFound}
+}
+
+// A relativeEntryError says that the program was found, but only in a
+// PATH entry that is not searched.
+type relativeEntryError struct {
+	err       error // errNotInPath or errNotInPathWindows
+	file, dir string
+}
+
+func (e *relativeEntryError) Error() string {
+	entry := "an empty PATH entry"
+	if e.dir != "" {
+		entry = fmt.Sprintf("the relative PATH entry %q", e.dir)
+	}
+	return fmt.Sprintf("%v (the %q that %s finds was not run: only absolute PATH entries are searched, since a relative one names whatever directory switchboard runs in; hint: give the command's absolute path)", e.err, e.file, entry)
+}
+
+func (e *relativeEntryError) Unwrap() error { return e.err }
+
+// absDir reports whether a PATH entry is an absolute directory on goos:
+// /usr/bin; on Windows C:\bin or \\server\share (not \bin, which is
+// relative to the current drive).
+func absDir(goos, dir string) bool {
+	if goos != "windows" {
+		return strings.HasPrefix(dir, "/")
+	}
+	if len(dir) >= 3 && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/') {
+		c := dir[0] | 0x20
+		return 'a' <= c && c <= 'z'
+	}
+	return len(dir) >= 2 && (dir[0] == '\\' || dir[0] == '/') && (dir[1] == '\\' || dir[1] == '/')
 }
 
 // hasSeparator reports whether file names a path rather than a program to

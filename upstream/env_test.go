@@ -43,11 +43,20 @@ func TestFindExecutable(t *testing.T) {
 		{"windows", "uvx", winEnv, winFiles, "", errNotInPathWindows},
 		// Without PATHEXT, the four that Windows itself knows.
 		{"windows", "npx", []string{`PATH=C:\Program Files\nodejs`}, winFiles, `C:\Program Files\nodejs\npx.cmd`, nil},
-		// The PATH variable is found whatever its case; an empty entry is not the current directory.
-		{"windows", "local", []string{`PATH=;tools`}, winFiles, `tools\local.cmd`, nil},
+		// The PATH variable is found whatever its case; neither an empty
+		// entry nor a relative one (tools, \tools on the current drive)
+		// is searched.
+		{"windows", "local", []string{`PATH=;tools`}, winFiles, "", errNotInPathWindows},
+		{"windows", "local", []string{`PATH=.;\tools;C:tools`}, []string{`.\local.exe`, `\tools\local.exe`, `C:tools\local.exe`}, "", errNotInPathWindows},
+		{"windows", "server", []string{`PATH=C:/tools`}, winFiles, `C:/tools\server.exe`, nil},
+		{"windows", "server", []string{`PATH=\\host\share`}, []string{`\\host\share\server.exe`}, `\\host\share\server.exe`, nil},
 		{"linux", "npx", unixEnv, unixFiles, "/usr/bin/npx", nil},
 		{"darwin", "npx", unixEnv, unixFiles, "/usr/bin/npx", nil},
-		{"linux", "here", unixEnv, unixFiles, "./here", nil},
+		// An empty entry is the current directory to a shell, and a
+		// relative one a directory under it: neither is searched.
+		{"linux", "here", unixEnv, unixFiles, "", errNotInPath},
+		{"linux", "here", []string{"PATH=.:bin"}, []string{"./here", "bin/here"}, "", errNotInPath},
+		{"darwin", "here", []string{"PATH=bin:/usr/bin"}, []string{"bin/here", "/usr/bin/here"}, "/usr/bin/here", nil},
 		{"linux", "./bin/x", unixEnv, unixFiles, "./bin/x", nil}, // a path is the child's to find
 		{"linux", "npx.cmd", unixEnv, []string{"/usr/bin/npx"}, "", errNotInPath},
 		{"linux", "npx", []string{"Path=/usr/bin"}, unixFiles, "", errNotInPath}, // names are case-sensitive here
