@@ -102,9 +102,12 @@ type Options struct {
 	// Credentials, where tokens are kept.
 	Prompt oauth.Prompter
 
-	// Roots are the roots offered to servers that ask for them (roots/list):
-	// the directories a filesystem server, for one, may work in. Default:
-	// none.
+	// Roots are the roots of the one client the host serves, offered
+	// only to servers whose configuration accepts the client's roots
+	// (roots: ["client"]), besides the directories it lists (see
+	// config.Roots). A server whose configuration has no roots is offered
+	// none, whatever Roots holds: a filesystem server replaces its own
+	// directories with the roots it is offered. Default: none.
 	Roots []*mcp.Root
 
 	// Supervise runs each stdio server under a supervisor, a copy of this

@@ -296,6 +296,11 @@ type Settings struct {
 	// Telemetry says where serve sends traces; the standard
 	// OTEL_EXPORTER_OTLP_* variables win over it.
 	Telemetry Telemetry
+
+	// Roots are the roots of servers that do not set their own (see
+	// Roots); nil offers none. "~" is not yet expanded here: a server's
+	// Roots has it expanded.
+	Roots *Roots
 }
 
 // Telemetry is settings.telemetry.

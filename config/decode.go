@@ -37,6 +37,7 @@ type fileSettings struct {
 	credStore      *string
 	telemetry      *Telemetry
 	store          *Store
+	roots          *Roots
 	policy         policySettings
 }
 
@@ -449,7 +450,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline", "store"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline", "store", "roots"}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -492,6 +493,8 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.telemetry = d.telemetry(m.value, p)
 		case "store":
 			s.store = d.store(m.value, p)
+		case "roots":
+			s.roots = d.roots(m.value, p)
 		case "credentialStore":
 			if str, ok := d.str(m.value, p); ok {
 				if str != "keychain" && str != "file" {

@@ -14,7 +14,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
-	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects",
+	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects", "roots",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -109,6 +109,7 @@ func (r *rawServer) finish() *Server {
 		s.DirectTools = *r.directTools
 		s.directSet = true
 	}
+	s.rootsSet = s.Roots != nil
 	if s.Lifecycle == "" {
 		s.Lifecycle = LifecycleLazy
 	}
@@ -184,6 +185,8 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		d.searchKeywords(r, v, p)
 	case "oauth":
 		d.oauth(r, v, p)
+	case "roots":
+		r.Roots = d.roots(v, p)
 	case "protocolVersion":
 		if pv, ok := d.str(v, p); ok {
 			if pv != "auto" && pv != "latest" && pv != "legacy" && !revisionRE().MatchString(pv) {

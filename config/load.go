@@ -328,6 +328,10 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 		if !s.directSet && c.Settings.DirectTools {
 			s.DirectTools = DirectTools{All: true}
 		}
+		if !s.rootsSet {
+			s.Roots = c.Settings.Roots
+		}
+		s.Roots = s.Roots.expanded(c.Dirs)
 		if c.Settings.Offline {
 			s.Offline = s.offlineRefusal()
 		}
@@ -393,6 +397,9 @@ func (st *Settings) merge(doc *document) {
 	}
 	if fs.store != nil {
 		st.Store = fs.store
+	}
+	if fs.roots != nil {
+		st.Roots = fs.roots
 	}
 	st.mergePolicy(fs.policy)
 }

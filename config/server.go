@@ -106,6 +106,9 @@ type Server struct {
 	OAuth           *OAuth    // nil: the defaults (see config/oauth.go)
 	Approve         *Approval // nil: settings.approve (see Config.ApprovalRule)
 	Pin             PinMode   // "": settings.pin (see Config.PinModeOf)
+	// Roots are what the server is offered when it asks for its roots:
+	// the file's "roots", else settings.roots; nil offers none.
+	Roots *Roots
 
 	// DisabledBy names the file whose {"disabled": true} disabled a lower
 	// definition; "" when the definition itself says disabled or is enabled.
@@ -131,6 +134,7 @@ type Server struct {
 	stub      bool
 	directSet bool // directTools was written, so settings.directTools does not apply
 	idleSet   bool // idleTimeout was written, so settings.idleTimeout does not apply
+	rootsSet  bool // roots was written, so settings.roots does not apply
 	line, col int  // where the definition starts in Source (see Position)
 }
 

@@ -61,6 +61,7 @@ type Definition struct {
 	SearchKeywords   map[string][]string  `json:"searchKeywords,omitempty"`
 	ProtocolVersion  string               `json:"protocolVersion,omitempty"`
 	OAuth            any                  `json:"oauth,omitempty"` // nil, false or an *OAuthDefinition
+	Roots            any                  `json:"roots,omitempty"` // nil, or the roots list as written ([] offers none)
 }
 
 // ReconnectDefinition is the reconnect object of a Definition.
@@ -98,6 +99,9 @@ func (s *Server) Definition() Definition {
 	if s.Reconnect != (Reconnect{}) {
 		def.Reconnect = &ReconnectDefinition{Automatic: s.Reconnect.Automatic, MaxAttempts: s.Reconnect.MaxAttempts,
 			BaseDelayMs: int(s.Reconnect.BaseDelay / time.Millisecond)}
+	}
+	if s.rootsSet && s.Roots != nil {
+		def.Roots = s.Roots.definition()
 	}
 	if s.directSet {
 		def.DirectTools = s.DirectTools.All

@@ -5,14 +5,28 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
 )
 
 // Roots (Options.ForwardRoots): the client's roots are listed once it has
 // initialized, and again each time it says they changed, and handed to the
-// engine, which offers them to every server and tells connected servers
-// they changed. Roots are a session feature of the revisions before
+// engine, which offers them to the servers whose configuration accepts
+// them (roots: ["client"]) and tells those that are connected that they
+// changed. Other servers never see them. Roots are a session feature of the revisions before
 // 2026-07-28 (which deprecates them, SEP-2577): a client on 2026-07-28 has
 // no initialized notification and its roots are not forwarded.
+
+// acceptsClientRoots reports whether a server of cfg accepts the client's
+// roots: without one, there is no reason to list them.
+func acceptsClientRoots(cfg *config.Config) bool {
+	for _, s := range cfg.Servers {
+		if s.Roots != nil && s.Roots.Client && !s.Disabled {
+			return true
+		}
+	}
+	return false
+}
 
 // rootsTimeout bounds one listing of a client's roots. A call that arrives
 // before the first listing has finished waits for it, at most this long.

@@ -55,12 +55,14 @@ type Options struct {
 	// Metrics, if set, counts calls and their latency, and reports the
 	// states of the engine's servers.
 	Metrics *Metrics
-	// ForwardRoots passes the client's roots on to the engine's servers.
-	// Set it where the engine's connections serve one client, as serve
-	// over stdio does; with several, the last to list its roots wins. Over
-	// HTTP, where clients share the connections, leave it off: one
-	// client's roots would widen or narrow what a server lets the others
-	// reach.
+	// ForwardRoots passes the client's roots on to the engine, which
+	// offers them only to the servers whose configuration accepts them
+	// (roots: ["client"]); with no such server, the client's roots are not
+	// even listed. Set it where the engine's connections serve one client,
+	// as serve over stdio does; with several, the last to list its roots
+	// wins. Over HTTP, where clients share the connections, leave it off:
+	// one client's roots would widen or narrow what a server lets the
+	// others reach.
 	ForwardRoots bool
 	// ReplicaID names this server among the replicas behind one load
 	// balancer (letters, digits, '-' and '_', at most 63). It is carried in
@@ -119,6 +121,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	if s.opts.ReplicaID == "" {
 		s.opts.ReplicaID = NewReplicaID()
 	}
+	s.opts.ForwardRoots = s.opts.ForwardRoots && acceptsClientRoots(cfg)
 	if err := CheckReplicaID(s.opts.ReplicaID); err != nil {
 		return nil, err
 	}

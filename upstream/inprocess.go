@@ -42,7 +42,7 @@ func (s *server) openInProcess(ctx context.Context, client *mcp.Client, opts *mc
 		_ = ss.Close()
 		return nil, withClass(ClassStart, err)
 	}
-	s.settleRoots(ctx, cs, rc)
+	s.settleRoots(ctx, client, cs, rc)
 	return cs, nil
 }
 

@@ -86,7 +86,8 @@ type Options struct {
 	// Client is a template for the go-sdk client options of every
 	// connection: this is where server-to-client requests (sampling,
 	// elicitation) and other notification handlers plug in; roots are
-	// the pool's own (Roots, SetRoots). The pool
+	// the pool's own (each server's config.Roots, Roots, SetRoots), and
+	// so is the roots capability of Capabilities. The pool
 	// sets its own list_changed handlers, calling the template's after its
 	// own, and the logger if the template has none.
 	Client *mcp.ClientOptions
@@ -139,9 +140,12 @@ type Options struct {
 	// operation fails with ErrNeedsAuth and a hint naming the command.
 	Prompt oauth.Prompter
 
-	// Roots are the roots every connection offers servers that ask
-	// (roots/list), until SetRoots replaces them: the directories a server
-	// such as a filesystem server may work in. Default: none.
+	// Roots are the roots of the client the pool's connections serve (a
+	// gateway's one client), until SetRoots replaces them. They are
+	// offered only to servers whose configuration accepts the client's
+	// roots (config.Roots.Client), besides the directories it lists; a
+	// server whose configuration has no roots is offered none, and not
+	// told of the capability. Default: none.
 	Roots []*mcp.Root
 
 	// Supervise starts each stdio server under a supervisor, a copy of this
@@ -213,7 +217,7 @@ func New(servers []*config.Server, opts *Options) *Pool {
 	p.fillDefaults()
 	sweepGroups(p.opts.GroupDir, p.log)
 	p.groups = newGroupLog(p.opts.GroupDir, p.log)
-	p.roots.roots = cloneRoots(p.opts.Roots)
+	p.roots.client = cloneRoots(p.opts.Roots)
 	p.bg = lifecycle.New()
 	p.ctx = p.bg.Context()
 	for _, cfg := range servers {

@@ -2,64 +2,143 @@ package upstream
 
 import (
 	"context"
+	"log/slog"
+	"net/url"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
 )
 
-// Roots: every connection offers the servers that ask (roots/list) the
-// pool's roots, Options.Roots until SetRoots replaces them. Each connection
-// has a go-sdk client of its own, which answers roots/list from a list of
-// its own; SetRoots brings each list up to date, and go-sdk then sends that
-// server notifications/roots/list_changed.
+// Roots are the user's decision (config.Roots): a connection offers its
+// server the directories the server's configuration lists, and, when the
+// configuration accepts them ("client"), the roots of the client the pool
+// serves: Options.Roots until SetRoots replaces them. A server whose
+// configuration offers nothing is not told that switchboard has roots at
+// all: its client does not declare the capability, so that a filesystem
+// server keeps the directories of its command line.
+//
+// Each connection has a go-sdk client of its own, which answers roots/list
+// from a list of its own; SetRoots brings the lists of the clients that
+// accept the client's roots up to date, and go-sdk then sends their servers
+// notifications/roots/list_changed.
 type rootsState struct {
 	apply sync.Mutex // serializes SetRoots, calls into the clients included
 
 	mu      sync.Mutex
-	roots   []*mcp.Root
-	clients map[*mcp.Client][]*mcp.Root // each connection's client → the roots it offers
+	client  []*mcp.Root // the roots of the client the pool serves
+	clients map[*mcp.Client]*offer
 }
 
-// SetRoots replaces the roots every connection offers, now and later, and
-// tells each connected server that asked for roots that they changed. A
-// gateway calls it with the roots of the client its connections serve. It
-// is safe for concurrent use; the last call wins.
+// An offer is what one connection's client offers its server.
+type offer struct {
+	own    []*mcp.Root // the configured directories
+	client bool        // the client's roots too
+	have   []*mcp.Root // what it offers now
+}
+
+// want is what o offers when the pool's client has the roots client.
+func (o *offer) want(client []*mcp.Root) []*mcp.Root {
+	if !o.client {
+		return o.own
+	}
+	return cloneRoots(append(slices.Clone(o.own), client...))
+}
+
+// SetRoots replaces the roots of the client the pool serves, now and on
+// later connections, and tells each connected server that accepts them
+// (config.Roots.Client) and asked for roots that they changed. A gateway
+// calls it with the roots of the client its connections serve. It is safe
+// for concurrent use; the last call wins.
 func (p *Pool) SetRoots(roots []*mcp.Root) {
 	r := &p.roots
 	r.apply.Lock()
 	defer r.apply.Unlock()
 	roots = cloneRoots(roots)
 	r.mu.Lock()
-	r.roots = roots
-	old := make(map[*mcp.Client][]*mcp.Root, len(r.clients))
-	for c, have := range r.clients {
-		old[c] = have
+	r.client = roots
+	update := map[*mcp.Client]*offer{}
+	for c, o := range r.clients {
+		if o.client {
+			update[c] = o
+		}
 	}
 	r.mu.Unlock()
-	for c, have := range old {
-		updateRoots(c, have, roots)
+	for c, o := range update {
 		r.mu.Lock()
-		if _, ok := r.clients[c]; ok {
-			r.clients[c] = roots
-		}
+		have := o.have
+		r.mu.Unlock()
+		want := o.want(roots)
+		updateRoots(c, have, want)
+		r.mu.Lock()
+		o.have = want
 		r.mu.Unlock()
 	}
 }
 
-// register gives a new connection's client, not yet connected, the
-// current roots, and keeps it up to date until forget.
-func (r *rootsState) register(c *mcp.Client) {
+// rootsOf returns what a server's configuration offers it: its
+// directories as file: roots, and whether it takes the client's roots;
+// nil when it is offered none, and its client then does not declare the
+// roots capability.
+func rootsOf(cfg *config.Server, log *slog.Logger) *offer {
+	if !cfg.Roots.Offers() {
+		return nil
+	}
+	o := &offer{client: cfg.Roots.Client}
+	for _, dir := range cfg.Roots.Dirs {
+		if !filepath.IsAbs(dir) {
+			// config refuses relative entries; "~" with no home
+			// directory known is one.
+			log.Warn("a root is not an absolute directory here: it is not offered", "root", dir)
+			continue
+		}
+		o.own = append(o.own, &mcp.Root{URI: fileURI(dir), Name: filepath.Base(dir)})
+	}
+	o.own = cloneRoots(o.own)
+	return o
+}
+
+// fileURI is the file: URI of an absolute directory: file:///home/me,
+// file:///C:/work.
+func fileURI(dir string) string {
+	p := filepath.ToSlash(filepath.Clean(dir))
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// register gives a new connection's client, not yet connected, what its
+// server is offered, and keeps it up to date until forget. A nil offer
+// registers nothing.
+func (r *rootsState) register(c *mcp.Client, o *offer) {
+	if o == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.clients == nil {
-		r.clients = map[*mcp.Client][]*mcp.Root{}
+		r.clients = map[*mcp.Client]*offer{}
 	}
-	c.AddRoots(r.roots...) // no session yet: nobody to notify
-	r.clients[c] = r.roots
+	o.have = o.want(r.client)
+	c.AddRoots(o.have...) // no session yet: nobody to notify
+	r.clients[c] = o
+}
+
+// offers reports whether a connection's client offers its server any
+// roots now.
+func (r *rootsState) offers(c *mcp.Client) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o := r.clients[c]
+	return o != nil && len(o.have) > 0
 }
 
 // forget stops updating a client whose connection has ended or failed.
@@ -177,14 +256,11 @@ func (c *rootsConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // has been read by the time the ping is answered. Nothing is waited for
 // when there are no roots to apply, or on 2026-07-28, where roots are asked
 // for within a request (SEP-2322) and so are applied before its answer.
-func (s *server) settleRoots(ctx context.Context, cs *mcp.ClientSession, rc *rootsConn) {
+func (s *server) settleRoots(ctx context.Context, client *mcp.Client, cs *mcp.ClientSession, rc *rootsConn) {
 	if r := cs.InitializeResult(); r == nil || r.ProtocolVersion >= "2026-07-28" {
 		return
 	}
-	s.pool.roots.mu.Lock()
-	none := len(s.pool.roots.roots) == 0
-	s.pool.roots.mu.Unlock()
-	if none || cs.Ping(ctx, nil) != nil || !rc.asked.Load() {
+	if !s.pool.roots.offers(client) || cs.Ping(ctx, nil) != nil || !rc.asked.Load() {
 		return
 	}
 	t := time.NewTimer(rootsSettle)

@@ -168,7 +168,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 			s.fellBack = true
 			s.mu.Unlock()
 		}
-		s.settleRoots(ctx, cs, rc)
+		s.settleRoots(ctx, client, cs, rc)
 		return cs, "", nil
 	}
 	refused := refusedHandshake(err)
@@ -247,14 +247,26 @@ func (s *server) probeTimeout() time.Duration {
 }
 
 // newClient returns a go-sdk client for one connection, from the pool's
-// template, with the pool's list_changed handlers and roots, taking the
-// connection's marks (st, nil for none). The caller makes the pool forget
-// it when the connection fails or ends.
+// template, with the pool's list_changed handlers and the roots the
+// server's configuration offers it (when it offers none, the client does
+// not declare the roots capability), taking the connection's marks (st,
+// nil for none). The caller makes the pool forget it when the connection
+// fails or ends.
 func (s *server) newClient(st *settle) *mcp.Client {
 	var o mcp.ClientOptions
 	if t := s.pool.opts.Client; t != nil {
 		o = *t
 	}
+	offer := rootsOf(s.cfg, s.log)
+	caps := &mcp.ClientCapabilities{}
+	if o.Capabilities != nil {
+		*caps = *o.Capabilities
+	}
+	caps.RootsV2 = nil
+	if offer != nil {
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
+	o.Capabilities = caps
 	if o.Logger == nil {
 		o.Logger = s.log
 	}
@@ -279,7 +291,7 @@ func (s *server) newClient(st *settle) *mcp.Client {
 	if mw := s.pool.opts.Telemetry.Middleware(s.cfg.Name); mw != nil {
 		c.AddSendingMiddleware(mw)
 	}
-	s.pool.roots.register(c)
+	s.pool.roots.register(c, offer)
 	return c
 }
 

@@ -129,6 +129,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}
+	if o.http != "" {
+		warnClientRoots(logger, cfg)
+	}
 	tracer, stopTraces, err := telemetry.Open(ctx, telemetry.Config{Endpoint: cfg.Settings.Telemetry.Endpoint, Getenv: e.getenv, Version: versionString()})
 	if err != nil {
 		logger.Warn("traces are off", "err", err)
@@ -150,8 +153,9 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	defer stopPages()
 	go pages.run(pagesCtx, pagesQuiet, pagesIdle, func() { _, _ = exepages.Release() })
 	// Over stdio the engine's connections serve one client, whose roots
-	// they get; over HTTP clients share them, and no one client's roots
-	// are forwarded (docs/serve.md, Roots).
+	// go to the servers that accept them (roots: ["client"]); over HTTP
+	// clients share them, and no one client's roots are forwarded
+	// (docs/serve.md, Roots).
 	fopts := &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "", ReplicaID: replica,
 		Engine: switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Version: versionString(),
 			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: pages.onCall(calls.Add)}}
@@ -214,6 +218,16 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		e.stopGrace.Store(int64(o.drain)) // a draining serve needs its drain on top of the time to close
 	}
 	return srv.Serve(ctx, ln, h, o.drain)
+}
+
+// warnClientRoots says, over HTTP, that a server's roots: ["client"] has
+// no effect there.
+func warnClientRoots(logger *slog.Logger, cfg *config.Config) {
+	for _, s := range cfg.Servers {
+		if s.Roots != nil && s.Roots.Client && !s.Disabled {
+			logger.Warn(`roots: "client" forwards nothing over HTTP, where clients share the connections to servers: the server is offered only the directories its roots list (docs/serve.md, Roots)`, "server", s.Name)
+		}
+	}
 }
 
 // servePrompter is how serve lets a server that needs an OAuth login log

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"path/filepath"
-	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -89,7 +85,10 @@ func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oaut
 		SpillDir:    spillDir(cfg.Dirs),
 		KeepSpills:  spillKeep,
 		Audience:    proxy.People,
-		Roots:       e.cwdRoots(),
+		// No Roots: the CLI and the panel have no client whose roots they
+		// could forward, and the working directory is not one. A server
+		// is offered the directories its configuration lists, no more
+		// (config.Roots, docs/configuration.md).
 	}
 	// A stdio server the command names starts while the engine opens the
 	// catalog. Not a remote one: connecting may ask the user to log in,
@@ -100,20 +99,6 @@ func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oaut
 	}
 	st.engine((*switchboard.Options)(o))
 	return o, nil
-}
-
-// cwdRoots offers servers the working directory as their one root: a
-// command works where it is run, as a filesystem server asked for its
-// roots learns.
-func (e *env) cwdRoots() []*mcp.Root {
-	if e.cwd == "" {
-		return nil
-	}
-	p := filepath.ToSlash(e.cwd)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // C:/work → file:///C:/work
-	}
-	return []*mcp.Root{{URI: (&url.URL{Scheme: "file", Path: p}).String(), Name: filepath.Base(e.cwd)}}
 }
 
 // runRequest opens an engine, carries out one request and prints its

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"mkfifo":      cmdMkfifo,
 	"manyservers": cmdManyServers,
+	"expand":      cmdExpand,
 }
 
 // cmdMkfifo makes a FIFO: mkfifo PATH. Nothing ever writes to it, so
@@ -42,4 +44,16 @@ func cmdManyServers(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	b.WriteString("\n}}\n")
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o600))
+}
+
+// cmdExpand copies a file with the script's environment variables
+// expanded ($WORK, ${NODE}), making its directory: expand SRC DST. It
+// writes configurations that name the script's own paths.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand SRC DST")
+	}
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
+	ts.Check(os.WriteFile(dst, []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o600))
 }

@@ -134,10 +134,10 @@ func TestServeSIGKILLEndsServers(t *testing.T) {
 func fileURI(dir string) string { return (&url.URL{Scheme: "file", Path: dir}).String() }
 
 // TestServeStdioForwardsRoots connects a client with roots to switchboard
-// serve over stdio and checks that the servers get them: the fixture lists
-// them, and the real filesystem server, started without a directory, works
-// in the client's root and nowhere else, and follows the client when its
-// roots change.
+// serve over stdio and checks that the servers that accept them (roots:
+// ["client"]) get them: the fixture lists them, and the real filesystem
+// server, started without a directory, works in the client's root and
+// nowhere else, and follows the client when its roots change.
 func TestServeStdioForwardsRoots(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	p := mcptest.Peers(t)
@@ -148,14 +148,11 @@ func TestServeStdioForwardsRoots(t *testing.T) {
 		os.MkdirAll(d, 0o755)
 		os.WriteFile(filepath.Join(d, "note.txt"), []byte("in "+filepath.Base(d)), 0o644)
 	}
-	env := map[string]string{}
-	for _, kv := range fs.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+	f := fixtureServer(testserver.Roots)
+	f["roots"] = []string{"client"}
 	home := serveHome(t, map[string]any{
-		"f":  fixtureServer(testserver.Roots),
-		"fs": map[string]any{"command": fs.Path, "args": fs.Args, "env": env},
+		"f":  f,
+		"fs": map[string]any{"command": fs.Path, "args": fs.Args, "env": commandEnv(fs), "roots": []string{"client"}},
 	}, nil)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	client.AddRoots(&mcp.Root{URI: fileURI(a), Name: "a"})
@@ -206,12 +203,75 @@ func TestServeStdioForwardsRoots(t *testing.T) {
 	}
 }
 
+// commandEnv is a peer command's environment as a server's env.
+func commandEnv(c mcptest.Command) map[string]string {
+	env := map[string]string{}
+	for _, kv := range c.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return env
+}
+
+// TestServeStdioKeepsRootsToConfig connects a client whose root is the
+// whole file system to switchboard serve over stdio, and checks that the
+// servers whose configuration does not accept the client's roots never see
+// them: the fixture is not even told there are roots, and the real
+// filesystem server, given one directory on its command line, keeps to it
+// (it would replace it with the client's "/"). A server with configured
+// directories works in them, not in the client's.
+func TestServeStdioKeepsRootsToConfig(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	work := t.TempDir()
+	d, r := filepath.Join(work, "d"), filepath.Join(work, "r")
+	for _, dir := range []string{d, r} {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "note.txt"), []byte("in "+filepath.Base(dir)), 0o644)
+	}
+	secret := filepath.Join(work, "secret.txt")
+	os.WriteFile(secret, []byte("PRIVATE"), 0o600)
+	p := mcptest.Peers(t)
+	fs := p.Filesystem(d)
+	home := serveHome(t, map[string]any{
+		"f":       fixtureServer(testserver.Roots),
+		"fs":      map[string]any{"command": fs.Path, "args": fs.Args, "env": commandEnv(fs)},
+		"fsroots": map[string]any{"command": fs.Path, "args": fs.Args, "env": commandEnv(fs), "roots": []string{r}},
+	}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	client.AddRoots(&mcp.Root{URI: "file:///", Name: "everything"})
+	_, cs := serveStdio(t, home, client)
+	mcpCall := func(server, tool string, args map[string]any) (string, bool) {
+		req := map[string]any{"server": server, "tool": tool}
+		if args != nil {
+			req["args"] = args
+		}
+		return callText(t, cs, "mcp", req)
+	}
+	if got, _ := mcpCall("f", "roots", nil); got != "no roots capability" {
+		t.Errorf("the fixture's roots = %q, want no roots capability", got)
+	}
+	for server, allowed := range map[string]string{"fs": d, "fsroots": r} {
+		got, _ := mcpCall(server, "list_allowed_directories", nil)
+		if list, _, _ := strings.Cut(got, "\nstructured content:"); list != "Allowed directories:\n"+allowed {
+			t.Errorf("%s allows %q, want %s alone", server, got, allowed)
+		}
+		if got, isErr := mcpCall(server, "read_text_file", map[string]any{"path": filepath.Join(allowed, "note.txt")}); isErr || !strings.Contains(got, "in "+filepath.Base(allowed)) {
+			t.Errorf("%s reading in its directory: %q", server, got)
+		}
+		if got, isErr := mcpCall(server, "read_text_file", map[string]any{"path": secret}); !isErr || strings.Contains(got, "PRIVATE") {
+			t.Errorf("%s reading outside its directory: %q, want access denied", server, got)
+		}
+	}
+}
+
 // TestServeHTTPSharesNoRoots connects a client with roots to switchboard
-// serve over HTTP and checks that a server is offered none: its connection
-// is shared by every client.
+// serve over HTTP and checks that a server is offered none, even one that
+// accepts the client's roots: its connection is shared by every client.
 func TestServeHTTPSharesNoRoots(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
-	home := serveHome(t, map[string]any{"f": fixtureServer(testserver.Roots)}, nil)
+	f := fixtureServer(testserver.Roots)
+	f["roots"] = []string{"client"}
+	home := serveHome(t, map[string]any{"f": f}, nil)
 	endpoint := startHTTP(t, switchboardCmd(t, home, "serve", "--http", "127.0.0.1:0"))
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	client.AddRoots(&mcp.Root{URI: fileURI(home), Name: "home"})

@@ -217,10 +217,12 @@ func (e *Engine) usable() []*config.Server {
 	return out
 }
 
-// SetRoots replaces the roots offered to servers, now and on later
-// connections, and tells connected servers that asked for roots that they
-// changed (notifications/roots/list_changed). A host whose connections all
-// serve one client passes that client's roots on with it.
+// SetRoots replaces the client's roots (Options.Roots), now and on later
+// connections, and tells the connected servers that accept them
+// (roots: ["client"]) and asked for roots that they changed
+// (notifications/roots/list_changed). A host whose connections all serve
+// one client passes that client's roots on with it; servers whose
+// configuration does not accept them never see them.
 func (e *Engine) SetRoots(roots []*mcp.Root) { e.pool.SetRoots(roots) }
 
 // Config returns the configuration the engine runs.

@@ -36,7 +36,8 @@ func ManyServer(tools int) *mcp.Server {
 // RootsServer serves, over Streamable HTTP in process until the test ends,
 // a go-sdk server that lists its client's roots when told they changed and
 // sends each list on changed. Its tool "roots" answers with the client's
-// roots, one a line.
+// roots, one a line, or "no roots capability" when the client did not
+// declare roots.
 func RootsServer(t testing.TB, changed chan<- []string) *httptest.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1"}, &mcp.ServerOptions{
 		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
@@ -49,6 +50,9 @@ func RootsServer(t testing.TB, changed chan<- []string) *httptest.Server {
 		},
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if p := req.Session.InitializeParams(); p != nil && (p.Capabilities == nil || p.Capabilities.RootsV2 == nil) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no roots capability"}}}, nil, nil
+		}
 		res, err := req.Session.ListRoots(ctx, nil)
 		if err != nil {
 			return nil, nil, err

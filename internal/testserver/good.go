@@ -63,8 +63,11 @@ func serveGood(extra ...func(*mcp.Server)) error {
 // roots/list for a client before 2026-07-28.
 func serveRoots() error {
 	s := mcp.NewServer(&mcp.Implementation{Name: "testserver-roots", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots, one URI a line, or says \"no roots\"."},
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots, one URI a line, or says \"no roots\", or \"no roots capability\" when the client did not declare roots."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			if p := req.Session.InitializeParams(); p != nil && (p.Capabilities == nil || p.Capabilities.RootsV2 == nil) {
+				return text("no roots capability"), nil, nil
+			}
 			res, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
 			if !ok {
 				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, nil
