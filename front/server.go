@@ -36,6 +36,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -140,6 +141,11 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	s.eng, s.cfg = eng, cfg
 	s.bg = lifecycle.New()
 	s.ctx = s.bg.Context()
+	// What the front logs and traces is cleaned of the engine's secrets,
+	// as the engine's own is.
+	s.log = slog.New(redact.Handler(eng.Redact(), s.log.Handler()))
+	s.bridge.log = s.log
+	s.opts.Engine.Telemetry = eng.Tracer()
 	if s.opts.Version == "" {
 		s.opts.Version = "dev"
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/internal/otlptest"
 )
 
@@ -79,5 +81,40 @@ func TestNilTracer(t *testing.T) {
 	s.End(OutcomeOK, "")
 	if New(nil) != nil {
 		t.Errorf("New(nil) is not nil")
+	}
+}
+
+// TestRedacting: a redacting tracer's spans hold no secret in their names,
+// string attributes or events' attributes, whichever hook made them; a
+// tool's name may be a server's, which may put anything there.
+func TestRedacting(t *testing.T) {
+	const secret = "sk-canary-123"
+	recv := otlptest.New(t)
+	base, stop, err := Open(t.Context(), Config{Endpoint: recv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := base.Redacting(func(s string) string { return strings.ReplaceAll(s, secret, "[redacted]") })
+	ctx, span := tr.StartRequest(context.Background(), "tool-"+secret, nil, "session")
+	span.Set(KeyTargetTool.String(secret), KeyRequestBytes.Int(3))
+	span.Event("retry", KeyServer.String("s-"+secret))
+	_, conn := tr.StartConnect(ctx, From(ctx), "srv-"+secret, "stdio")
+	conn.End(OutcomeOK, "")
+	_, re := tr.StartReconnect(ctx, "srv-"+secret)
+	re.End(OutcomeOK, "")
+	mw := tr.Middleware("srv-" + secret)
+	_, _ = mw(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		return &mcp.CallToolResult{}, nil
+	})(ctx, "tools/call", &mcp.ClientRequest[mcp.Params]{Params: &mcp.CallToolParams{Name: "t-" + secret}})
+	span.End(OutcomeOK, "")
+	stop()
+	if recv.Contains(secret) {
+		t.Errorf("the secret is in the export: %+v", recv.Spans())
+	}
+	if spans := recv.Spans(); len(spans) != 4 {
+		t.Fatalf("%d spans exported, want 4: %+v", len(spans), spans)
+	}
+	if tr.Redacting(nil) == nil || (*Tracer)(nil).Redacting(strings.ToUpper) != nil {
+		t.Error("Redacting of a tracer is nil, or of nil is not")
 	}
 }

@@ -7,6 +7,9 @@
 //
 // Spans carry names, sizes, outcomes and events, never a request's
 // arguments, a result, a header or an error's text (which may echo either).
+// A tracer made with Redacting also cleans every name and string
+// attribute it records (a tool's name comes from its server, which may put
+// anything there).
 //
 // A nil *Tracer records nothing, and every hook returns at once: a gateway
 // with no exporter configured pays one nil check per hook.
@@ -16,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -57,8 +61,9 @@ const (
 // Tracer makes Switchboard's spans with an OpenTelemetry tracer. A nil
 // *Tracer records nothing.
 type Tracer struct {
-	t    trace.Tracer
-	prop propagation.TraceContext
+	t      trace.Tracer
+	prop   propagation.TraceContext
+	redact func(string) string // nil: text is recorded as it is
 }
 
 // New returns a tracer over tp, or nil when tp is nil. A Go host that has
@@ -70,22 +75,67 @@ func New(tp trace.TracerProvider) *Tracer {
 	return &Tracer{t: tp.Tracer(Scope)}
 }
 
+// Redacting returns a tracer like t whose spans have redact applied to
+// their names and to the values of their string attributes, events' too:
+// the gateway passes the function that replaces the secret values it
+// knows. A nil t gives nil.
+func (t *Tracer) Redacting(redact func(string) string) *Tracer {
+	if t == nil {
+		return nil
+	}
+	cp := *t
+	cp.redact = redact
+	return &cp
+}
+
+// clean returns kv with redact applied to string values.
+func clean(redact func(string) string, kv []attribute.KeyValue) []attribute.KeyValue {
+	if redact == nil {
+		return kv
+	}
+	var out []attribute.KeyValue
+	for i, a := range kv {
+		if a.Value.Type() != attribute.STRING {
+			continue
+		}
+		if v := redact(a.Value.AsString()); v != a.Value.AsString() {
+			if out == nil {
+				out = slices.Clone(kv)
+			}
+			out[i] = a.Key.String(v)
+		}
+	}
+	if out == nil {
+		return kv
+	}
+	return out
+}
+
+// name returns a span's name, cleaned.
+func (t *Tracer) name(n string) string {
+	if t.redact == nil {
+		return n
+	}
+	return t.redact(n)
+}
+
 // Span is one span in progress. A nil *Span does nothing.
 type Span struct {
-	s trace.Span
+	s      trace.Span
+	redact func(string) string // the tracer's
 }
 
 // Set adds attributes.
 func (s *Span) Set(kv ...attribute.KeyValue) {
 	if s != nil {
-		s.s.SetAttributes(kv...)
+		s.s.SetAttributes(clean(s.redact, kv)...)
 	}
 }
 
 // Event records an event on the span.
 func (s *Span) Event(name string, kv ...attribute.KeyValue) {
 	if s != nil {
-		s.s.AddEvent(name, trace.WithAttributes(kv...))
+		s.s.AddEvent(name, trace.WithAttributes(clean(s.redact, kv)...))
 	}
 }
 
@@ -119,8 +169,8 @@ func (t *Tracer) StartRequest(ctx context.Context, name string, meta mcp.Meta, s
 	if session != "" {
 		kv = append(kv, KeySession.String(session))
 	}
-	ctx, s := t.t.Start(ctx, "tools/call "+name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(kv...))
-	return ctx, &Span{s}
+	ctx, s := t.t.Start(ctx, t.name("tools/call "+name), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(clean(t.redact, kv)...))
+	return ctx, &Span{s, t.redact}
 }
 
 // StartConnect starts the span of one connection attempt to a server. The
@@ -133,9 +183,9 @@ func (t *Tracer) StartConnect(ctx context.Context, parent trace.SpanContext, ser
 	if parent.IsValid() {
 		ctx = trace.ContextWithSpanContext(ctx, parent)
 	}
-	ctx, s := t.t.Start(ctx, "connect "+server, trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(KeyServer.String(server), KeyTransport.String(transport)))
-	return ctx, &Span{s}
+	ctx, s := t.t.Start(ctx, t.name("connect "+server), trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(clean(t.redact, []attribute.KeyValue{KeyServer.String(server), KeyTransport.String(transport)})...))
+	return ctx, &Span{s, t.redact}
 }
 
 // StartReconnect starts the span of an automatic reconnection of a server,
@@ -144,8 +194,8 @@ func (t *Tracer) StartReconnect(ctx context.Context, server string) (context.Con
 	if t == nil {
 		return ctx, nil
 	}
-	ctx, s := t.t.Start(ctx, "reconnect "+server, trace.WithAttributes(KeyServer.String(server)))
-	return ctx, &Span{s}
+	ctx, s := t.t.Start(ctx, t.name("reconnect "+server), trace.WithAttributes(clean(t.redact, []attribute.KeyValue{KeyServer.String(server)})...))
+	return ctx, &Span{s, t.redact}
 }
 
 // Event records an event on the span in ctx, if one is recording: a
@@ -185,8 +235,8 @@ func (t *Tracer) upstream(ctx context.Context, server, method string, req mcp.Re
 		name += " " + p.Name
 		kv = append(kv, KeyTool.String(p.Name))
 	}
-	ctx, s := t.t.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
-	span := &Span{s}
+	ctx, s := t.t.Start(ctx, t.name(name), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(clean(t.redact, kv)...))
+	span := &Span{s, t.redact}
 	req = t.withContext(ctx, req)
 	span.Set(KeyRequestBytes.Int(size(req.GetParams())))
 	res, err := next(ctx, method, req)

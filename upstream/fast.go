@@ -221,6 +221,7 @@ func (p *Pool) CallToolRaw(ctx context.Context, name, tool string, args json.Raw
 		if err != nil {
 			return out{}, err
 		}
+		resp.Result = p.opts.Redact.Bytes(resp.Result) // as redactResults does on the usual path
 		if resp.Error != nil {
 			return out{}, resp.Error
 		}

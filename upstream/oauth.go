@@ -140,7 +140,7 @@ func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) er
 	if err != nil {
 		return &Error{Server: name, Op: op, Class: ClassConfig, Err: err}
 	}
-	scrub := newScrubber(s.cfg, res)
+	scrub := p.newScrubber(s.cfg, res)
 	resp, err := s.probe(ctx, res, endpoint)
 	if err != nil {
 		return &Error{Server: name, Op: op, Class: ClassTransport, Err: scrub.error(err)}

@@ -42,6 +42,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 )
@@ -162,8 +163,19 @@ type Options struct {
 	// stderr (at most 4 KiB of it; the rest of a longer line is dropped),
 	// besides the tail every server keeps (Pool.Stderr). It runs on the
 	// goroutine that reads the server's stderr: it must not block for long.
-	// A line may hold anything the server printed.
+	// A line may hold anything the server printed, but the secret values
+	// of Redact, which are replaced by [redacted].
 	Stderr func(server, line string)
+
+	// Redact is where the pool keeps the secret values it resolves (each
+	// server's header, env and URL secrets, the values of ${secret:…}
+	// references, its OAuth client secret and the bearer tokens it
+	// sends), and what it replaces them with [redacted] by wherever text
+	// leaves it: stderr lines (Stderr, Pool.Stderr), its log, the log
+	// messages servers send, and its errors. A host that writes
+	// elsewhere (an audit trail, traces) cleans that text with the same
+	// set. Default: a set of the pool's own.
+	Redact *redact.Set
 
 	// Telemetry, if set, traces every request to a server and every
 	// connection attempt, and passes the trace context on (see package
@@ -245,10 +257,14 @@ func (p *Pool) fillDefaults() {
 		o.BaseEnv = BaseEnv(os.Environ())
 	}
 	o.BaseEnv = slices.Clone(o.BaseEnv)
+	if o.Redact == nil {
+		o.Redact = &redact.Set{}
+	}
 	p.log = o.Logger
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
+	p.log = slog.New(redact.Handler(o.Redact, p.log.Handler()))
 	if o.ClientName == "" {
 		o.ClientName = "switchboard"
 	}
@@ -301,13 +317,13 @@ func (p *Pool) Snapshot() []Status {
 
 // Stderr returns what the server's current or last stdio child wrote to
 // stderr lately (at most 8 KiB), for diagnosis. It may hold anything the
-// server printed.
+// server printed, but the secret values of Options.Redact.
 func (p *Pool) Stderr(name string) (string, error) {
 	s, err := p.server(name, "reading stderr")
 	if err != nil {
 		return "", err
 	}
-	return s.stderrTail(), nil
+	return p.opts.Redact.String(s.stderrTail()), nil
 }
 
 // server returns the named server, or an error naming the configured ones.

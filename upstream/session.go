@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
@@ -64,7 +63,7 @@ func (s *server) connect(ctx context.Context, underway func()) (*session, error)
 	if err != nil {
 		return nil, err
 	}
-	scrub := newScrubber(s.cfg, res)
+	scrub := s.pool.newScrubber(s.cfg, res)
 	sess, retry, err := s.open(ctx, res, version, underway)
 	if retry == retryRefused {
 		// "auto" over stdio speaks 2025-11-25; a server that refuses it is
@@ -138,7 +137,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		env[k] = v.Reveal()
 	}
 	o := &s.pool.opts
-	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine()})
+	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine(), redact: o.Redact})
 	if err != nil {
 		underway()
 		return nil, "", err
@@ -220,7 +219,7 @@ func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 	if endpoint == "" {
 		endpoint = s.cfg.URL
 	}
-	rt, err := newHTTPTransport(o.HTTPTransport, endpoint, s.cfg.Redirects, res.Headers, s.probeTimeout(), o.MaxMessageBytes, o.MaxReadBytes)
+	rt, err := newHTTPTransport(bearerNoter{o.HTTPTransport, o.Redact}, endpoint, s.cfg.Redirects, res.Headers, s.probeTimeout(), o.MaxMessageBytes, o.MaxReadBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -282,12 +281,14 @@ func (s *server) newClient(st *settle) *mcp.Client {
 	})
 	c := mcp.NewClient(&mcp.Implementation{Name: s.pool.opts.ClientName, Version: s.pool.opts.ClientVersion}, &o)
 	c.AddReceivingMiddleware(s.pool.opts.ClientMiddleware...)
+	c.AddReceivingMiddleware(redactReceived(s.pool.opts.Redact)) // before ClientMiddleware: it hands on only clean data
 	// Added last, so run first: every handler and middleware sees which
 	// server the message came from (ServerOf), and none sees a mark.
 	c.AddReceivingMiddleware(originMiddleware(s.cfg.Name))
 	if st != nil {
 		c.AddReceivingMiddleware(st.middleware)
 	}
+	c.AddSendingMiddleware(redactResults(s.pool.opts.Redact))
 	if mw := s.pool.opts.Telemetry.Middleware(s.cfg.Name); mw != nil {
 		c.AddSendingMiddleware(mw)
 	}
@@ -372,59 +373,49 @@ func (sess *session) reason() error {
 	}
 }
 
-// A scrubber removes a server's resolved secret values from error text.
-type scrubber struct{ r *strings.Replacer }
+// A scrubber removes the secret values the pool knows from error text.
+// Every server's values go into the pool's one set (Options.Redact), so
+// an error of one server that repeats another's secret loses it too.
+type scrubber struct{ set *redact.Set }
 
-// newScrubber collects the values that came from references: header values
-// and the OAuth client secret always, env values and the URL when they held
-// a reference.
-func newScrubber(s *config.Server, res *config.Resolved) *scrubber {
-	var pairs []string
-	add := func(v, with string) {
-		if len(v) < 4 {
-			return
-		}
-		pairs = append(pairs, v, with)
-		if q := url.QueryEscape(v); q != v {
-			pairs = append(pairs, q, with)
-		}
-	}
+// newScrubber adds to the pool's set the values that came from
+// references: header values and the OAuth client secret always, env
+// values and the URL when they held a reference, and the values the
+// references resolved to on their own. A URL is replaced by the server's
+// address as written.
+func (p *Pool) newScrubber(s *config.Server, res *config.Resolved) *scrubber {
+	set := p.opts.Redact
 	if u := res.URL.Reveal(); u != "" && u != s.URL {
-		add(u, s.Target())
+		set.AddAs(u, s.Target())
 	}
 	for _, v := range res.Headers {
-		add(v.Reveal(), "[redacted]")
+		set.Add(v.Reveal())
 	}
-	add(res.OAuthClientSecret.Reveal(), "[redacted]")
+	set.Add(res.OAuthClientSecret.Reveal())
 	for k, v := range res.Env {
 		if v.Reveal() != s.Env[k] {
-			add(v.Reveal(), "[redacted]")
+			set.Add(v.Reveal())
 		}
 	}
-	// The values references resolved to, on their own, after the whole
-	// values that hold them (a replacer tries its pairs in order).
 	for _, v := range res.Parts {
-		add(v.Reveal(), "[redacted]")
+		set.Add(v.Reveal())
 	}
-	if len(pairs) == 0 {
-		return &scrubber{}
-	}
-	return &scrubber{r: strings.NewReplacer(pairs...)}
+	return &scrubber{set: set}
 }
 
 // error returns err with every secret value replaced, keeping its class.
 func (sc *scrubber) error(err error) error {
-	if err == nil || sc == nil || sc.r == nil {
+	if err == nil || sc == nil {
 		return err
 	}
 	msg := err.Error()
-	clean := sc.r.Replace(msg)
+	clean := sc.set.String(msg)
 	if clean == msg {
 		return err
 	}
 	var e *Error
 	if errors.As(err, &e) {
-		return &Error{Server: e.Server, Op: e.Op, Class: e.Class, Limit: e.Limit, Err: errors.New(sc.r.Replace(e.Err.Error()))}
+		return &Error{Server: e.Server, Op: e.Op, Class: e.Class, Limit: e.Limit, Err: errors.New(sc.set.String(e.Err.Error()))}
 	}
 	return withClass(classOf(err, ClassTransport), errors.New(clean))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
 // killGrace is how long a process tree has between stop (SIGTERM) and kill
@@ -37,6 +38,7 @@ type process struct {
 	report    *os.File // our end of the supervisor's report; nil without one
 	errRing   *ring
 	errLines  io.Writer     // besides errRing; nil for none
+	redact    *redact.Set   // replaced in stderr before errRing and errLines see it
 	terminate time.Duration // how long close waits after closing stdin
 	writeMax  time.Duration // bound on one write to stdin
 
@@ -58,6 +60,7 @@ type procOptions struct {
 	writeMax  time.Duration // bound on one write to stdin
 	supervise bool          // start the server under a supervisor (Linux)
 	stderr    func(string)  // receives each stderr line; nil for none
+	redact    *redact.Set   // replaced in stderr before anything keeps it
 }
 
 // startProcess starts the server's command with env in the server's working
@@ -101,7 +104,7 @@ func startProcess(s *config.Server, env []string, o procOptions) (*process, erro
 	p := &process{
 		cmd: cmd, pid: cmd.Process.Pid, tree: t,
 		stdin: files[1], stdout: files[2], stderr: files[4], report: report,
-		errRing: newRing(stderrRingSize), errLines: newLineWriter(o.stderr), terminate: o.terminate, writeMax: o.writeMax,
+		errRing: newRing(stderrRingSize), errLines: newLineWriter(o.stderr), redact: o.redact, terminate: o.terminate, writeMax: o.writeMax,
 		exited: make(chan struct{}), closed: make(chan struct{}), reported: make(chan struct{}),
 	}
 	p.wg.Add(3)
@@ -146,13 +149,17 @@ func unwrapExec(err error) error {
 	return err
 }
 
+// copyStderr keeps the child's stderr, its secret values replaced line by
+// line: in the ring, whose tail errors quote, and for the line callback.
 func (p *process) copyStderr() {
 	defer p.wg.Done()
 	var w io.Writer = p.errRing
 	if p.errLines != nil {
 		w = io.MultiWriter(p.errRing, p.errLines)
 	}
-	_, _ = io.Copy(w, p.stderr)
+	lw := redact.NewLineWriter(p.redact, w)
+	_, _ = io.Copy(lw, p.stderr)
+	lw.Flush()
 }
 
 // readReport reads the supervisor's report, if there is a supervisor,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -18,6 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	upstream.SupervisorMain() // first: a supervisor's environment names the fixture server too
 	testserver.Main()         // when started as the fixture server
+	hostile.Main()            // when started as a hostile server
 	testscript.Main(stopsPostgres{m}, map[string]func(){"switchboard": main, "follow": followMain})
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -78,6 +79,12 @@ type Engine struct {
 	fails failureMarks // what recordFailures wrote to the catalog
 	pol   enginePolicy // the audit trail and pins (policy.go)
 
+	// redact is the one set of the secret values the engine's servers
+	// resolve (upstream.Options.Redact); its log, its tracer
+	// (opts.Telemetry), its audit records and its pool's stderr lines,
+	// logs and errors are cleaned with it.
+	redact *redact.Set
+
 	bg  *lifecycle.Group // background refreshes and embeddings
 	ctx context.Context  // bg's: cancelled by Close
 
@@ -130,6 +137,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log), Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
+		Redact: e.redact,
 	})
 	for _, name := range e.opts.Preconnect {
 		e.pool.Preconnect(ctx, name)
@@ -187,6 +195,9 @@ func (e *Engine) fillDefaults() {
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	e.redact = &redact.Set{}
+	e.log = slog.New(redact.Handler(e.redact, e.log.Handler()))
+	o.Telemetry = o.Telemetry.Redacting(e.redact.String)
 	if o.CatalogPath == "" {
 		o.CatalogPath = filepath.Join(e.cfg.Dirs.CacheDir(), "catalog.db")
 	}
@@ -216,6 +227,15 @@ func (e *Engine) usable() []*config.Server {
 	}
 	return out
 }
+
+// Redact returns the set of the secret values the engine's servers
+// resolve: a front that logs or traces what the engine hands it cleans
+// that text with it too.
+func (e *Engine) Redact() *redact.Set { return e.redact }
+
+// Tracer returns the engine's tracer, which cleans what it records with
+// Redact; nil when tracing is off.
+func (e *Engine) Tracer() *telemetry.Tracer { return e.opts.Telemetry }
 
 // SetRoots replaces the client's roots (Options.Roots), now and on later
 // connections, and tells the connected servers that accept them

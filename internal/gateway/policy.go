@@ -95,6 +95,9 @@ func (e *Engine) record(ctx context.Context, s *Session, r policy.Record) {
 	} else {
 		r.Seq = e.pol.seq.Add(1)
 	}
+	// What a server or a call put there may repeat a secret.
+	r.Tool, r.Why = e.redact.String(r.Tool), e.redact.String(r.Why)
+	r.Args, r.Result = e.redact.Bytes(r.Args), e.redact.Bytes(r.Result)
 	err := e.pol.audit.Write(ctx, r)
 	switch n, what := e.pol.failures.note(err, time.Now()); what {
 	case auditFailed:

@@ -31,12 +31,16 @@ const (
 	// their call, after it, or while several calls are in flight (see
 	// [NewRouter]).
 	Router = "router"
+	// Leaker is the Asker with more ways to put a secret where
+	// Switchboard writes things down (see [NewLeaker]).
+	Leaker = "leaker"
 )
 
 // modes are the stdio servers [Main] runs, by mode.
 var modes = map[string]func(ctx context.Context) error{
 	Asker:  func(ctx context.Context) error { return NewAsker().Run(ctx, &mcp.StdioTransport{}) },
 	Router: runRouter,
+	Leaker: func(ctx context.Context) error { return NewLeaker().Run(ctx, &mcp.StdioTransport{}) },
 }
 
 // Main runs the mode named by $SWITCHBOARD_HOSTILE, if any, and exits.
