@@ -26,10 +26,13 @@ import (
 //
 // The file holds one line per group, "PGID START": the group's id (its
 // leader's pid) and the leader's start time, which tells the leader from a
-// later process that was given the same pid.
+// later process that was given the same pid; and, first, "mark MARK" for a
+// pool whose children carry a mark (escape_linux.go), so that what they
+// started outside their groups is ended too.
 type groupLog struct {
-	dir string
-	log *slog.Logger
+	dir  string
+	mark string // "" for none
+	log  *slog.Logger
 
 	mu     sync.Mutex
 	f      *os.File       // created on first add, locked; nil before
@@ -42,8 +45,8 @@ type groupLog struct {
 // has the suffix ".tmp" until it is locked.
 const groupSuffix = ".groups"
 
-func newGroupLog(dir string, log *slog.Logger) *groupLog {
-	return &groupLog{dir: dir, log: log, groups: map[int]uint64{}}
+func newGroupLog(dir, mark string, log *slog.Logger) *groupLog {
+	return &groupLog{dir: dir, mark: mark, log: log, groups: map[int]uint64{}}
 }
 
 // add records the group whose leader is pgid.
@@ -92,6 +95,9 @@ func (g *groupLog) writeLocked() {
 		g.f, g.path = f, path
 	}
 	var b strings.Builder
+	if g.mark != "" {
+		fmt.Fprintf(&b, "mark %s\n", g.mark)
+	}
 	for _, pgid := range slices.Sorted(maps.Keys(g.groups)) {
 		fmt.Fprintf(&b, "%d %d\n", pgid, g.groups[pgid])
 	}
@@ -197,12 +203,18 @@ func sweepFile(path string) []int {
 		return nil
 	}
 	var ended []int
+	mark := ""
 	for line := range strings.Lines(string(data)) {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "mark "); ok {
+			mark = m
+			continue
+		}
 		pgid, start, ok := parseGroup(line)
 		if ok && leftover(pgid, start) && syscall.Kill(-pgid, syscall.SIGKILL) == nil {
 			ended = append(ended, pgid)
 		}
 	}
+	ended = append(ended, killMarked(mark)...)
 	_ = os.Remove(path)
 	return ended
 }

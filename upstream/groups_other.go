@@ -8,9 +8,9 @@ import "log/slog"
 // needs Linux's /proc. Close still ends every group.
 type groupLog struct{}
 
-func newGroupLog(string, *slog.Logger) *groupLog { return &groupLog{} }
-func (*groupLog) add(int)                        {}
-func (*groupLog) remove(int)                     {}
-func (*groupLog) close()                         {}
+func newGroupLog(string, string, *slog.Logger) *groupLog { return &groupLog{} }
+func (*groupLog) add(int)                                {}
+func (*groupLog) remove(int)                             {}
+func (*groupLog) close()                                 {}
 
 func sweepGroups(string, *slog.Logger) {}

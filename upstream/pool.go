@@ -10,7 +10,10 @@
 // and Close ends every connection and child process within a bounded time.
 // Should the process die without closing the pool, supervisors (Linux,
 // Options.Supervise) end its stdio servers' process groups at once, and the
-// next pool ends those a pool without them left (GroupDir).
+// next pool ends those a pool without them left (GroupDir). What a server
+// starts outside its group (a setsid grandchild) is ended by its
+// supervisor, or, without one, by Close or the next pool's sweep, which
+// find it by a mark in its environment (Linux; see escape_linux.go).
 //
 // Lifecycles: "lazy" (the default) connects on first use and closes after
 // idleTimeout without use (0: never); "eager" connects when the pool is made;
@@ -207,6 +210,7 @@ type Pool struct {
 	names   []string        // sorted
 	ownHTTP *http.Transport // closed by Close when we made it
 	groups  *groupLog       // the process groups of our stdio children
+	mark    string          // in every stdio child's environment (escape_linux.go); "" for none
 	roots   rootsState
 
 	bg  *lifecycle.Group // every goroutine the pool starts
@@ -228,7 +232,10 @@ func New(servers []*config.Server, opts *Options) *Pool {
 	}
 	p.fillDefaults()
 	sweepGroups(p.opts.GroupDir, p.log)
-	p.groups = newGroupLog(p.opts.GroupDir, p.log)
+	if !p.opts.Supervise {
+		p.mark = newMark()
+	}
+	p.groups = newGroupLog(p.opts.GroupDir, p.mark, p.log)
 	p.roots.client = cloneRoots(p.opts.Roots)
 	p.bg = lifecycle.New()
 	p.ctx = p.bg.Context()
@@ -347,6 +354,9 @@ func (p *Pool) Close() error {
 		p.bg.Stop()
 		p.closeServers()
 		p.bg.Wait()
+		if killed := killMarked(p.mark); len(killed) > 0 {
+			p.log.Info("ended processes that stdio servers started outside their process groups", "pids", killed)
+		}
 		p.groups.close()
 		if p.ownHTTP != nil {
 			p.ownHTTP.CloseIdleConnections()

@@ -137,6 +137,9 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 		env[k] = v.Reveal()
 	}
 	o := &s.pool.opts
+	if s.pool.mark != "" {
+		env[markEnv] = s.pool.mark
+	}
 	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine(), redact: o.Redact})
 	if err != nil {
 		underway()

@@ -129,3 +129,89 @@ func cmdline(t *testing.T, pid int) string {
 	name, _, _ := strings.Cut(string(data), "\x00")
 	return name
 }
+
+// TestCallEndsWhatLeftTheGroup has the server of `switchboard call` start
+// a grandchild that calls setsid, out of the server's process group, and
+// checks that it is gone once the command has exited: a command that does
+// one thing leaves nothing running (docs/cli.md), though it has no
+// supervisor to adopt the grandchild. Nothing else ran in between.
+func TestCallEndsWhatLeftTheGroup(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	path, args, env := testserver.Command(testserver.Away)
+	env[mcptest.OwnerEnv] = os.Getenv(mcptest.OwnerEnv)
+	home := serveHome(t, map[string]any{"f": map[string]any{"command": path, "args": args, "env": env}}, nil)
+	cmd := switchboardCmd(t, home, "call", "spawn-away", "--server", "f")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("switchboard call: %v", err)
+	}
+	grandchild, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("spawn-away answered %q", out)
+	}
+	if mcptest.Alive(grandchild) {
+		_ = syscall.Kill(grandchild, syscall.SIGKILL)
+		t.Fatalf("the grandchild %d that left the server's group outlived switchboard call", grandchild)
+	}
+}
+
+// TestSweepEndsWhatLeftTheGroup kills `switchboard call` with SIGKILL
+// after its server started a grandchild that called setsid, and checks
+// that the next switchboard to start ends the grandchild: it is in no
+// process group the dead command recorded, but it carries the dead pool's
+// mark.
+func TestSweepEndsWhatLeftTheGroup(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "grandchild")
+	path, args, env := testserver.Command(testserver.Away)
+	env[mcptest.OwnerEnv] = os.Getenv(mcptest.OwnerEnv)
+	// The shell starts the grandchild in a session of its own, writes its
+	// pid, and becomes the fixture, whose "hang" keeps the call running.
+	script := `setsid sleep 1000 & echo $! > "$0"; exec "$@"`
+	home := serveHome(t, map[string]any{"f": map[string]any{
+		"command": "sh", "args": append([]string{"-c", script, pidFile, path}, args...), "env": env,
+	}}, nil)
+	tmp := t.TempDir() // shared by both commands: the record of process groups is there
+	record := filepath.Join(dir, "record")
+	cmd := switchboardCmd(t, home, "call", "record", "--server", "f", "file="+record, "then=hang")
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	cmd.Stderr = testLog{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// No event tells that another process wrote a file: this polls.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if data, _ := os.ReadFile(record); string(data) == "called\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatal("30s after switchboard call started, the server has not recorded the call")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	data, _ := os.ReadFile(pidFile)
+	grandchild, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("the grandchild's pid file holds %q", data)
+	}
+	defer syscall.Kill(grandchild, syscall.SIGKILL)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if !mcptest.Alive(grandchild) {
+		t.Fatalf("the grandchild %d ended with switchboard: nothing left for the next start to end", grandchild)
+	}
+	next := switchboardCmd(t, home, "status")
+	next.Env = append(next.Env, "TMPDIR="+tmp)
+	if out, err := next.CombinedOutput(); err != nil {
+		t.Fatalf("switchboard status: %v\n%s", err, out)
+	}
+	mcptest.WaitGone(t, "the grandchild in a session of its own, after the next switchboard started", grandchild)
+}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package upstream
+
+// markEnv is the variable that carries a pool's mark into its stdio
+// children's environments; only Linux looks for it (escape_linux.go).
+const markEnv = "SWITCHBOARD_POOL"
+
+// newMark returns no mark: finding marked processes needs Linux's /proc.
+func newMark() string { return "" }
+
+// killMarked kills nothing here.
+func killMarked(string) []int { return nil }
