@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/callargs"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
@@ -82,15 +84,24 @@ func runCall(ctx context.Context, e *env, args []string) error {
 
 // typedCall builds the call of a tool from key=value pairs typed by the
 // tool's input schema, which describe finds in the catalog. When describe
-// fails, the call is built untyped and reports the same failure itself.
+// fails, the call is built untyped and reports the same failure itself;
+// but when describe failed because connecting the server just failed, its
+// answer is the command's (an *answered error): a call would only try
+// again, and a server that does not answer would take the whole request
+// timeout a second time.
 func typedCall(ctx context.Context, eng *gateway.Engine, name, server string, pairs []string) (*proxy.Request, error) {
 	req := &proxy.Request{Action: proxy.ActionCall, Name: name, Server: server}
 	var schema *callargs.Schema
 	display := fmt.Sprintf("%q", name)
-	if d := eng.Do(ctx, &proxy.Request{Action: proxy.ActionDescribe, Name: name, Server: server}); !d.IsError && d.Details.Tool != nil {
+	began := time.Now()
+	d := eng.Do(ctx, &proxy.Request{Action: proxy.ActionDescribe, Name: name, Server: server})
+	if !d.IsError && d.Details.Tool != nil {
 		t := d.Details.Tool
 		req.Name, req.Server = t.Name, t.Server
 		schema, display = callargs.Parse(t.InputSchema), fmt.Sprintf("%q on %q", t.Name, t.Server)
+	} else if d.IsError && connectFailed(ctx, eng, cmp.Or(server, d.Details.Server), began) {
+		d.Details.Operation = string(proxy.ActionCall)
+		return nil, &answered{d}
 	}
 	args, err := typedArgs(pairs, schema, display)
 	if err != nil {
@@ -98,6 +109,16 @@ func typedCall(ctx context.Context, eng *gateway.Engine, name, server string, pa
 	}
 	req.Args = args
 	return req, nil
+}
+
+// connectFailed reports whether connecting server failed since began.
+func connectFailed(ctx context.Context, eng *gateway.Engine, server string, began time.Time) bool {
+	for _, st := range eng.Status(ctx) {
+		if st.Name == server {
+			return (st.State == proxy.StateFailed || st.State == proxy.StateNeedsAuth) && !st.ErrorAt.Before(began)
+		}
+	}
+	return false
 }
 
 // argsObject reads --args: one JSON object, or - for standard input. It is

@@ -101,6 +101,12 @@ func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oaut
 	return o, nil
 }
 
+// answered is what a build returns to end its command with a result of
+// its own, printed as the request's would be.
+type answered struct{ r *proxy.Result }
+
+func (a *answered) Error() string { return a.r.Text }
+
 // runRequest opens an engine, carries out one request and prints its
 // result: the text on stdout, or the details with --json. An error result
 // goes to stderr and fails the command; so does a tool's own error.
@@ -128,6 +134,11 @@ func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, bu
 	}
 	defer func() { err = errors.Join(err, eng.Close()) }()
 	req, err := build(ctx, eng)
+	var a *answered
+	if errors.As(err, &a) {
+		prog.clear()
+		return e.printResult(a.r, f.json)
+	}
 	if err != nil {
 		return err
 	}
