@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,10 +49,14 @@ func TestSecretsLeaveNoTrace(t *testing.T) {
 	}
 
 	var seen strings.Builder // everything the client was sent
+	var logMu sync.Mutex
+	var logMessages strings.Builder // the log messages, from go-sdk's goroutines
 	logged := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-			seen.WriteString(req.Params.Logger + " " + toText(req.Params.Data) + "\n")
+			logMu.Lock()
+			logMessages.WriteString(req.Params.Logger + " " + toText(req.Params.Data) + "\n")
+			logMu.Unlock()
 			select {
 			case logged <- struct{}{}:
 			default:
@@ -80,6 +85,9 @@ func TestSecretsLeaveNoTrace(t *testing.T) {
 	<-logged // the leak's log message reached the client
 	cs.Close()
 	_ = cmd.Wait()
+	logMu.Lock()
+	seen.WriteString(logMessages.String())
+	logMu.Unlock()
 
 	// The CLI, which prints a call's result or error.
 	for _, tool := range []string{"reveal", "fail", "die"} {
