@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/front"
@@ -170,7 +168,10 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	defer srv.Close()
 	if o.http == "" {
 		releaseStartupPages(logger)
-		err := srv.MCP().Run(ctx, &mcp.StdioTransport{})
+		// front's stdio transport refuses a message go-sdk cannot take
+		// (too deep, too large, not JSON) alone, where go-sdk's would end
+		// the session, and serve with it.
+		err := srv.MCP().Run(ctx, &front.StdioTransport{Logger: logger})
 		if ctx.Err() != nil {
 			return nil // a signal: a clean stop
 		}
