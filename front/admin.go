@@ -111,7 +111,7 @@ func ReconnectResult(server string, r *proxy.Result) AdminReconnect {
 // adminHandle serves the admin endpoint's routes of s on mux, behind token.
 func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted []string) {
 	wrap := func(h http.HandlerFunc) http.Handler {
-		return bearer(token, loopbackHost(originCheck(trusted, h)))
+		return guarded(token, nil, trusted, h)
 	}
 	mux.Handle("GET /admin/status", wrap(func(w http.ResponseWriter, r *http.Request) {
 		st := AdminStatusOf(s.eng.Status(r.Context()), s.cfg, a.recent())
@@ -144,7 +144,7 @@ func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted
 func loopbackHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if reboundHost(r) {
-			http.Error(w, "a request on loopback must name a loopback host", http.StatusForbidden)
+			refuse(w, http.StatusForbidden, "a request on loopback must name a loopback host")
 			return
 		}
 		next.ServeHTTP(w, r)

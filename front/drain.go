@@ -231,8 +231,11 @@ func (s *Server) readyz(ready func(context.Context) error) http.HandlerFunc {
 			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 			defer cancel()
 			if err := ready(ctx); err != nil {
+				// The error may name a database's host, user and name:
+				// it goes to the log, not to whoever asks.
+				s.log.Warn("not ready", "err", err)
 				w.WriteHeader(http.StatusServiceUnavailable)
-				fmt.Fprintln(w, "not ready:", err)
+				fmt.Fprintln(w, "not ready: a service the gateway needs is unreachable (see its log)")
 				return
 			}
 		}
@@ -240,11 +243,19 @@ func (s *Server) readyz(ready func(context.Context) error) http.HandlerFunc {
 	}
 }
 
-// Serve serves h, the server's handler, on ln until ctx is done; then it
+// Serve serves h, the server's handler, on ln until ctx is done, closing a
+// connection idle for the IdleTimeout of the HTTPOptions that Handler was
+// given last, and one whose headers take longer than 10 seconds; then it
 // drains (Drain, up to drain), stops serving HTTP and closes the server,
 // which ends its sessions and stops its upstream servers.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler, drain time.Duration) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	idle := time.Duration(s.idle.Load())
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	// The bodies' deadlines are the handler's (HTTPOptions.BodyTimeout):
+	// a ReadTimeout here would bound them too, but not a handler's own.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: idle}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

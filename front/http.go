@@ -27,8 +27,17 @@ type HTTPOptions struct {
 	// behind a load balancer need. Server-to-client requests are then
 	// refused, and resource references last one request.
 	Stateless bool
-	// MaxBodyBytes bounds a request body. Default 4 MiB.
+	// MaxBodyBytes bounds a request body. Default 4 MiB. A body declared
+	// larger is refused at once (413), unread.
 	MaxBodyBytes int64
+	// BodyTimeout bounds the reading of a request's body, from when its
+	// headers have arrived: a slower body is refused (408) and its
+	// connection closed. Responses are not bounded: an event stream lasts
+	// as long as it must. Default DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// IdleTimeout is how long Serve keeps a connection that carries no
+	// request open. Default DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// TrustedOrigins are origins (scheme://host[:port]) besides the
 	// server's own that browsers may call it from.
 	TrustedOrigins []string
@@ -103,10 +112,13 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Handler returns the HTTP handler: Streamable HTTP at /mcp, /healthz, and
-// /metrics when metrics are set. Requests to /mcp are checked for the
-// bearer token, for a loopback Host when they arrive on loopback (DNS
-// rebinding), for a same-site or trusted Origin, and for their body size.
+// Handler returns the HTTP handler: Streamable HTTP at /mcp, /healthz,
+// /readyz, and /metrics when metrics are set. Requests to every route but
+// /healthz are checked, before their body is read, for a loopback Host
+// when they arrive on loopback (DNS rebinding) and for a same-site or
+// trusted Origin; those to /mcp and /metrics for the bearer token too. A
+// refused request's connection is closed. Bodies are read within
+// BodyTimeout and bounded by MaxBodyBytes (see bodyGuard).
 func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:                    opts.Stateless,
@@ -143,26 +155,42 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		s.lane.Store(l)
 		inner = l
 	}
+	idle := opts.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	s.idle.Store(int64(idle))
+	bodyTimeout := opts.BodyTimeout
+	if bodyTimeout <= 0 {
+		bodyTimeout = DefaultBodyTimeout
+	}
+	// Every route but /healthz checks Host, Origin and, where it has one,
+	// the token before its body is read (guarded); /mcp then reads the
+	// body whole (bodyGuard).
 	mux := http.NewServeMux()
-	checked := cop.Handler(originCheck(opts.TrustedOrigins, s.admit(inner, fwd, limit)))
+	checked := bodyGuard(limit, s.admit(inner, fwd, limit))
 	var fwdKey []byte
 	if fwd != nil {
 		fwdKey = fwd.key
 	}
-	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, fwdKey, bearer(opts.Token, checked), checked))
+	// A request another replica forwarded carries its signature in place
+	// of the token (acceptForwarded): it meets the same checks but that.
+	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, fwdKey,
+		guarded(opts.Token, cop, opts.TrustedOrigins, checked),
+		guarded("", cop, opts.TrustedOrigins, checked)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("/readyz", s.readyz(opts.Ready))
+	mux.Handle("/readyz", guarded("", nil, opts.TrustedOrigins, s.readyz(opts.Ready)))
 	if opts.Metrics != nil {
 		opts.Metrics.attach(s.eng)
-		mux.Handle("/metrics", bearer(opts.Token, opts.Metrics))
+		mux.Handle("/metrics", guarded(opts.Token, nil, opts.TrustedOrigins, opts.Metrics))
 	}
 	if opts.Admin != nil {
 		s.adminHandle(mux, opts.Admin, opts.Token, opts.TrustedOrigins)
 	}
-	return mux, nil
+	return deadlines(bodyTimeout, mux), nil
 }
 
 // bearer requires "Authorization: Bearer TOKEN" when token is set.
@@ -175,7 +203,7 @@ func bearer(token string, next http.Handler) http.Handler {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			refuse(w, http.StatusUnauthorized, "missing or wrong bearer token")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -190,7 +218,7 @@ func originCheck(trusted []string, next http.Handler) http.Handler {
 		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(trusted, o) {
 			host := strings.TrimPrefix(strings.TrimPrefix(o, "http://"), "https://")
 			if host != r.Host {
-				http.Error(w, "cross-origin request refused", http.StatusForbidden)
+				refuse(w, http.StatusForbidden, "cross-origin request refused")
 				return
 			}
 		}

@@ -107,8 +107,7 @@ func acceptForwarded(self string, key []byte, authed, next http.Handler) http.Ha
 		}
 		sum, ok := verifyForward(key, r.Header.Get(ForwardedHeader), self, sig, time.Now())
 		if !ok {
-			w.Header().Set("Connection", "close")
-			http.Error(w, "switchboard: a forwarded request whose signature does not verify (replicas must share settings.store.key, and their clocks must agree within a minute)", http.StatusUnauthorized)
+			refuse(w, http.StatusUnauthorized, "switchboard: a forwarded request whose signature does not verify (replicas must share settings.store.key, and their clocks must agree within a minute)")
 			return
 		}
 		r.Body = &signedBody{ReadCloser: r.Body, want: sum, h: sha256.New()}

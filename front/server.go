@@ -98,6 +98,7 @@ type Server struct {
 
 	drain   drainState
 	lane    atomic.Pointer[fastLane] // set when served over HTTP (unless HTTPOptions.NoFastLane)
+	idle    atomic.Int64             // HTTPOptions.IdleTimeout, set by Handler for Serve
 	proxyIn *proxyInput              // the proxy tool's, for the lane; set once by addProxyTool (proxy mode)
 
 	closeOnce sync.Once
