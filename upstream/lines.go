@@ -9,6 +9,10 @@ import (
 	"log/slog"
 	"regexp"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
 )
 
 // DefaultMaxMessageBytes bounds one message from a server.
@@ -98,11 +102,50 @@ func (l *lineReader) next() ([]byte, error) {
 		}
 		fixed, ok := inspect(line)
 		if !ok {
+			// A response too deep for encoding/json (past 10,000 levels)
+			// fails its call at once, with the reason.
+			if resp := refusedResponse(line, unreadable(line, nil)); resp != nil {
+				l.warn("refused a response that cannot be read", "reason", unreadable(line, nil))
+				if l.claim != nil && l.claim(resp[:len(resp)-1]) {
+					continue
+				}
+				return resp, nil
+			}
 			l.warn("ignored a line of stdout that is not JSON", "line", preview(line))
 			continue
 		}
 		return append(fixed, '\n'), nil
 	}
+}
+
+// unreadable says why a line from a server cannot be read: it nests
+// deeper than go-sdk decodes, or decodeErr, or it is not JSON.
+func unreadable(line []byte, decodeErr error) string {
+	switch {
+	case jsonscan.Deeper(line, jsonscan.MaxDepth):
+		return fmt.Sprintf("the server's response nests deeper than %d levels, more than switchboard reads", jsonscan.MaxDepth)
+	case decodeErr != nil:
+		return "the server's response cannot be read: " + decodeErr.Error()
+	}
+	return "the server's response is not valid JSON"
+}
+
+// refusedResponse returns an error response, newline-terminated, standing
+// in for line, a response that cannot be read, for its id, saying why; or
+// nil if line is not a response with a readable id. Its call fails at once,
+// instead of waiting for an answer that was thrown away, and the
+// connection stays.
+func refusedResponse(line []byte, why string) []byte {
+	id, kind := jsonscan.Envelope(line)
+	if kind != jsonscan.Response || id == nil {
+		return nil
+	}
+	text, _ := json.Marshal(why)
+	resp := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, id, text)
+	if _, err := jsonrpc.DecodeMessage(resp); err != nil {
+		return nil // an id go-sdk does not read
+	}
+	return append(resp, '\n')
 }
 
 // readLine reads one line. A line over the limit is not kept: line is nil and

@@ -85,6 +85,12 @@ func (c *stdioConn) read(r *lineReader) {
 			close(c.ended)
 		} else {
 			in.msgs, in.err = c.decode(line)
+			if in.err != nil {
+				if in.msgs = c.refuse(r, line, in.err); in.msgs == nil {
+					continue
+				}
+				in.err = nil
+			}
 			in.msgs = c.mark(in.msgs)
 		}
 		select {
@@ -149,6 +155,29 @@ func (c *stdioConn) decode(line []byte) ([]jsonrpc.Message, error) {
 		msgs = append(msgs, msg)
 	}
 	return msgs, nil
+}
+
+// refuse stands in for a line go-sdk's decoder refuses (too deep, not a
+// JSON-RPC message): a response with a readable id becomes an error
+// response that fails its call at once, saying why (delivered here if the
+// call is on the fast path: nil then); anything else is dropped, with a
+// warning. Either way the connection goes on.
+func (c *stdioConn) refuse(r *lineReader, line []byte, err error) []jsonrpc.Message {
+	why := unreadable(line, err)
+	resp := refusedResponse(line, why)
+	if resp == nil {
+		r.warn("ignored a message from the server that cannot be read", "reason", why, "line", preview(line))
+		return nil
+	}
+	r.warn("refused a response that cannot be read", "reason", why)
+	if c.claim(resp[:len(resp)-1]) {
+		return nil
+	}
+	msg, derr := jsonrpc.DecodeMessage(resp[:len(resp)-1])
+	if derr != nil {
+		return nil // refusedResponse decoded it already
+	}
+	return []jsonrpc.Message{msg}
 }
 
 // Read returns the next message. go-sdk calls it from one goroutine.

@@ -34,6 +34,9 @@ const (
 	// Leaker is the Asker with more ways to put a secret where
 	// Switchboard writes things down (see [NewLeaker]).
 	Leaker = "leaker"
+	// Deep is a go-sdk server whose tool "deep" returns a result nested
+	// too deeply to decode (see [NewDeep]).
+	Deep = "deep"
 )
 
 // modes are the stdio servers [Main] runs, by mode.
@@ -41,6 +44,7 @@ var modes = map[string]func(ctx context.Context) error{
 	Asker:  func(ctx context.Context) error { return NewAsker().Run(ctx, &mcp.StdioTransport{}) },
 	Router: runRouter,
 	Leaker: func(ctx context.Context) error { return NewLeaker().Run(ctx, &mcp.StdioTransport{}) },
+	Deep:   runDeep,
 }
 
 // Main runs the mode named by $SWITCHBOARD_HOSTILE, if any, and exits.
