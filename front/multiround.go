@@ -45,8 +45,11 @@ type suspended struct {
 	ended     chan struct{}            // closed when the call has ended, before its result is sent
 	asks      chan *ask                // input the upstream server needs
 	cancel    context.CancelFunc
-	cur       *ask        // the input request the client is to answer
-	abandon   *time.Timer // cancels the call if the client never comes back
+
+	// Guarded by bridge.mu: continuations of one call may come at once.
+	cur     *ask        // the input request the client is to answer; nil while a request awaits the call
+	busy    bool        // a client request awaits the call (await): no other may continue it
+	abandon *time.Timer // cancels the call if the client never comes back
 }
 
 // ask is one input request from the upstream server, waiting for the answer.
@@ -89,11 +92,14 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 		return run(ctx)
 	}
 	if state := req.Params.RequestState; state != "" {
-		sp, other := b.resume(state, req.Session, statelessRequest(ctx))
-		if other {
+		sp, a, why := b.resume(state, req.Session, statelessRequest(ctx))
+		switch why {
+		case resumeOther:
 			// Another session's answer, to an approval form above all, is
 			// no answer: the call stays suspended for its own client.
 			return errorResult(errors.New("switchboard: this requestState belongs to another client session"))
+		case resumeBusy:
+			return errorResult(errors.New("switchboard: another request is already continuing the call this requestState belongs to; nothing was done for this one: wait for that request's answer"))
 		}
 		if sp == nil {
 			if owner, ok := stateOwner(state); ok && owner != b.replica {
@@ -101,14 +107,13 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 			}
 			return errorResult(errors.New("switchboard: unknown or expired requestState: the call it belonged to has ended; call the tool again"))
 		}
-		if a := sp.cur; a != nil {
+		if a != nil {
 			resp, ok := req.Params.InputResponses[a.id]
 			if !ok {
 				sp.cancel()
 				b.forget(sp)
 				return errorResult(fmt.Errorf("switchboard: inputResponses lacks the answer to %q", a.id))
 			}
-			sp.cur = nil
 			a.reply <- resp
 		}
 		return b.await(ctx, sp)
@@ -144,7 +149,7 @@ func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession, state
 	token := newState(b.replica)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	sp := &suspended{token: token, result: make(chan *mcp.CallToolResult, 1), ended: make(chan struct{}), asks: make(chan *ask), cancel: cancel, ss: ss, stateless: stateless, caps: caps}
+	sp := &suspended{token: token, result: make(chan *mcp.CallToolResult, 1), ended: make(chan struct{}), asks: make(chan *ask), cancel: cancel, ss: ss, stateless: stateless, caps: caps, busy: true}
 	if b.suspended == nil {
 		b.suspended = map[string]*suspended{}
 	}
@@ -152,20 +157,36 @@ func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession, state
 	return sp
 }
 
+// Why resume does not resume a call it finds.
+const (
+	resumeOK    = iota
+	resumeOther // the call is another client session's
+	resumeBusy  // another request is continuing the call
+)
+
 // resume finds a suspended call by its requestState, for the client
-// session ss (stateless: a stateless request's). other reports a call of
-// another session, which is left as it is.
-func (b *bridge) resume(state string, ss *mcp.ServerSession, stateless bool) (sp *suspended, other bool) {
+// session ss (stateless: a stateless request's), and takes it: the input
+// request the client is to answer (nil if none), which no other request
+// then gets. A call of another session, or one that another request is
+// continuing, is left as it is, with why.
+func (b *bridge) resume(state string, ss *mcp.ServerSession, stateless bool) (sp *suspended, a *ask, why int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sp = b.suspended[state]
-	if sp != nil && sp.ss != ss && !(sp.stateless && stateless) {
-		return nil, true
+	switch {
+	case sp == nil:
+		return nil, nil, resumeOK
+	case sp.ss != ss && !(sp.stateless && stateless):
+		return nil, nil, resumeOther
+	case sp.busy:
+		return nil, nil, resumeBusy
 	}
-	if sp != nil && sp.abandon != nil {
+	if sp.abandon != nil {
 		sp.abandon.Stop()
 	}
-	return sp, false
+	sp.busy = true
+	a, sp.cur = sp.cur, nil
+	return sp, a, resumeOK
 }
 
 // stop forgets every suspended call and stops the timers that would
@@ -249,8 +270,8 @@ func (b *bridge) await(ctx context.Context, sp *suspended) *mcp.CallToolResult {
 		b.forget(sp)
 		return res
 	case a := <-sp.asks:
-		sp.cur = a
 		b.mu.Lock()
+		sp.cur, sp.busy = a, false
 		sp.abandon = time.AfterFunc(abandonAfter, func() { sp.cancel(); b.forget(sp) })
 		b.mu.Unlock()
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.id: a.req}, RequestState: sp.token}

@@ -3,6 +3,8 @@ package front
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,5 +74,71 @@ func manualRounds() *mcp.ClientOptions {
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return nil, errors.New("answered by the test, not by go-sdk")
 		},
+	}
+}
+
+// TestConcurrentContinuations sends the continuation of one suspended call
+// many times at once, as a client that retries might: one request takes
+// the answer and gets the call's result; each of the others is told that
+// another request is continuing the call, at once, and none waits. (The
+// continuation read and wrote the call's input request without a lock: the
+// race detector catches that here.)
+func TestConcurrentContinuations(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	up := newAskServer(t)
+	g := newGateway(t, map[string]def{"up": {"url": up.url + "/mcp"}}, nil)
+	ts := g.serveHTTP(t, HTTPOptions{Stateless: true})
+	// The client answers input requests itself.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, manualRounds()).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	args := map[string]any{"tool": "ask", "server": "up"}
+	first := call(t, cs, "mcp", args)
+	if first.RequestState == "" || len(first.InputRequests) != 1 {
+		t.Fatalf("no input request came back: %+v", first)
+	}
+	var id string
+	for k := range first.InputRequests {
+		id = k
+	}
+	answer := mcp.InputResponseMap{id: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}
+	// A continuation that waits for ever fails the test here instead.
+	ctx, cancel := context.WithTimeout(t.Context(), failsafe)
+	defer cancel()
+	const n = 8
+	texts := make(chan string, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			<-start
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp", Arguments: args, RequestState: first.RequestState, InputResponses: answer})
+			if err != nil {
+				texts <- err.Error()
+				return
+			}
+			texts <- text(r)
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(texts)
+	var greeted int
+	for s := range texts {
+		switch {
+		case s == "hello Ada":
+			greeted++
+		case strings.Contains(s, "another request is already continuing"), strings.Contains(s, "unknown or expired requestState"):
+		default:
+			t.Errorf("a continuation got %q", s)
+		}
+	}
+	if greeted != 1 {
+		t.Errorf("%d continuations got the call's result, want 1", greeted)
+	}
+	if n := up.completed.Load(); n != 1 {
+		t.Errorf("the upstream completed %d calls, want 1", n)
 	}
 }
