@@ -37,6 +37,10 @@ const (
 	// Deep is a go-sdk server whose tool "deep" returns a result nested
 	// too deeply to decode (see [NewDeep]).
 	Deep = "deep"
+	// LabelBreaker is a go-sdk server whose resource, prompt and
+	// instructions try to break out of the untrusted-data label (see
+	// [NewLabelBreaker]).
+	LabelBreaker = "label-breaker"
 )
 
 // modes are the stdio servers [Main] runs, by mode.
@@ -45,6 +49,9 @@ var modes = map[string]func(ctx context.Context) error{
 	Router: runRouter,
 	Leaker: func(ctx context.Context) error { return NewLeaker().Run(ctx, &mcp.StdioTransport{}) },
 	Deep:   runDeep,
+	LabelBreaker: func(ctx context.Context) error {
+		return NewLabelBreaker().Run(ctx, &mcp.StdioTransport{})
+	},
 }
 
 // Main runs the mode named by $SWITCHBOARD_HOSTILE, if any, and exits.
