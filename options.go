@@ -52,9 +52,13 @@ type Options struct {
 	PinsPath string
 
 	// SpillDir is where results too large to show are written, in a
-	// directory of this process's own. Default: switchboard-spill-UID in
-	// the system's temporary directory (switchboard-spill on Windows, where
-	// that directory is the user's own).
+	// directory of this process's own. It must be the user's (owned by
+	// the user, and no one else may write to it, on Unix): spills in one
+	// that is not fail, saying why. Default: switchboard-spill-UID in the
+	// system's temporary directory (switchboard-spill on Windows, where
+	// that directory is the user's own), which must be the user's alone
+	// (mode 0700); if another user made that name first, or its mode is
+	// looser, a fresh private directory beside it, removed by Close.
 	SpillDir string
 
 	// KeepSpills, when positive, keeps this process's spill files after

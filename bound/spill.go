@@ -28,7 +28,9 @@ type Spiller struct {
 }
 
 // NewSpiller returns a Spiller that creates its directory under base (for
-// example os.TempDir()/switchboard-spill) on first use.
+// example os.TempDir()/switchboard-spill-UID) on first use. base, made if
+// missing, must be the user's alone (see CheckBase): spills in one that
+// is not fail, saying why.
 func NewSpiller(base string, limits Limits) *Spiller {
 	return &Spiller{base: base, limits: limits.withDefaults()}
 }
@@ -125,6 +127,9 @@ func (s *Spiller) create() error {
 	if err := privfile.MkdirAll(s.base); err != nil {
 		return err
 	}
+	if err := CheckBase(s.base); err != nil {
+		return err
+	}
 	dir, err := os.MkdirTemp(s.base, "p"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return err
@@ -148,6 +153,19 @@ func (s *Spiller) create() error {
 		return err
 	}
 	s.dir, s.lock = dir, lock
+	return nil
+}
+
+// CheckBase checks that base, the directory spill directories are made
+// in, is the user's: owned by the user, and no one else may write to it
+// (on Unix; the directories made in it are 0700). In a directory another
+// user owns or may write to, that user could read the spill files, which
+// hold whole results, or put a link of their own in their place, and
+// Sweep would remove what they planted there.
+func CheckBase(base string) error {
+	if err := privfile.CheckOwned(base); err != nil {
+		return fmt.Errorf("refusing the spill directory %s: %w; another user could read or replace the files written there (hint: if it is yours, chmod 700 %s; if not, choose a directory of your own: the library's Options.SpillDir, or $TMPDIR)", base, err, base)
+	}
 	return nil
 }
 
@@ -224,7 +242,8 @@ func Clean(base string) ([]string, error) {
 // of processes that Released their Spiller, once their user has had time
 // to read them, and those of processes that died. A directory's age is
 // that of its last write (its modification time). It returns the
-// directories removed.
+// directories removed. A base that is not the user's alone (CheckBase) is
+// left as it is, with an error.
 func Sweep(base string, olderThan time.Duration) ([]string, error) {
 	entries, err := os.ReadDir(base)
 	if errors.Is(err, os.ErrNotExist) {
@@ -232,6 +251,9 @@ func Sweep(base string, olderThan time.Duration) ([]string, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if err := CheckBase(base); err != nil {
+		return nil, err // what is in it is not ours to remove
 	}
 	var removed []string
 	var errs []error

@@ -66,15 +66,16 @@ type Options struct {
 // Engine is Switchboard: the proxy tool and every operation behind it,
 // over one configuration. Its methods are safe for concurrent use.
 type Engine struct {
-	cfg   *config.Config
-	opts  Options
-	log   *slog.Logger
-	pool  *upstream.Pool
-	cat   *catalog.Catalog
-	spill *bound.Spiller
-	def   *Session  // the session of Handle and of the engine's own methods
-	emb   *embedder // nil without settings.embeddings
-	memo  memo      // catalog entries read or written, and definition hashes
+	cfg        *config.Config
+	opts       Options
+	log        *slog.Logger
+	pool       *upstream.Pool
+	cat        *catalog.Catalog
+	spill      *bound.Spiller
+	freshSpill string    // a spill directory made for this engine alone (defaultSpillDir), removed by Close
+	def        *Session  // the session of Handle and of the engine's own methods
+	emb        *embedder // nil without settings.embeddings
+	memo       memo      // catalog entries read or written, and definition hashes
 
 	fails failureMarks // what recordFailures wrote to the catalog
 	pol   enginePolicy // the audit trail and pins (policy.go)
@@ -202,7 +203,7 @@ func (e *Engine) fillDefaults() {
 		o.CatalogPath = filepath.Join(e.cfg.Dirs.CacheDir(), "catalog.db")
 	}
 	if o.SpillDir == "" {
-		o.SpillDir = privfile.TempDir("switchboard-spill")
+		o.SpillDir = e.defaultSpillDir()
 	}
 	if o.IndexConcurrency <= 0 {
 		o.IndexConcurrency = 4
@@ -293,7 +294,38 @@ func (e *Engine) closeSpill() error {
 	if e.opts.KeepSpills > 0 {
 		return e.spill.Release()
 	}
-	return e.spill.Close()
+	err := e.spill.Close()
+	if e.freshSpill != "" {
+		_ = os.Remove(e.freshSpill) // empty now
+	}
+	return err
+}
+
+// defaultSpillDir is where spill directories go when Options.SpillDir is
+// not set: switchboard-spill-UID in the system's temporary directory,
+// which other users may write to. If that name is taken by a directory
+// that is not the user's alone (another user made it first, or its mode
+// is looser than 0700: privfile.CheckPrivate), a fresh private directory
+// is made beside it for this engine alone, and removed by Close.
+func (e *Engine) defaultSpillDir() string {
+	dir := privfile.TempDir("switchboard-spill")
+	err := privfile.MkdirAll(dir)
+	if err == nil {
+		if err = privfile.CheckPrivate(dir); err != nil {
+			err = fmt.Errorf("refusing %s: %w", dir, err)
+		}
+	}
+	if err == nil {
+		return dir
+	}
+	fresh, ferr := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+"-")
+	if ferr != nil {
+		e.log.Warn("spill directory", "err", err)
+		return dir // spills fail, saying why
+	}
+	e.log.Warn("spill directory: using a fresh one of this process's own", "dir", fresh, "err", err)
+	e.freshSpill = fresh
+	return fresh
 }
 
 // Tool returns the proxy tool's definition. The description names the

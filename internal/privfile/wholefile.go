@@ -17,7 +17,7 @@ import (
 // ReadRegular reads a whole regular file of at most limit bytes. Errors do
 // not name the file: callers do.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path)
+	f, err := openRegular(path, "save the configuration to a file and name that")
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +47,12 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 // forever: the name is checked before opening, and the file actually
 // opened is checked again, without blocking, in case the name changed
 // between the two.
-func openRegular(path string) (*os.File, error) {
+func openRegular(path, hint string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := regular(st.Mode()); err != nil {
+	if err := regular(st.Mode(), hint); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -61,7 +61,7 @@ func openRegular(path string) (*os.File, error) {
 	}
 	st, err = f.Stat()
 	if err == nil {
-		err = regular(st.Mode())
+		err = regular(st.Mode(), hint)
 	}
 	if err != nil {
 		f.Close()
@@ -70,8 +70,9 @@ func openRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
-// regular returns an error naming the kind of a file that is not regular.
-func regular(m fs.FileMode) error {
+// regular returns an error naming the kind of a file that is not regular,
+// with hint, if not empty.
+func regular(m fs.FileMode, hint string) error {
 	switch {
 	case m.IsRegular():
 		return nil
@@ -89,7 +90,10 @@ func regular(m fs.FileMode) error {
 	case m&fs.ModeDevice != 0:
 		what = "a block device"
 	}
-	return fmt.Errorf("it is %s, not a regular file, and only regular files are read (hint: save the configuration to a file and name that)", what)
+	if hint != "" {
+		return fmt.Errorf("it is %s, not a regular file, and only regular files are read (hint: %s)", what, hint)
+	}
+	return fmt.Errorf("it is %s, not a regular file, and only regular files are read", what)
 }
 
 // WriteAtomic replaces path with data through a temporary file in the same
