@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -37,8 +39,9 @@ q quits (ctrl+c anywhere). The help line shows the keys of each screen.
 
 With --attach URL, shows a running switchboard serve --http instead,
 through its admin endpoint: status and recent calls, read-only, and a
-reconnect action. The bearer token comes from --token-file or
-$SWITCHBOARD_TOKEN.
+reconnect action. The bearer token comes from --token-file (a file of
+yours, mode 600) or $SWITCHBOARD_TOKEN; it is sent over http:// only to
+loopback: use https://, or an SSH tunnel, to reach another machine.
 
 Examples:
   switchboard panel
@@ -61,6 +64,20 @@ func runPanel(ctx context.Context, e *env, args []string) error {
 	if *tokenFile != "" && *attach == "" {
 		return usagef("--token-file needs --attach")
 	}
+	// What --attach is given is checked before the screen is needed.
+	var remote *panel.Remote
+	if *attach != "" {
+		token, err := e.serveToken(serveOptions{tokenFile: *tokenFile})
+		if err != nil {
+			return err
+		}
+		if remote, err = panel.NewRemote(*attach, token); err != nil {
+			return usagef("%v", err)
+		}
+		if err := checkCleartext(*attach, token); err != nil {
+			return err
+		}
+	}
 	if err := e.panelTerminal(); err != nil {
 		return err
 	}
@@ -68,15 +85,7 @@ func runPanel(ctx context.Context, e *env, args []string) error {
 		Palette: panel.NewPalette(e.getenv("NO_COLOR") == "", true),
 		Home:    config.HomeDir(e.goos, e.getenv),
 	}
-	if *attach != "" {
-		token, err := e.serveToken(serveOptions{tokenFile: *tokenFile})
-		if err != nil {
-			return err
-		}
-		remote, err := panel.NewRemote(*attach, token)
-		if err != nil {
-			return usagef("%v", err)
-		}
+	if remote != nil {
 		if _, err := remote.Status(ctx); err != nil {
 			return err // a wrong URL or token is said before the screen clears
 		}
@@ -88,6 +97,22 @@ func runPanel(ctx context.Context, e *env, args []string) error {
 	}
 	defer func() { local.Current().Close() }()
 	return e.runPanelUI(ctx, local, opts)
+}
+
+// checkCleartext refuses to send token over plain http to a host off
+// loopback: anyone on the path would read it, and with it reach every
+// server the gateway serves. On loopback, http stays allowed: the token
+// does not leave the machine.
+func checkCleartext(rawURL, token string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || token == "" || u.Scheme != "http" {
+		return nil
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("refusing to send the bearer token in clear to %s: over http:// anyone on the way can read it (hint: use https://, or an SSH tunnel: ssh -L 8080:127.0.0.1:PORT %s, then --attach http://127.0.0.1:8080)", u.Host, host)
 }
 
 // panelTerminal checks that the panel can be shown: stdin and stdout are

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/front"
 	"github.com/switchboard-mcp/switchboard/internal/exepages"
 	"github.com/switchboard-mcp/switchboard/internal/logfile"
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/internal/replicas"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/telemetry"
@@ -242,13 +244,24 @@ func (e *env) servePrompter() oauth.Prompter {
 	return e.browserPrompter(false)
 }
 
+// maxTokenFile bounds a token file: a token is some dozens of bytes.
+const maxTokenFile = 4 << 10
+
+// serveToken returns the bearer token of --token-file, else of
+// $SWITCHBOARD_TOKEN. The file must be a regular file of the user's, that
+// no one else may read or change (on Unix; on Windows its access-control
+// list is not checked), of at most maxTokenFile bytes: a FIFO or a device
+// would block or never end, and a token others can read is no secret.
 func (e *env) serveToken(o serveOptions) (string, error) {
 	if o.tokenFile == "" {
 		return strings.TrimSpace(e.getenv("SWITCHBOARD_TOKEN")), nil
 	}
-	data, err := os.ReadFile(o.tokenFile)
-	if err != nil {
-		return "", fmt.Errorf("reading the token: %w", err)
+	data, err := privfile.ReadPrivate(o.tokenFile, maxTokenFile)
+	switch {
+	case errors.Is(err, privfile.ErrNotPrivate):
+		return "", fmt.Errorf("reading the token file %s: %w: the token is no secret there (hint: as its owner, chmod 600 %s)", o.tokenFile, err, o.tokenFile)
+	case err != nil:
+		return "", fmt.Errorf("reading the token file %s: %w (hint: write the token to a regular file of your own, mode 600, and name that)", o.tokenFile, err)
 	}
 	token := strings.TrimSpace(string(data))
 	if token == "" {
