@@ -27,7 +27,7 @@ func FuzzStdioConn(f *testing.F) {
 		f.Add([]byte(s + "\n"))
 	}
 	f.Fuzz(func(t *testing.T, out []byte) {
-		c := newStdioConn(newLineReader(bytes.NewReader(out), 4<<10, slog.New(slog.DiscardHandler)), discardCloser{io.Discard})
+		c := newStdioConn(newLineReader(bytes.NewReader(out), 4<<10, slog.New(slog.DiscardHandler)), discardCloser{io.Discard}, nil)
 		defer c.Close()
 		for {
 			if _, err := c.Read(t.Context()); err != nil {
