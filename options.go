@@ -171,17 +171,22 @@ type Options struct {
 	// (settings.store, docs/team.md). With it, the catalog (pins
 	// included) and the audit trail live there instead of in CatalogPath,
 	// PinsPath and AuditPath. OpenStore opens it from the configuration (its DB;
-	// set Credentials to its Credentials too), and the caller closes it
-	// after the engine's Close:
+	// set Credentials and StoreKey to its Credentials and Key too), and the
+	// caller closes it after the engine's Close:
 	//
 	//	st, err := switchboard.OpenStore(ctx, cfg, nil) // nil without settings.store
 	//	if err != nil { … }
 	//	defer st.Close()
 	//	opts := &switchboard.Options{}
 	//	if st != nil {
-	//		opts.Store, opts.Credentials = st.DB, st.Credentials
+	//		opts.Store, opts.StoreKey, opts.Credentials = st.DB, st.Key, st.Credentials
 	//	}
 	//
 	// Default: none.
 	Store *sql.DB
+	// StoreKey, required with Store, is settings.store.key (Store.Key): a
+	// key derived from it signs the pins the engine writes to Store, and a
+	// pin that something without it wrote or changed there is refused, so
+	// its server's tools stay quarantined (docs/team.md).
+	StoreKey []byte
 }

@@ -42,7 +42,7 @@ func TestOpenStore(t *testing.T) {
 	if v, err := st.Schema(t.Context()); err != nil || v["credentials"] != 1 {
 		t.Errorf("Schema = %v, %v; want credentials at version 1", v, err)
 	}
-	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{Store: st.DB, Credentials: st.Credentials, CatalogPath: t.TempDir() + "/catalog.db"})
+	eng, err := switchboard.New(t.Context(), cfg, &switchboard.Options{Store: st.DB, StoreKey: st.Key, Credentials: st.Credentials, CatalogPath: t.TempDir() + "/catalog.db"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,21 +127,54 @@ func toPostgres(query string) string {
 // tables up to date first (pgstore.Migrate, component "catalog"). The
 // catalog is the same as a file's, pins included: what one replica writes
 // the others read, and each replica's search index follows the writes of
-// all. The caller owns db: Close leaves it open.
-func OpenPostgres(ctx context.Context, db *sql.DB) (*Catalog, error) {
+// all. storeKey, settings.store.key, signs the pins with a key derived from
+// it: a pin that something without the key wrote or changed in the
+// database is refused when read (ErrPinForged), since replicas act on
+// them. A nil storeKey signs nothing and checks nothing (a reader that
+// never reads pins). The caller owns db: Close leaves it open.
+func OpenPostgres(ctx context.Context, db *sql.DB, storeKey []byte) (*Catalog, error) {
 	if db == nil {
 		return nil, errors.New("opening the catalog in PostgreSQL: no database")
 	}
 	if err := pgstore.Migrate(ctx, db, "catalog", pgSchema()); err != nil {
 		return nil, fmt.Errorf("opening the catalog in PostgreSQL: %w", err)
 	}
-	return &Catalog{db: db, d: postgresDialect, path: "", borrowed: true, writes: make(chan struct{}, 1)}, nil
+	c := &Catalog{db: db, d: postgresDialect, path: "", borrowed: true, writes: make(chan struct{}, 1)}
+	if storeKey != nil {
+		c.pinKey = pgstore.DeriveKey(storeKey, PinPurpose)
+		if err := pgstore.Once(ctx, db, "catalog pin signatures", c.signUnsigned); err != nil {
+			return nil, fmt.Errorf("opening the catalog in PostgreSQL: signing the pins written before pins were signed: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// PinPurpose names the key that signs the pins among those derived from
+// the store's key (pgstore.DeriveKey).
+const PinPurpose = "pins"
+
+// signUnsigned signs the pins written before pins were signed (the
+// migration to version 2 left their MAC empty), once for the database:
+// they are taken as they stand, as every replica took them until then.
+// From then on a pin whose MAC does not verify is refused.
+func (c *Catalog) signUnsigned(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, c.d.q(`SELECT server, tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE mac = ''`))
+	if err != nil {
+		return err
+	}
+	unsigned := &Catalog{d: c.d} // reads without checking MACs
+	var pins []Pin
+	if err := unsigned.scanPins(rows, func(p Pin) { pins = append(pins, p) }); err != nil {
+		return err
+	}
+	return setPins(ctx, tx, c.d, pins, c.pinKey)
 }
 
 // pgSchema returns the migration steps of the catalog on PostgreSQL:
 // steps[v] takes version v to v+1. Version 1 has the tables and columns of
 // the SQLite file's schema 4, in PostgreSQL's types; a later change to the
-// catalog's tables appends a step here and to migrations.
+// catalog's tables appends a step here and to migrations. Version 2 adds
+// each pin's MAC (see OpenPostgres).
 func pgSchema() []string {
 	return []string{toPostgres(strings.Join([]string{
 		`CREATE TABLE servers (
@@ -220,5 +253,7 @@ func pgSchema() []string {
 			pending_at  BIGINT NOT NULL,
 			PRIMARY KEY (server, tool)
 		)`,
-	}, ";\n"))}
+	}, ";\n")),
+		toPostgres(`ALTER TABLE pins ADD COLUMN mac TEXT NOT NULL DEFAULT ''`),
+	}
 }

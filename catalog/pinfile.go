@@ -43,7 +43,7 @@ func openPinFile(path string, from *Catalog, busy time.Duration) (*PinFile, erro
 				return fmt.Errorf("moving the pins of the catalog %s: %w", from.path, err)
 			}
 			moved = len(pins) > 0
-			return setPins(ctx, tx, sqliteDialect, pins)
+			return setPins(ctx, tx, sqliteDialect, pins, nil)
 		}
 	}
 	c, err := openFile(path, busy, fs)

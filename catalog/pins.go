@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 )
 
 // pinsTable (version 4) holds tool pinning (docs/policy.md): per server and
@@ -65,7 +68,7 @@ func (c *Catalog) UpdatePins(ctx context.Context, server string, update func(map
 		if err != nil {
 			return err
 		}
-		return setPins(ctx, tx, c.d, update(stored))
+		return setPins(ctx, tx, c.d, update(stored), c.pinKey)
 	})
 }
 
@@ -74,39 +77,74 @@ type querier interface {
 }
 
 func (c *Catalog) pins(ctx context.Context, db querier, server string) (map[string]Pin, error) {
-	rows, err := db.QueryContext(ctx, c.d.q(`SELECT server, tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ?`), server)
+	rows, err := db.QueryContext(ctx, c.d.q(`SELECT `+c.pinColumns()+` FROM pins WHERE server = ?`), server)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]Pin{}
-	err = scanPins(rows, func(p Pin) { out[p.Tool] = p })
+	err = c.scanPins(rows, func(p Pin) { out[p.Tool] = p })
 	return out, err
 }
 
 // allPins returns every pin, of every server.
 func (c *Catalog) allPins(ctx context.Context) ([]Pin, error) {
-	rows, err := c.db.QueryContext(ctx, c.d.q(`SELECT server, tool, hash, def, first_seen, pending, pending_def, pending_at FROM pins`))
+	rows, err := c.db.QueryContext(ctx, c.d.q(`SELECT `+c.pinColumns()+` FROM pins`))
 	if err != nil {
 		return nil, err
 	}
 	var out []Pin
-	err = scanPins(rows, func(p Pin) { out = append(out, p) })
+	err = c.scanPins(rows, func(p Pin) { out = append(out, p) })
 	return out, err
 }
 
-// scanPins reads the pins rows holds, and closes it.
-func scanPins(rows *sql.Rows, f func(Pin)) error {
+// pinColumns are the columns of a pin row that scanPins reads: its MAC
+// too when the catalog signs its pins.
+func (c *Catalog) pinColumns() string {
+	if c.pinKey != nil {
+		return "server, tool, hash, def, first_seen, pending, pending_def, pending_at, mac"
+	}
+	return "server, tool, hash, def, first_seen, pending, pending_def, pending_at"
+}
+
+// scanPins reads the pins rows holds, and closes it. In a catalog that
+// signs its pins, a row whose MAC does not verify fails the read
+// (ErrPinForged): a reader acts on no pin the store's key did not sign.
+func (c *Catalog) scanPins(rows *sql.Rows, f func(Pin)) error {
 	defer rows.Close()
 	for rows.Next() {
 		var p Pin
 		var first, at int64
-		if err := rows.Scan(&p.Server, &p.Tool, &p.Hash, &p.Def, &first, &p.Pending, &p.PendingDef, &at); err != nil {
+		dest := []any{&p.Server, &p.Tool, &p.Hash, &p.Def, &first, &p.Pending, &p.PendingDef, &at}
+		var mac string
+		if c.pinKey != nil {
+			dest = append(dest, &mac)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		p.FirstSeen, p.PendingAt = time.UnixMilli(first), time.UnixMilli(at)
+		if c.pinKey != nil && !pgstore.ValidMAC(c.pinKey, mac, pinFields(p)...) {
+			tool := fmt.Sprintf("tool %q", p.Tool)
+			if p.Tool == FirstListing {
+				tool = "first listing"
+			}
+			return fmt.Errorf("%w: the pin of the %s on %q", ErrPinForged, tool, p.Server)
+		}
 		f(p)
 	}
 	return rows.Err()
+}
+
+// ErrPinForged is matched by the error of reading a pin, in a catalog in
+// the shared store, that the store's key did not sign: something that can
+// write to the database, but does not hold settings.store.key, wrote or
+// changed it.
+var ErrPinForged = errors.New("a pin in the shared store is not signed with the store's key (settings.store.key), so no replica wrote it: the server's tools stay quarantined until it is removed (hint: delete the server's rows from the pins table, then approve its tools again)")
+
+// pinFields are what a pin's MAC covers: every column but the MAC.
+func pinFields(p Pin) []string {
+	return []string{"pin", p.Server, p.Tool, p.Hash, p.Def, strconv.FormatInt(p.FirstSeen.UnixMilli(), 10),
+		p.Pending, p.PendingDef, strconv.FormatInt(p.PendingAt.UnixMilli(), 10)}
 }
 
 // SetPins writes pins, replacing those of the same server and tool.
@@ -115,24 +153,33 @@ func (c *Catalog) SetPins(ctx context.Context, pins []Pin) (err error) {
 		return nil
 	}
 	defer wrapf(&err, "writing pins")
-	return c.writeTx(ctx, func(tx *sql.Tx) error { return setPins(ctx, tx, c.d, pins) })
+	return c.writeTx(ctx, func(tx *sql.Tx) error { return setPins(ctx, tx, c.d, pins, c.pinKey) })
 }
 
-// setPins writes pins in tx, in the database of dialect d.
-func setPins(ctx context.Context, tx *sql.Tx, d *dialect, pins []Pin) error {
+// setPins writes pins in tx, in the database of dialect d, each signed
+// with key if it is not nil.
+func setPins(ctx context.Context, tx *sql.Tx, d *dialect, pins []Pin, key []byte) error {
 	if len(pins) == 0 {
 		return nil
 	}
-	stmt, err := tx.PrepareContext(ctx, d.q(`INSERT INTO pins (server, tool, hash, def, first_seen, pending, pending_def, pending_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	cols, vals, mac := "", "", ""
+	if key != nil {
+		cols, vals, mac = ", mac", ", ?", ", mac = excluded.mac"
+	}
+	stmt, err := tx.PrepareContext(ctx, d.q(`INSERT INTO pins (server, tool, hash, def, first_seen, pending, pending_def, pending_at`+cols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?`+vals+`)
 		ON CONFLICT (server, tool) DO UPDATE SET hash = excluded.hash, def = excluded.def, first_seen = excluded.first_seen,
-			pending = excluded.pending, pending_def = excluded.pending_def, pending_at = excluded.pending_at`))
+			pending = excluded.pending, pending_def = excluded.pending_def, pending_at = excluded.pending_at`+mac))
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, p := range pins {
-		if _, err := stmt.ExecContext(ctx, p.Server, p.Tool, p.Hash, p.Def, p.FirstSeen.UnixMilli(), p.Pending, p.PendingDef, p.PendingAt.UnixMilli()); err != nil {
+		args := []any{p.Server, p.Tool, p.Hash, p.Def, p.FirstSeen.UnixMilli(), p.Pending, p.PendingDef, p.PendingAt.UnixMilli()}
+		if key != nil {
+			args = append(args, pgstore.MAC(key, pinFields(p)...))
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return err
 		}
 	}
@@ -150,22 +197,25 @@ func (c *Catalog) Accept(ctx context.Context, server, tool, pending string) (_ P
 	defer wrapf(&err, "accepting %q of %q", tool, server)
 	var was Pin
 	err = c.writeTx(ctx, func(tx *sql.Tx) error {
-		p := Pin{Server: server, Tool: tool}
-		var first, at int64
-		err := tx.QueryRowContext(ctx, c.d.q(`SELECT hash, def, first_seen, pending, pending_def, pending_at FROM pins WHERE server = ? AND tool = ?`), server, tool).
-			Scan(&p.Hash, &p.Def, &first, &p.Pending, &p.PendingDef, &at)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && p.Pending == "" {
-			return ErrNotPending
-		}
+		rows, err := tx.QueryContext(ctx, c.d.q(`SELECT `+c.pinColumns()+` FROM pins WHERE server = ? AND tool = ?`), server, tool)
 		if err != nil {
 			return err
 		}
-		p.FirstSeen, p.PendingAt = time.UnixMilli(first), time.UnixMilli(at)
+		var p Pin
+		found := false
+		if err := c.scanPins(rows, func(q Pin) { p, found = q, true }); err != nil {
+			return err
+		}
+		if !found || p.Pending == "" {
+			return ErrNotPending
+		}
 		if p.Pending != pending {
 			return fmt.Errorf("the server changed the definition again since it was shown: look at it again (describe), then approve")
 		}
-		if _, err := tx.ExecContext(ctx, c.d.q(`UPDATE pins SET hash = pending, def = pending_def, pending = '', pending_def = '', pending_at = 0
-			WHERE server = ? AND tool = ?`), server, tool); err != nil {
+		accepted := p
+		accepted.Hash, accepted.Def = p.Pending, p.PendingDef
+		accepted.Pending, accepted.PendingDef, accepted.PendingAt = "", "", time.UnixMilli(0)
+		if err := setPins(ctx, tx, c.d, []Pin{accepted}, c.pinKey); err != nil {
 			return err
 		}
 		was = p

@@ -253,7 +253,7 @@ func TestOpenPostgresTogether(t *testing.T) {
 				return
 			}
 			defer db.Close()
-			c, err := OpenPostgres(ctx, db)
+			c, err := OpenPostgres(ctx, db, testStoreKey)
 			if err != nil {
 				errs[i] = err
 				return

@@ -198,7 +198,7 @@ func loadScale(b *testing.B, n int, pg bool) *scaleLoaded {
 			b.Fatal(err)
 		}
 		defer db.Close()
-		if fresh, err = OpenPostgres(ctx, db); err != nil {
+		if fresh, err = OpenPostgres(ctx, db, testStoreKey); err != nil {
 			b.Fatal(err)
 		}
 	} else {

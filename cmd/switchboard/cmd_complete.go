@@ -275,7 +275,7 @@ func openCatalogToComplete(ctx context.Context, cfg *config.Config, env func(str
 		if v, err := pgstore.Versions(ctx, db); err != nil || v["catalog"] == 0 {
 			return nil, errors.New("no catalog in the store")
 		}
-		return catalog.OpenPostgres(ctx, db)
+		return catalog.OpenPostgres(ctx, db, nil)
 	}()
 	if err != nil {
 		db.Close()

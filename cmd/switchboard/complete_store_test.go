@@ -60,7 +60,7 @@ func TestCompleteToolNamesFromStore(t *testing.T) {
 	if v, err := pgstore.Versions(ctx, db); err != nil || v["catalog"] != 0 {
 		t.Fatalf("completion made the catalog's tables: %v, %v", v, err)
 	}
-	cat, err := catalog.OpenPostgres(ctx, db)
+	cat, err := catalog.OpenPostgres(ctx, db, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

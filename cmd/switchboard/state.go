@@ -48,6 +48,9 @@ func (s *state) ready(ctx context.Context) error {
 func (s *state) engine(o *switchboard.Options) {
 	o.Credentials = s.creds
 	o.Store = s.db()
+	if s.shared != nil {
+		o.StoreKey = s.shared.Key
+	}
 }
 
 // describe says which store holds credentials, for messages.

@@ -42,7 +42,7 @@ func TestAuditTrailPostgres(t *testing.T) {
 	home := t.TempDir()
 	fx := fixture("good")
 	fx["approve"] = []string{"record"}
-	e := engineIn(t, home, map[string]def{"fx": fx}, nil, &Options{Store: db})
+	e := engineIn(t, home, map[string]def{"fx": fx}, nil, &Options{Store: db, StoreKey: testStoreKey})
 	must(t, e, `{"tool": "echo", "server": "fx", "args": {"text": "`+canary+`"}}`)
 	handle(t, e, `{"tool": "record", "server": "fx", "args": {"file": "`+canary+`", "then": ""}}`)
 
@@ -89,7 +89,7 @@ func TestAuditReplicasPostgres(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		engines[i] = engineIn(t, t.TempDir(), map[string]def{"fx": fixture("good")},
-			map[string]any{"audit": map[string]any{"payloads": true}}, &Options{Store: db})
+			map[string]any{"audit": map[string]any{"payloads": true}}, &Options{Store: db, StoreKey: testStoreKey})
 	}
 	var wg sync.WaitGroup
 	for i, e := range engines {
@@ -141,7 +141,7 @@ func TestAuditWriteFailurePostgres(t *testing.T) {
 	db := pgtest.DB(t)
 	var log syncBuffer
 	e := engineIn(t, t.TempDir(), map[string]def{"fx": fixture("good")}, nil,
-		&Options{Store: db, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		&Options{Store: db, StoreKey: testStoreKey, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	must(t, e, `{"tool": "echo", "server": "fx", "args": {"text": "kept"}}`)
 	if n := e.AuditFailures(); n != 0 {
 		t.Fatalf("%d failures before the table went", n)

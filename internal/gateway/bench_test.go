@@ -117,7 +117,7 @@ func BenchmarkCallPolicy(b *testing.B) {
 	b.Run("postgres", func(b *testing.B) {
 		path, args, env := testserver.Command(testserver.Good)
 		db := pgtest.DB(b)
-		e := engineIn(b, b.TempDir(), map[string]def{"f": {"command": path, "args": args, "env": env}}, nil, &Options{Store: db})
+		e := engineIn(b, b.TempDir(), map[string]def{"f": {"command": path, "args": args, "env": env}}, nil, &Options{Store: db, StoreKey: testStoreKey})
 		benchCallPolicy(b, e)
 		// The table's size (with its indexes) per record, for retention.
 		var perRecord float64

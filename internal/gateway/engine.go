@@ -61,6 +61,7 @@ type Options struct {
 	Approver  policy.Approver
 	AuditPath string
 	Store     *sql.DB
+	StoreKey  []byte
 }
 
 // Engine is Switchboard: the proxy tool and every operation behind it,
@@ -106,6 +107,9 @@ type Engine struct {
 // configuration that failed closed still makes an engine: status works, and
 // every operation on a server reports the configuration's error.
 func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error) {
+	if opts != nil && opts.Store != nil && len(opts.StoreKey) == 0 {
+		return nil, errors.New("switchboard: Options.Store needs Options.StoreKey, the store's key (Store.Key): it signs the pins that replicas share")
+	}
 	h, err := addHosted(ctx, cfg, opts)
 	if err != nil {
 		return nil, err
@@ -176,7 +180,7 @@ func (e *Engine) openState(ctx context.Context) error {
 // else the file at CatalogPath, creating its directory.
 func (e *Engine) openCatalog(ctx context.Context) (*catalog.Catalog, error) {
 	if e.opts.Store != nil {
-		return catalog.OpenPostgres(ctx, e.opts.Store)
+		return catalog.OpenPostgres(ctx, e.opts.Store, e.opts.StoreKey)
 	}
 	if err := os.MkdirAll(filepath.Dir(e.opts.CatalogPath), 0o700); err != nil {
 		return nil, fmt.Errorf("creating the cache directory: %w", err)

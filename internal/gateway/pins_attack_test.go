@@ -412,7 +412,7 @@ func TestPinsInStore(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		home := t.TempDir()
-		return engineIn(t, home, servers, nil, &Options{Store: db}), home
+		return engineIn(t, home, servers, nil, &Options{Store: db, StoreKey: testStoreKey}), home
 	}
 	srv.set(hostile.Note())
 	first, home1 := replica()
@@ -429,4 +429,28 @@ func TestPinsInStore(t *testing.T) {
 			t.Errorf("a pins file beside the shared store: %v", err)
 		}
 	}
+	second.Close()
+
+	// Something that can write to the database, but does not hold the
+	// store's key, accepts the pulled definition behind the replicas'
+	// backs: no replica acts on that pin. The server's tools fail closed,
+	// and nothing reaches it.
+	db, err := pgstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `UPDATE switchboard_catalog_pins SET hash = pending, def = pending_def, pending = '', pending_def = '', pending_at = 0 WHERE pending <> ''`); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := replica()
+	calls := srv.count()
+	r = handle(t, third, `{"tool": "save_note", "server": "s", "args": {"note": "x"}}`)
+	if !r.IsError || srv.count() != calls {
+		t.Fatalf("a call after a forged acceptance: %q, %d calls; want it refused, sent nowhere", r.Text, srv.count()-calls)
+	}
+	wantText(t, r, "quarantined", "not signed with the store's key")
+	noInjection(t, "the refused call", r.Text)
+	l := must(t, third, `{"server": "s"}`)
+	noInjection(t, "listing after a forged acceptance", l.Text)
 }

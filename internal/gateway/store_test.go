@@ -30,7 +30,7 @@ func TestCatalogInStore(t *testing.T) {
 		t.Cleanup(func() { db.Close() }) // after the engine's Close: cleanups run last first
 		home := t.TempDir()
 		servers := map[string]def{"tools": fixture(testserver.Catalog)}
-		return engineIn(t, home, servers, nil, &Options{Store: db}), home
+		return engineIn(t, home, servers, nil, &Options{Store: db, StoreKey: testStoreKey}), home
 	}
 
 	first, home := replica()
@@ -64,3 +64,7 @@ func TestCatalogInStore(t *testing.T) {
 	}
 	wantNoneConnected(t, second, "search, describe and status")
 }
+
+// testStoreKey is settings.store.key of the engines these tests open on a
+// shared store.
+var testStoreKey = []byte("a store key of thirty-two bytes!")

@@ -110,6 +110,40 @@ func Migrate(ctx context.Context, db *sql.DB, component string, steps []string) 
 }
 
 // step runs one migration step and records the version it reaches.
+// Once runs f, in a transaction, once for the database: the first
+// replica to call it with component runs it, under the migration lock,
+// and records it as done (as version 1 of component in
+// switchboard_schema); later calls return at once. An error leaves it to
+// be run again.
+func Once(ctx context.Context, db *sql.DB, component string, f func(context.Context, *sql.Tx) error) error {
+	unlock, err := lock(ctx, db, migrateLock)
+	if err != nil {
+		return fmt.Errorf("%s: waiting for the migration lock: %w", component, err)
+	}
+	defer unlock()
+	var v int
+	err = db.QueryRowContext(ctx, `SELECT version FROM switchboard_schema WHERE component = $1`, component).Scan(&v)
+	switch {
+	case err == nil && v >= 1:
+		return nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%s: %w", component, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := f(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO switchboard_schema (component, version) VALUES ($1, 1)
+		ON CONFLICT (component) DO UPDATE SET version = 1, updated_at = now()`, component); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 func step(ctx context.Context, db *sql.DB, component string, from int, stmt string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
