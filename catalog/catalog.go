@@ -67,7 +67,7 @@ type Catalog struct {
 	db       *sql.DB
 	d        *dialect
 	path     string
-	pinKey   []byte // signs the pins (in PostgreSQL; see OpenPostgres); nil for none
+	pinKey   []byte      // signs the pins (in PostgreSQL; see OpenPostgres); nil for none
 	schema   *fileSchema // of a file; nil in PostgreSQL
 	borrowed bool        // db is the caller's: Close leaves it open
 
