@@ -126,13 +126,7 @@ func TestRugPullShowsApproved(t *testing.T) {
 	srv := newShifty(t)
 	servers := map[string]def{"s": srv.def()}
 
-	srv.set(hostile.Note())
-	e1 := engineIn(t, home, servers, nil, nil)
-	must(t, e1, `{"server": "s"}`)
-	e1.Close()
-
-	srv.set(hostile.NotePulled())
-	e2 := engineIn(t, home, servers, nil, nil)
+	e2 := rugPull(t, home, srv, servers, nil)
 	r := must(t, e2, `{"server": "s"}`)
 	wantText(t, r, proxy.ChangedMark+" save_note — Saves a note.")
 	noInjection(t, "listing", r.Text)
@@ -255,16 +249,11 @@ func TestPinsSurviveCacheWipe(t *testing.T) {
 	home := t.TempDir()
 	srv := newShifty(t)
 	servers := map[string]def{"s": srv.def()}
-	srv.set(hostile.Note())
-	e1 := engineIn(t, home, servers, nil, nil)
-	must(t, e1, `{"server": "s"}`)
-	e1.Close()
-
-	if err := os.RemoveAll(filepath.Join(home, ".cache")); err != nil {
-		t.Fatal(err)
-	}
-	srv.set(hostile.NotePulled())
-	e2 := engineIn(t, home, servers, nil, nil)
+	e2 := rugPull(t, home, srv, servers, func() {
+		if err := os.RemoveAll(filepath.Join(home, ".cache")); err != nil {
+			t.Fatal(err)
+		}
+	})
 	r := must(t, e2, `{"server": "s"}`)
 	wantText(t, r, proxy.ChangedMark+" save_note — Saves a note.")
 	noInjection(t, "listing", r.Text)
@@ -382,13 +371,7 @@ func TestPinCallBeforeListing(t *testing.T) {
 			home := t.TempDir()
 			srv := newShifty(t)
 			servers := map[string]def{"s": srv.def()}
-			srv.set(hostile.Note())
-			e1 := engineIn(t, home, servers, nil, nil)
-			must(t, e1, `{"server": "s"}`)
-			e1.Close()
-
-			srv.set(hostile.NotePulled())
-			e2 := engineIn(t, home, servers, nil, nil)
+			e2 := rugPull(t, home, srv, servers, nil)
 			err := call(e2)
 			var qe *QuarantinedError
 			if !errors.As(err, &qe) && (err == nil || !strings.Contains(err.Error(), "quarantined")) || srv.count() != 0 {
@@ -453,4 +436,21 @@ func TestPinsInStore(t *testing.T) {
 	noInjection(t, "the refused call", r.Text)
 	l := must(t, third, `{"server": "s"}`)
 	noInjection(t, "listing after a forged acceptance", l.Text)
+}
+
+// rugPull lists server "s" (srv) with hostile.Note in an engine over home,
+// which pins it, runs between (if not nil), and returns a new engine over
+// the same home with srv offering hostile.NotePulled: a rug pull between
+// two runs, the pulled definition not yet listed.
+func rugPull(t *testing.T, home string, srv *shifty, servers map[string]def, between func()) *Engine {
+	t.Helper()
+	srv.set(hostile.Note())
+	e1 := engineIn(t, home, servers, nil, nil)
+	must(t, e1, `{"server": "s"}`)
+	e1.Close()
+	if between != nil {
+		between()
+	}
+	srv.set(hostile.NotePulled())
+	return engineIn(t, home, servers, nil, nil)
 }

@@ -2,8 +2,7 @@ package privfile
 
 import (
 	"errors"
-	"fmt"
-	"io"
+	"os"
 )
 
 // ErrNotPrivate is returned for a file or directory that another user owns,
@@ -33,27 +32,5 @@ func CheckOwned(path string) error { return checkPrivate(path, 0o022) }
 // file opened is what is checked, not only its name. Errors do not name
 // the file: callers do.
 func ReadPrivate(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path, "")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := privateInfo(st, 0o077); err != nil {
-		return nil, err
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%d bytes is over the limit of %d", st.Size(), limit)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("over the limit of %d bytes", limit)
-	}
-	return data, nil
+	return readWhole(path, "", limit, func(st os.FileInfo) error { return privateInfo(st, 0o077) })
 }

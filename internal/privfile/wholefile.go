@@ -17,7 +17,14 @@ import (
 // ReadRegular reads a whole regular file of at most limit bytes. Errors do
 // not name the file: callers do.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path, "save the configuration to a file and name that")
+	return readWhole(path, "save the configuration to a file and name that", limit, nil)
+}
+
+// readWhole reads a whole regular file of at most limit bytes, after check
+// (if not nil) has passed the file opened. hint says what to do with a
+// file that is not regular.
+func readWhole(path, hint string, limit int64, check func(os.FileInfo) error) ([]byte, error) {
+	f, err := openRegular(path, hint)
 	if err != nil {
 		return nil, err
 	}
@@ -25,6 +32,11 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(st); err != nil {
+			return nil, err
+		}
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%d bytes is over the limit of %d", st.Size(), limit)
