@@ -20,7 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 var update = flag.Bool("update", false, "rewrite the answers of testdata/contract/*.txtar with what the engine gives now")

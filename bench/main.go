@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 type options struct {

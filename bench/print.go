@@ -35,7 +35,7 @@ func printWarm(out io.Writer, subjects []*subject, w *warm, o options) {
 			return fmt.Sprintf("%.2f", v(i)/v(ref))
 		})
 	}
-	fmt.Fprintln(out, "Go upstream (internal/testserver echo) over stdio; gateways serve Streamable HTTP; one run")
+	fmt.Fprintln(out, "Go upstream (internal/testkit/testserver echo) over stdio; gateways serve Streamable HTTP; one run")
 	fmt.Fprintln(out)
 	row("", func(i int) string { return subjects[i].name })
 	row("p50 per call, 1 client (µs)", func(i int) string { return µs(w.p50[i]) })

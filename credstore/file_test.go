@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 )
 
 // The test binary doubles as a process that holds a lock: with

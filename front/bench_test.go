@@ -3,7 +3,7 @@ package front
 // Benchmarks of the gateway against direct access to the same upstream, and
 // against the thinnest gateway go-sdk allows (a relay: a go-sdk server whose
 // one tool forwards to a go-sdk client). Every row runs real processes: the
-// upstream is the fixture server (internal/testserver, mode good, tool echo)
+// upstream is the fixture server (internal/testkit/testserver, mode good, tool echo)
 // over stdio, the gateway is the real switchboard binary (built once with go
 // build), and the relay is this test binary in relay mode.
 //
@@ -37,7 +37,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // relayEnv selects relay mode when the test binary starts: "stdio" or

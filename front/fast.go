@@ -19,7 +19,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 )
 
 // The fast lane serves the commonest request of transparent mode over

@@ -15,9 +15,9 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
 // The tests here attack how the gateway routes what a server sends toward

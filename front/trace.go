@@ -9,9 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
 	"github.com/switchboard-mcp/switchboard/telemetry"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // A call a client makes is observed twice: a log line at info (client

@@ -16,8 +16,8 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/otlptest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/otlptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 )
 
 // openPG opens a trail of the shared store in db, with a bound far above

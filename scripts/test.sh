@@ -11,7 +11,7 @@
 #
 # Usage: scripts/test.sh [go test flags and packages]
 # With no arguments it checks and tests ./...; arguments replace ./... for go test (so
-# name the packages too), e.g. scripts/test.sh -run TestEverything ./internal/mcptest
+# name the packages too), e.g. scripts/test.sh -run TestEverything ./internal/testkit/mcptest
 # gofmt and go vet then cover the relative package patterns among the arguments
 # (., ./x, ./x/...), or the whole module if there are none. The conformance suites run
 # when there are no arguments, or when SWITCHBOARD_CONFORMANCE=1; so do the keychain
@@ -20,7 +20,7 @@
 # manifests, nginx, Dockerfile), or when SWITCHBOARD_DEPLOY=1. The full suite
 # (or SWITCHBOARD_TEAM=1 or SWITCHBOARD_DEPLOY=1) also installs Debian's
 # postgresql and nginx when missing (as root) and makes the tests that start
-# them (internal/pgtest, internal/nginxtest, deploy/) fail rather than skip
+# them (internal/testkit/pgtest, internal/testkit/nginxtest, deploy/) fail rather than skip
 # without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,7 +106,7 @@ fi
 if [[ $team == 1 || $deploy == 1 ]]; then
 	section "postgresql and nginx (Debian's packages) for the team-scale tests"
 	# The tests start their own servers: a private PostgreSQL per test binary
-	# (internal/pgtest) and nginx per test (internal/nginxtest), as an
+	# (internal/testkit/pgtest) and nginx per test (internal/testkit/nginxtest), as an
 	# unprivileged user on loopback ports, stopped after. Here they are only
 	# installed; the REQUIRE variables make a test that cannot find them fail.
 	pg_bin() { compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; }

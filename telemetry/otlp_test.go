@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/otlptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/otlptest"
 )
 
 func TestOpen(t *testing.T) {

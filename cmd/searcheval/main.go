@@ -20,7 +20,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/internal/searchbench"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/searchbench"
 )
 
 func main() {

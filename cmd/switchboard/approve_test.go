@@ -14,8 +14,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // approveHome is a home whose configuration asks before every call of the

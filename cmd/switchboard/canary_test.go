@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 )
 
 // TestCanaryStaysHome holds the trust boundary's acceptance line for one

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/panel"
+	"github.com/switchboard-mcp/switchboard/internal/panel"
 )
 
 // env is the world a command sees; tests build their own.

@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/cmd/switchboard/internal/doctor"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
-	"github.com/switchboard-mcp/switchboard/internal/doctor"
 )
 
 // Output of doctor: one finding per paragraph, most severe first, as

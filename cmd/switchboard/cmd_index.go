@@ -23,7 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
-	"github.com/switchboard-mcp/switchboard/panel"
+	"github.com/switchboard-mcp/switchboard/internal/panel"
 )
 
 func indexCommand() *command {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/logfile"
+	"github.com/switchboard-mcp/switchboard/cmd/switchboard/internal/logfile"
 )
 
 func logsCommand() *command {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/panel"
+	"github.com/switchboard-mcp/switchboard/internal/panel"
 )
 
 func panelCommand() *command {

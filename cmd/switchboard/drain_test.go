@@ -19,10 +19,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // httpServe is a running switchboard serve --http.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/switchboard-mcp/switchboard/internal/embedtest"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/embedtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // TestIndexScripts runs testdata/index/*.txtar: $FIXTURE is the fixture

@@ -21,7 +21,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 )
 
 // These tests run the real binary with a pseudo-terminal (creack/pty) as

@@ -15,10 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // TestPostgresScripts runs testdata/pg/*.txtar against the private

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/exepages"
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // TestServeReleasesStartupPages checks that switchboard serve --http, once

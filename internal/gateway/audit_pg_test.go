@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 

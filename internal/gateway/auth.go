@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/oauth"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // AuthStatus is what is known of one HTTP server's OAuth login, without a

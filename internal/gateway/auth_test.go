@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
 // TestPromptCallback: a host that implements Options.Prompt lets its user

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // poolCall makes a tool call of t (nil if the catalog does not know it)

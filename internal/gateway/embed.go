@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/embeddings"
+	"github.com/switchboard-mcp/switchboard/internal/embeddings"
 )
 
 // Semantic search: with settings.embeddings, each tool's text is embedded

@@ -18,8 +18,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // facade is a checked host.Facade.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/policy"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // CallToolRaw is CallTool on the fast path (see upstream.Pool.CallToolRaw)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 

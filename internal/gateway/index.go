@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/catalog"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/internal/catalog"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 )
 
 // cached returns the catalog's entry for a server's current definition.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 )
 
 // TestConnectListsEachPageOnce indexes a server with 10,000 tools (ten

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // Status returns every configured server's status, and every server whose

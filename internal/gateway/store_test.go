@@ -8,8 +8,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // TestCatalogInStore: with Options.Store, the catalog lives in PostgreSQL.

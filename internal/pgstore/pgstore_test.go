@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

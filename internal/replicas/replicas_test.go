@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 )
 
 var testKey = []byte("a store key of thirty-two bytes!")

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/mcptest"
-	"github.com/switchboard-mcp/switchboard/internal/nginxtest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/nginxtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // Bounds for a replica to start and to stop; generous, for a busy 2-core

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // browserEnv makes this test binary a browser that approves: started as

@@ -6,13 +6,13 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/internal/pgtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 )
 
 // sharedStore returns the settings.store of the replicas' configuration,
 // as docs/team.md writes it (references, never literals), and the
 // environment those references name: a fresh database on the test
-// binary's private PostgreSQL (internal/pgtest) and a random key.
+// binary's private PostgreSQL (internal/testkit/pgtest) and a random key.
 func sharedStore(t *testing.T) (settings map[string]any, env []string) {
 	key := make([]byte, 32)
 	rand.Read(key)

@@ -8,7 +8,7 @@ package main
 import (
 	_ "github.com/switchboard-mcp/switchboard"
 	_ "github.com/switchboard-mcp/switchboard/config/hosts"
-	_ "github.com/switchboard-mcp/switchboard/panel"
+	_ "github.com/switchboard-mcp/switchboard/internal/panel"
 )
 
 func main() {}
