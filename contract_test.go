@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,7 +37,9 @@ var update = flag.Bool("update", false, "rewrite the answers of testdata/contrac
 // A transcript holds, in this order:
 //   - config.json (optional): the user's configuration file. "$FIXTURE" in
 //     it is the path of the fixture server (package testserver, with
-//     SWITCHBOARD_TESTSERVER in its env).
+//     SWITCHBOARD_TESTSERVER in its env), "$FIXTURE_ARGS" its arguments,
+//     and "$NEEDS_AUTH" the URL of an HTTP server that answers every
+//     request with 401 (a server that needs an OAuth login).
 //   - server/NAME.json (any number): an in-memory server NAME (a packaged
 //     server, host.Server) given as data: {"instructions", "tools": [MCP
 //     tool definitions], "results": {tool: MCP CallToolResult}}. A tool
@@ -46,7 +50,8 @@ var update = flag.Bool("update", false, "rewrite the answers of testdata/contrac
 //     the engine is closed and made again over the same home (catalog,
 //     pins, state), as a server that changed between two runs.
 //
-// Paths under the test's home are written $HOME; times, <time>.
+// Paths under the test's home are written $HOME, the process's spill
+// directory PROCESS, times <time>, and ages ("3s ago") <age> ago.
 func TestContract(t *testing.T) {
 	files, err := filepath.Glob("testdata/contract/*.txtar")
 	if err != nil {
@@ -69,6 +74,11 @@ func runTranscript(t *testing.T, file string) {
 	}
 	home := t.TempDir()
 	fixture, fargs, _ := testserver.Command(testserver.Good)
+	auth := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="contract"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	defer auth.Close()
 	servers := map[string]json.RawMessage{}
 	var eng *switchboard.Engine
 	closeEngine := func() {
@@ -84,8 +94,12 @@ func runTranscript(t *testing.T, file string) {
 		for _, name := range slices.Sorted(maps.Keys(servers)) {
 			packaged = append(packaged, host.Server{Name: name, Server: dataServer(t, name, servers[name]), Revision: string(servers[name])})
 		}
+		cfg := config.Load(config.Dirs{Home: home})
+		if err := cfg.Err(); err != nil {
+			t.Fatalf("%s: config.json: %v", file, err)
+		}
 		var err error
-		eng, err = switchboard.New(t.Context(), config.Load(config.Dirs{Home: home}), &switchboard.Options{
+		eng, err = switchboard.New(t.Context(), cfg, &switchboard.Options{
 			SpillDir: filepath.Join(home, "spill"), Servers: packaged,
 		})
 		if err != nil {
@@ -101,6 +115,7 @@ func runTranscript(t *testing.T, file string) {
 			d := config.Dirs{Home: home}
 			data := strings.ReplaceAll(string(f.Data), `"$FIXTURE"`, mustJSON(fixture))
 			data = strings.ReplaceAll(data, `"$FIXTURE_ARGS"`, mustJSON(fargs))
+			data = strings.ReplaceAll(data, `"$NEEDS_AUTH"`, mustJSON(auth.URL+"/mcp"))
 			if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o700); err != nil {
 				t.Fatal(err)
 			}
@@ -120,6 +135,8 @@ func runTranscript(t *testing.T, file string) {
 			req = f.Data
 			r := eng.Handle(t.Context(), json.RawMessage(req))
 			text, details := normalize(home, r.Text), normalize(home, string(r.JSON()))
+			text = strings.ReplaceAll(text, auth.URL, "$NEEDS_AUTH")
+			details = strings.ReplaceAll(details, auth.URL, "$NEEDS_AUTH")
 			out = append(out, f, txtar.File{Name: "text", Data: []byte(withNewline(text))}, txtar.File{Name: "details", Data: []byte(details)})
 			continue
 		case f.Name == "text" || f.Name == "details":
@@ -200,12 +217,18 @@ func dataServer(t *testing.T, name string, data []byte) *mcp.Server {
 	return s
 }
 
-var timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+var (
+	timeRE  = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	spillRE = regexp.MustCompile(`/spill/p\d+-\d+/`)
+	agoRE   = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h) ago\b`)
+)
 
-// normalize replaces what differs between runs: the home directory and
-// times.
+// normalize replaces what differs between runs: the home directory, the
+// process's spill directory and times.
 func normalize(home, s string) string {
 	s = strings.ReplaceAll(s, home, "$HOME")
+	s = spillRE.ReplaceAllString(s, "/spill/PROCESS/")
+	s = agoRE.ReplaceAllString(s, "<age> ago")
 	return timeRE.ReplaceAllString(s, "<time>")
 }
 
