@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,6 +42,12 @@ func TestScripts(t *testing.T) {
 	fixture, _, _ := testserver.Command(testserver.Good)
 	testscript.Run(t, scriptParams("testdata/script", map[string]string{"FIXTURE": fixture}))
 }
+
+// updateScripts makes a cmp in a script that fails rewrite the answer the
+// script keeps (go test -run TestScripts/NAME -update): for the kept --json
+// answers of testdata/script/json_answers.txtar, a change to what the CLI
+// prints is then a reviewed diff.
+var updateScripts = flag.Bool("update", false, "rewrite the answers scripts keep, where cmp finds them changed")
 
 // TestPeerScripts runs testdata/peers/*.txtar, which use real MCP servers:
 // $EVERYTHING and $FILESYSTEM are the paths of server-everything's and
@@ -83,5 +90,6 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 		},
 		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
+		UpdateScripts:       *updateScripts,
 	}
 }

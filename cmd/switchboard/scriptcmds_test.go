@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,35 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"mkfifo":      cmdMkfifo,
 	"manyservers": cmdManyServers,
 	"expand":      cmdExpand,
+	"stabilize":   cmdStabilize,
+}
+
+// Values in --json answers that differ between runs, and what stabilize
+// writes in their place.
+var (
+	stableTime     = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"`)
+	stableDuration = regexp.MustCompile(`("(durationNs|durationMs|elapsedMs|took)": )\d+`)
+	stableSpill    = regexp.MustCompile(`/spill/p\d+-\d+/`)
+)
+
+// cmdStabilize copies a file (stdout, stderr, or a file of the script's)
+// to another, with what differs between runs replaced: the script's work
+// directory by $WORK, the fixture server's path by $FIXTURE, times by "<time>", durations by 0, a process's spill
+// directory by PROCESS. Then cmp compares it with an answer kept in the
+// script, which go test -update rewrites: stabilize FROM TO.
+func cmdStabilize(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: stabilize FROM TO")
+	}
+	s := ts.ReadFile(args[0])
+	s = strings.ReplaceAll(s, ts.Getenv("WORK"), "$WORK")
+	if f := ts.Getenv("FIXTURE"); f != "" {
+		s = strings.ReplaceAll(s, f, "$FIXTURE")
+	}
+	s = stableTime.ReplaceAllString(s, `"<time>"`)
+	s = stableDuration.ReplaceAllString(s, "${1}0")
+	s = stableSpill.ReplaceAllString(s, "/spill/PROCESS/")
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(s), 0o666))
 }
 
 // cmdMkfifo makes a FIFO: mkfifo PATH. Nothing ever writes to it, so
