@@ -149,17 +149,21 @@ func serverState(c *config.Config, s *config.Server) string {
 func (e *env) serverStatus(ctx context.Context, c *config.Config, state *state) map[string]proxy.ServerStatus {
 	path := filepath.Join(c.Dirs.CacheDir(), "catalog.db")
 	var db *sql.DB
+	var key []byte
 	switch {
 	case c.Settings.Store != nil && state == nil:
 		return nil
 	case c.Settings.Store != nil:
 		db = state.db()
+		if state.shared != nil {
+			key = state.shared.Key
+		}
 	default:
 		if _, err := os.Stat(path); err != nil {
 			return nil
 		}
 	}
-	eng, err := gateway.New(ctx, c, &gateway.Options{Passive: true, CatalogPath: path, Store: db, Lookup: e.lookupEnv,
+	eng, err := gateway.New(ctx, c, &gateway.Options{Passive: true, CatalogPath: path, Store: db, StoreKey: key, Lookup: e.lookupEnv,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "switchboard status: tool counts and failures unknown: %v\n", err)

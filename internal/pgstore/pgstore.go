@@ -111,23 +111,28 @@ func Migrate(ctx context.Context, db *sql.DB, component string, steps []string) 
 
 // step runs one migration step and records the version it reaches.
 // Once runs f, in a transaction, once for the database: the first
-// replica to call it with component runs it, under the migration lock,
-// and records it as done (as version 1 of component in
-// switchboard_schema); later calls return at once. An error leaves it to
-// be run again.
-func Once(ctx context.Context, db *sql.DB, component string, f func(context.Context, *sql.Tx) error) error {
+// replica to call it with name runs it, under the migration lock, and
+// records it as done (in switchboard_once, not among the components'
+// schema versions); later calls return at once. An error leaves it to be
+// run again.
+func Once(ctx context.Context, db *sql.DB, name string, f func(context.Context, *sql.Tx) error) error {
 	unlock, err := lock(ctx, db, migrateLock)
 	if err != nil {
-		return fmt.Errorf("%s: waiting for the migration lock: %w", component, err)
+		return fmt.Errorf("%s: waiting for the migration lock: %w", name, err)
 	}
 	defer unlock()
-	var v int
-	err = db.QueryRowContext(ctx, `SELECT version FROM switchboard_schema WHERE component = $1`, component).Scan(&v)
-	switch {
-	case err == nil && v >= 1:
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS switchboard_once (
+		name    TEXT PRIMARY KEY,
+		done_at TIMESTAMPTZ NOT NULL DEFAULT now()
+	)`); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	var done bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM switchboard_once WHERE name = $1)`, name).Scan(&done); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if done {
 		return nil
-	case err != nil && !errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("%s: %w", component, err)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -137,8 +142,7 @@ func Once(ctx context.Context, db *sql.DB, component string, f func(context.Cont
 	if err := f(ctx, tx); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO switchboard_schema (component, version) VALUES ($1, 1)
-		ON CONFLICT (component) DO UPDATE SET version = 1, updated_at = now()`, component); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO switchboard_once (name) VALUES ($1)`, name); err != nil {
 		return err
 	}
 	return tx.Commit()
