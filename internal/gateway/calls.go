@@ -20,11 +20,25 @@ func (e *Engine) poolCall(ctx context.Context, server string, t *mcp.Tool, param
 	if rawCallable(t, params) {
 		call = e.callRaw
 	}
+	check := func(res *mcp.CallToolResult) *mcp.CallToolResult {
+		ct := t
+		if ct == nil || ct.Name != params.Name {
+			ct = e.listedTool(server, params.Name) // a direct tool's call comes without it
+		}
+		return e.checkOutput(server, ct, res)
+	}
 	if e.opts.OnCall == nil {
-		return call(ctx, server, params)
+		res, err := call(ctx, server, params)
+		if err == nil {
+			res = check(res)
+		}
+		return res, err
 	}
 	start := time.Now()
 	res, err := call(ctx, server, params)
+	if err == nil {
+		res = check(res)
+	}
 	resultBytes, isError := 0, false
 	if err == nil {
 		resultBytes, isError = jsonSize(res), res.IsError
@@ -35,8 +49,8 @@ func (e *Engine) poolCall(ctx context.Context, server string, t *mcp.Tool, param
 
 // rawCallable reports whether a call may go on the pool's fast path
 // (callRaw): a call of a tool the catalog knows without an output schema
-// (go-sdk's client checks a result against it; the fast path does not),
-// with a name and arguments only (no _meta: no progress token).
+// (whose result checkOutput checks, decoded), with a name and arguments
+// only (no _meta: no progress token).
 func rawCallable(t *mcp.Tool, params *mcp.CallToolParams) bool {
 	return t != nil && t.Name == params.Name && t.OutputSchema == nil && len(params.Meta) == 0
 }

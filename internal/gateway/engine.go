@@ -73,10 +73,11 @@ type Engine struct {
 	pool       *upstream.Pool
 	cat        *catalog.Catalog
 	spill      *bound.Spiller
-	freshSpill string    // a spill directory made for this engine alone (defaultSpillDir), removed by Close
-	def        *Session  // the session of Handle and of the engine's own methods
-	emb        *embedder // nil without settings.embeddings
-	memo       memo      // catalog entries read or written, and definition hashes
+	freshSpill string        // a spill directory made for this engine alone (defaultSpillDir), removed by Close
+	def        *Session      // the session of Handle and of the engine's own methods
+	emb        *embedder     // nil without settings.embeddings
+	memo       memo          // catalog entries read or written, and definition hashes
+	outputs    outputSchemas // tools' output schemas, resolved (checkOutput)
 
 	fails failureMarks // what recordFailures wrote to the catalog
 	pol   enginePolicy // the audit trail and pins (policy.go)

@@ -19,8 +19,9 @@ import (
 // reported (Options.OnCall) as CallTool's is.
 //
 // It returns upstream.ErrNoFastPath, having done nothing, when the call
-// needs what only CallTool does: an approval rule applies to the server, or
-// the tool is quarantined (CallTool says why it is not sent), or the
+// needs what only CallTool does: an approval rule applies to the server,
+// the tool is quarantined (CallTool says why it is not sent), the tool
+// declares an output schema (CallTool holds its result to it), or the
 // connection cannot take it.
 func (s *Session) CallToolRaw(ctx context.Context, server, tool string, args json.RawMessage) (raw *upstream.RawResult, res *mcp.CallToolResult, err error) {
 	name, err := s.e.server(server)
@@ -33,6 +34,9 @@ func (s *Session) CallToolRaw(ctx context.Context, server, tool string, args jso
 	}
 	if st, err := s.e.livePins(ctx, name); err != nil || st.quarantine(tool) != nil {
 		return nil, nil, upstream.ErrNoFastPath // CallTool says why
+	}
+	if t := s.e.listedTool(name, tool); t != nil && t.OutputSchema != nil {
+		return nil, nil, upstream.ErrNoFastPath // CallTool checks the result against it
 	}
 	start := time.Now()
 	raw, res, err = s.e.pool.CallToolRaw(ctx, name, tool, args)

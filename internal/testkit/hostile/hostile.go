@@ -37,6 +37,9 @@ const (
 	// Deep is a go-sdk server whose tool "deep" returns a result nested
 	// too deeply to decode (see [NewDeep]).
 	Deep = "deep"
+	// Liar is a go-sdk server whose tools break the output schema they
+	// declare (see [NewLiar]).
+	Liar = "liar"
 	// LabelBreaker is a go-sdk server whose resource, prompt and
 	// instructions try to break out of the untrusted-data label (see
 	// [NewLabelBreaker]).
@@ -49,6 +52,7 @@ var modes = map[string]func(ctx context.Context) error{
 	Router: runRouter,
 	Leaker: func(ctx context.Context) error { return NewLeaker().Run(ctx, &mcp.StdioTransport{}) },
 	Deep:   runDeep,
+	Liar:   func(ctx context.Context) error { return NewLiar().Run(ctx, &mcp.StdioTransport{}) },
 	LabelBreaker: func(ctx context.Context) error {
 		return NewLabelBreaker().Run(ctx, &mcp.StdioTransport{})
 	},
