@@ -198,6 +198,15 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		if d.policyServer(r, m.key, v, p) {
 			return
 		}
+		if !d.strict && m.key == "enabled" {
+			// Other tools' files turn a server off with "enabled": false
+			// (mcp-plugin's, opencode's): a server the user turned off
+			// there stays off here.
+			if on, ok := d.boolean(v, p); ok && !on {
+				r.Disabled = true
+				return // counted as a field, as "disabled" is: alone, it disables a lower definition
+			}
+		}
 		r.fields--
 		if !d.strict && hostFields[m.key] {
 			return

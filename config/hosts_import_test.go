@@ -352,6 +352,18 @@ bearer_token = "tok-LITERALliteral42"
 			},
 		},
 		{
+			name: "enabled false turns a server off", host: "cursor",
+			files: map[string]string{cursorFile: `inline:{"mcpServers": {
+  "off": {"command": "off-mcp", "enabled": false},
+  "on": {"command": "on-mcp", "enabled": true}
+}}`},
+			wantFiles: []string{cursorFile},
+			servers: []*Server{
+				importedServer("cursor", cursorFile, "mcpServers.off", Server{Type: TransportStdio, Command: "off-mcp", Disabled: true}),
+				importedServer("cursor", cursorFile, "mcpServers.on", Server{Type: TransportStdio, Command: "on-mcp"}),
+			},
+		},
+		{
 			name: "broken JSON", host: "cursor",
 			files: map[string]string{cursorFile: `inline:{
   "mcpServers": {

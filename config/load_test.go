@@ -135,6 +135,33 @@ func TestDisabledStub(t *testing.T) {
 			disabledBy: func(p paths) string { return "" },
 		},
 		{
+			name: "enabled false in a shared file disables it",
+			files: func(p paths) map[string]string {
+				return map[string]string{p.shared: `{"mcpServers": {"x": {"command": "low", "enabled": false}}}`}
+			},
+			disabled: true, command: "low",
+			disabledBy: func(p paths) string { return "" },
+		},
+		{
+			name: "enabled false alone in a shared file disables a lower definition",
+			files: func(p paths) map[string]string {
+				return map[string]string{
+					p.shared: `{"mcpServers": {"x": {"command": "low"}}}`,
+					p.agents: `{"mcpServers": {"x": {"enabled": false}}}`,
+				}
+			},
+			disabled: true, command: "low",
+			disabledBy: func(p paths) string { return p.agents },
+		},
+		{
+			name: "enabled true in a shared file changes nothing",
+			files: func(p paths) map[string]string {
+				return map[string]string{p.shared: `{"mcpServers": {"x": {"command": "low", "enabled": true}}}`}
+			},
+			disabled: false, command: "low",
+			disabledBy: func(p paths) string { return "" },
+		},
+		{
 			name: "stub without a lower definition warns",
 			files: func(p paths) map[string]string {
 				return map[string]string{p.user: `{"mcpServers": {"x": {"disabled": true}}}`}

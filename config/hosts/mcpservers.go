@@ -61,6 +61,10 @@ func (sh *shape) entry(f *File, name, path string, v any) *Entry {
 			e.set(k, sh.vars.dict(f, e, sh.host, p, val), k)
 		case k == "disabled":
 			e.set(k, val, k)
+		case k == "enabled":
+			// Some hosts' mcpServers entries turn a server off with
+			// "enabled": false: it stays off here.
+			e.set("disabled", disabledFromEnabled(val), k)
 		case k == "timeout" && sh.timeout != 0:
 			f.setTimeout(e, k, val, sh.timeout, sh.floor)
 		case (k == "includeTools" || k == "excludeTools") && sh.tools:
