@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,7 +44,11 @@ func TestConformanceSuite(t *testing.T) {
 func testConformanceSuite(t *testing.T, upstream def) *testGateway {
 	mcptest.CheckNoLeaks(t)
 	peers := mcptest.Peers(t)
-	g := newGateway(t, map[string]def{"conformance": upstream}, map[string]any{"toolPrefix": "none"})
+	// The gateway's log (refusals of a server's requests among it) is shown
+	// when the suite fails.
+	var log syncBuffer
+	g := newGatewayWith(t, map[string]def{"conformance": upstream}, map[string]any{"toolPrefix": "none"},
+		Options{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	ts := g.serveHTTP(t, HTTPOptions{NoFastLane: os.Getenv("DBG_SLOW") != ""})
 
 	baseline, err := filepath.Abs("../testdata/mcp-peers/gateway-server-baseline.yml")
@@ -62,7 +68,7 @@ func testConformanceSuite(t *testing.T, upstream def) *testGateway {
 	err = cmd.Wait()
 	stop.Stop()
 	if err != nil {
-		t.Fatalf("conformance server suite through the gateway: %v\n%s\nfailed checks:\n%s", err, out.Bytes(), failedChecks(results))
+		t.Fatalf("conformance server suite through the gateway: %v\n%s\nfailed checks:\n%s\nthe gateway's warnings:\n%s", err, out.Bytes(), failedChecks(results), log.String())
 	}
 	t.Logf("conformance server suite through the gateway:\n%s", summary(out.String()))
 	return g
@@ -99,4 +105,22 @@ func summary(out string) string {
 		return strings.TrimSpace(after)
 	}
 	return out
+}
+
+// syncBuffer is a bytes.Buffer that goroutines may write at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
