@@ -51,7 +51,12 @@ type bridge struct {
 
 // route is one call in flight from a client session.
 type route struct {
-	ss    *mcp.ServerSession
+	ss *mcp.ServerSession
+	// call is the context go-sdk handles the client's call in (nil for a
+	// call on the fast lane): a request to the client made in it goes on
+	// that call's own response stream, not the client's standalone stream,
+	// which may not be open (see toClient).
+	call  context.Context
 	token any        // the client's progress token, if it gave one
 	susp  *suspended // set for a multi round-trip client's call
 	// sink, set for a call on the fast lane, sends a notification to the
@@ -158,7 +163,23 @@ func (b *bridge) enter(ctx context.Context, ss *mcp.ServerSession, token any) (c
 	if b == nil || ss == nil {
 		return ctx, "", func() {}
 	}
-	return b.enterRoute(ctx, &route{ss: ss, token: token})
+	return b.enterRoute(ctx, &route{ss: ss, token: token, call: ctx})
+}
+
+// toClient returns the context to send a request of the server's (made in
+// ctx) to the client of r in: one that ends with either, and that go-sdk
+// relates to the client's call where go-sdk handles it, so that the
+// request goes on that call's response stream (over HTTP, a server may
+// send a request related to a client's request on its stream; one sent
+// without waits for the client's standalone stream, which a client opens
+// when it likes, if at all). Call stop when the request is answered.
+func toClient(ctx context.Context, r *route) (_ context.Context, stop func()) {
+	if r.call == nil {
+		return ctx, func() {}
+	}
+	cctx, cancel := context.WithCancel(r.call)
+	unhook := context.AfterFunc(ctx, cancel)
+	return cctx, func() { unhook(); cancel() }
 }
 
 // enterLane is enter for a call on the fast lane, which go-sdk never saw:
@@ -328,7 +349,9 @@ func (b *bridge) createMessage(ctx context.Context, req *mcp.CreateMessageReques
 		}
 		return nil, fmt.Errorf("switchboard: the client answered sampling with %T", resp)
 	}
-	return r.ss.CreateMessage(ctx, params)
+	cctx, stop := toClient(ctx, r)
+	defer stop()
+	return r.ss.CreateMessage(cctx, params)
 }
 
 func (b *bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -348,7 +371,9 @@ func (b *bridge) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 		}
 		return nil, fmt.Errorf("switchboard: the client answered elicitation with %T", resp)
 	}
-	return r.ss.Elicit(ctx, params)
+	cctx, stop := toClient(ctx, r)
+	defer stop()
+	return r.ss.Elicit(cctx, params)
 }
 
 func (b *bridge) inputID() string {
@@ -395,6 +420,12 @@ func (b *bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
 			return
 		}
 		ss = r.ss // answered already: as after any call
+		if ss != nil {
+			// On the call's own stream while it is open, before its result.
+			cctx, stop := toClient(ctx, r)
+			defer stop()
+			ctx = cctx
+		}
 	}
 	if ss != nil {
 		ss.Log(ctx, req.Params)

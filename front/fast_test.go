@@ -1,6 +1,7 @@
 package front
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -482,8 +483,9 @@ func lanePost(t *testing.T, url, sid, body string) (*http.Response, string) {
 // a call on the fast lane: a log message reaches the caller on the call's
 // own response (which turns into an event stream), and a call of a client
 // that can be asked (sampling, elicitation) but has no standalone stream
-// open goes the usual way, where go-sdk relates the server's request to the
-// call's response.
+// open goes the usual way, where the server's request goes on the call's
+// own response stream (the gateway relates it to the client's call), and
+// the client's answer reaches the server.
 func TestFastLaneServerToClient(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	upstream := def{"command": mcptest.ConformanceStdio(t), "protocolVersion": "2025-11-25"}
@@ -513,11 +515,45 @@ func TestFastLaneServerToClient(t *testing.T) {
 	resp, _ := lanePost(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	lanePost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	_, out := lanePost(t, url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"hi"}}}`)
-	// go-sdk sends the request to the standalone stream, which this client
-	// has not opened, on either path.
-	if !strings.Contains(out, `elicitation failed`) {
-		t.Errorf("a client that can be asked, without a standalone stream: the call answered\n%s", out)
+	// The server's request comes on the call's own response stream (the
+	// client opened no other), and the client's answer goes back into the
+	// call.
+	resp, err := http.DefaultClient.Do(laneRequest(t.Context(), url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"hi"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var seen strings.Builder
+	asked, answered := false, false
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		seen.WriteString(line + "\n")
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal([]byte(line), &msg)
+		switch {
+		case msg.Method == "elicitation/create":
+			asked = true
+			r, _ := lanePost(t, url, sid, `{"jsonrpc":"2.0","id":`+string(msg.ID)+`,"result":{"action":"decline"}}`)
+			if r.StatusCode/100 != 2 {
+				t.Errorf("the answer to the elicitation: %s", r.Status)
+			}
+		case string(msg.ID) == "2":
+			answered = true
+		}
+		if answered {
+			break
+		}
+	}
+	if !asked || !answered {
+		t.Errorf("a client that can be asked, without a standalone stream: asked %v, answered %v, on the call's stream:\n%s", asked, answered, seen.String())
 	}
 	if g.fastCalls() != 0 {
 		t.Errorf("a client that can be asked, without a standalone stream: the call took the lane")

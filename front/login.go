@@ -66,7 +66,9 @@ func (b *bridge) prompter(fallback oauth.Prompter) oauth.Prompter {
 // request, or in an input-required result to a multi round-trip client.
 func (b *bridge) askURL(ctx context.Context, r *route, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	if r.susp == nil {
-		return r.ss.Elicit(ctx, params)
+		cctx, stop := toClient(ctx, r)
+		defer stop()
+		return r.ss.Elicit(cctx, params)
 	}
 	resp, err := r.susp.askClient(ctx, b.inputID(), params)
 	if err != nil {
