@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/catalog"
+	"github.com/switchboard-mcp/switchboard/internal/pinning"
 	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -112,7 +113,7 @@ func (e *PinsError) Unwrap() error { return e.Err }
 type pinState struct {
 	ent  *catalog.Entry
 	q    map[string]*policy.Quarantine // by tool name; nil for none
-	defs []policy.Def                  // ent's tools' definitions; nil with pin off
+	defs []pinning.Def                 // ent's tools' definitions; nil with pin off
 	err  error                         // a *PinsError: every tool is in q
 	// shown are ent's tools as the agent and a host may see them: a
 	// quarantined tool's approved definition instead of the offered one,
@@ -137,7 +138,7 @@ func (e *Engine) pinned(ctx context.Context, server string) *pinState {
 
 // quarantined returns a server's quarantined tools, by name: those whose
 // definition in the catalog differs from the one the user accepted (see
-// policy.Reconcile), and every one when the pins cannot be read. It never
+// pinning.Reconcile), and every one when the pins cannot be read. It never
 // connects.
 func (e *Engine) quarantined(ctx context.Context, server string) map[string]*policy.Quarantine {
 	if st := e.pinned(ctx, server); st != nil {
@@ -178,14 +179,14 @@ func (e *Engine) reconcile(ctx context.Context, ent *catalog.Entry) *pinState {
 // comparePins reconciles a server's tools with its pins and returns the
 // tools quarantined. When the pins cannot be read or written, every tool
 // is, and the error says why.
-func (e *Engine) comparePins(ctx context.Context, server string, defs []policy.Def, mode config.PinMode) (map[string]*policy.Quarantine, error) {
+func (e *Engine) comparePins(ctx context.Context, server string, defs []pinning.Def, mode config.PinMode) (map[string]*policy.Quarantine, error) {
 	// The definitions were hashed before any lock is taken, and the pins
 	// are read first: the write transaction, which blocks other writers,
 	// is taken only when there is something to write, and then only
 	// compares.
-	var r policy.Reconciled
+	var r pinning.Reconciled
 	reconcile := func(stored map[string]catalog.Pin) []catalog.Pin {
-		r = policy.Reconcile(server, stored, defs, mode, time.Now())
+		r = pinning.Reconcile(server, stored, defs, mode, time.Now())
 		return r.Write
 	}
 	stored, err := e.pol.pins.Pins(ctx, server)
@@ -205,7 +206,7 @@ func (e *Engine) comparePins(ctx context.Context, server string, defs []policy.D
 			e.log.Warn("tool pinning", "server", server, "err", err)
 		}
 		err = &PinsError{Server: server, Where: e.pol.pinsAt, Shared: e.opts.Store != nil, Err: err}
-		return policy.Unreadable(server, defs, err), err
+		return pinning.Unreadable(server, defs, err), err
 	}
 	for _, ev := range r.Events {
 		e.record(ctx, nil, ev)
@@ -218,11 +219,11 @@ func (e *Engine) comparePins(ctx context.Context, server string, defs []policy.D
 
 // defsFor returns the definitions of ent's tools, hashed once per entry.
 // st may be nil.
-func (st *pinState) defsFor(ent *catalog.Entry) []policy.Def {
+func (st *pinState) defsFor(ent *catalog.Entry) []pinning.Def {
 	if st != nil && st.ent == ent && st.defs != nil {
 		return st.defs
 	}
-	return policy.Definitions(ent.Tools)
+	return pinning.Definitions(ent.Tools)
 }
 
 // shownTools returns tools as the agent and a host may see them, given

@@ -263,7 +263,7 @@ func TestPinsSurviveCacheWipe(t *testing.T) {
 }
 
 // definitionV1 is the hash and canonical JSON an older Switchboard pinned
-// (policy.Definition of version 1, as it was): no _meta, no icons.
+// (pinning.Definition of version 1, as it was): no _meta, no icons.
 func definitionV1(t *mcp.Tool) (hash, canon string) {
 	raw, _ := json.Marshal(struct {
 		Name         string               `json:"name"`

@@ -1,4 +1,4 @@
-package policy
+package pinning
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/catalog"
+	"github.com/switchboard-mcp/switchboard/policy"
 )
 
 func tool(name, desc string) *mcp.Tool {
@@ -57,7 +58,7 @@ func TestReconcile(t *testing.T) {
 	}
 	// a changes: quarantined, one event.
 	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A2"), tool("b", "B")}), config.PinOn, now)
-	if q := r.Quarantined["a"]; q == nil || len(r.Quarantined) != 1 || len(r.Events) != 1 || r.Events[0].Event != EventQuarantine {
+	if q := r.Quarantined["a"]; q == nil || len(r.Quarantined) != 1 || len(r.Events) != 1 || r.Events[0].Event != policy.EventQuarantine {
 		t.Fatalf("changed: %+v", r)
 	}
 	stored = apply(stored, r)
@@ -80,11 +81,11 @@ func TestReconcile(t *testing.T) {
 	stored = apply(stored, r)
 	// A new tool: pinned and reported; under strict, quarantined.
 	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A"), tool("c", "C")}), config.PinOn, now)
-	if r.Quarantined != nil || len(r.Events) != 1 || r.Events[0].Event != EventNewTool {
+	if r.Quarantined != nil || len(r.Events) != 1 || r.Events[0].Event != policy.EventNewTool {
 		t.Errorf("new tool: %+v", r)
 	}
 	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("a", "A"), tool("c", "C")}), config.PinStrict, now)
-	if q := r.Quarantined["c"]; q == nil || !q.New || r.Events[0].Event != EventQuarantine {
+	if q := r.Quarantined["c"]; q == nil || !q.New || r.Events[0].Event != policy.EventQuarantine {
 		t.Errorf("new tool, strict: %+v", r)
 	}
 	// Off: nothing.
@@ -106,28 +107,6 @@ func TestReconcileBoundsEvents(t *testing.T) {
 	r := Reconcile("s", stored, Definitions(v2), config.PinOn, now)
 	if len(r.Quarantined) != 5000 || len(r.Events) != maxPinEvents+1 || !strings.Contains(r.Events[maxPinEvents].Why, "4980 more") {
 		t.Errorf("%d quarantined, %d events (last %+v)", len(r.Quarantined), len(r.Events), r.Events[len(r.Events)-1])
-	}
-}
-
-func TestDiff(t *testing.T) {
-	_, a := Definition(tool("t", "Reads."))
-	_, b := Definition(&mcp.Tool{Name: "t", Description: "Reads and sends.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string"}}}})
-	got := strings.Join(Diff(a, b, 60), "\n")
-	for _, want := range []string{`-   "description": "Reads.",`, `+   "description": "Reads and sends.",`, `+     "properties": {`} {
-		if !strings.Contains(got, want) {
-			t.Errorf("diff lacks %q:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, `"name"`) {
-		t.Errorf("diff shows an unchanged line:\n%s", got)
-	}
-	long := strings.Repeat("word ", 100)
-	_, c := Definition(tool("t", long))
-	if d := Diff(a, c, 60); len(d) != 2 || len(d[1]) > 310 || !strings.HasSuffix(d[1], "…") {
-		t.Errorf("diff of a long line: %q", d)
-	}
-	if d := Diff(a, b, 2); len(d) != 2 || !strings.HasPrefix(d[1], "… ") {
-		t.Errorf("bounded diff: %q", d)
 	}
 }
 
@@ -156,7 +135,7 @@ func TestReconcileEmptyFirstListing(t *testing.T) {
 	}
 	// Without strict it is pinned as a new tool, and reported.
 	r = Reconcile("s", stored, Definitions([]*mcp.Tool{tool("evil", "x")}), config.PinOn, now)
-	if r.Quarantined != nil || len(r.Events) != 1 || r.Events[0].Event != EventNewTool {
+	if r.Quarantined != nil || len(r.Events) != 1 || r.Events[0].Event != policy.EventNewTool {
 		t.Errorf("pin on: %+v, want pinned and reported", r)
 	}
 }

@@ -1,7 +1,14 @@
-package policy
+// Package pinning pins tool definitions and compares what a server offers
+// with its pins: the mechanics behind policy.Quarantine. The first
+// definition seen of each tool is pinned (a catalog.Pin); a later,
+// different one is quarantined (not callable) until the user accepts it,
+// which guards against a server that changes what a tool says or does
+// after the user started to rely on it (a "rug pull"). The engine
+// (internal/gateway) stores the pins and asks here; a host only sees the
+// quarantines (docs/policy.md).
+package pinning
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,12 +20,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/catalog"
+	"github.com/switchboard-mcp/switchboard/policy"
 )
-
-// Tool pinning guards against a server that changes what a tool says or
-// does after the user started to rely on it (a "rug pull"): the first
-// definition seen of each tool is pinned, and a later, different one is
-// quarantined (not callable) until the user accepts it.
 
 // DefinitionVersion is the version of the hashes Definition returns. A
 // hash of version 2 or later starts with its version and a colon ("2:…");
@@ -103,67 +106,24 @@ func (d Def) matchesOld(p catalog.Pin) bool {
 	return h == p.Hash
 }
 
-// Quarantine is a tool that may not be called until the user accepts its
-// current definition.
-type Quarantine struct {
-	Server, Tool string
-	New          bool      // a tool new on a known server, under pin "strict": nothing was accepted
-	Since        time.Time // when the server first offered a definition that was not accepted
-	Old, Current string    // canonical JSON of the accepted and the offered definition
-	Pending      string    // the offered definition's hash, which approving accepts
-
-	// Err, when set, is why the server's pins could not be read or
-	// written: nothing is known to be accepted, so every tool of the
-	// server is quarantined (fail closed), and none can be approved until
-	// the pins can be read again.
-	Err error
-}
-
-// Approved returns the definition the user accepted, as the agent may see
-// it while the tool is quarantined; nil for a tool that has none (new
-// under pin "strict", or pins that could not be read).
-func (q *Quarantine) Approved() *mcp.Tool {
-	if q.Old == "" || q.Err != nil {
-		return nil
-	}
-	t := new(mcp.Tool)
-	if json.Unmarshal([]byte(q.Old), t) != nil {
-		return nil
-	}
-	t.Name = q.Tool
-	return t
-}
-
-// Diff shows what changed, bounded to maxLines lines: the server's text,
-// which is untrusted data.
-func (q *Quarantine) Diff(maxLines int) []string {
-	switch {
-	case q.Err != nil:
-		return bounded(append([]string{"the definition offered (the pins could not be read):"}, indented(q.Current)...), maxLines)
-	case q.New:
-		return bounded(append([]string{"new tool, never approved:"}, indented(q.Current)...), maxLines)
-	}
-	return Diff(q.Old, q.Current, maxLines)
-}
-
 // Unreadable returns the quarantine of every tool of defs when a server's
 // pins could not be read or written (err): fail closed.
-func Unreadable(server string, defs []Def, err error) map[string]*Quarantine {
+func Unreadable(server string, defs []Def, err error) map[string]*policy.Quarantine {
 	if len(defs) == 0 {
 		return nil
 	}
-	out := make(map[string]*Quarantine, len(defs))
+	out := make(map[string]*policy.Quarantine, len(defs))
 	for _, d := range defs {
-		out[d.Tool] = &Quarantine{Server: server, Tool: d.Tool, Current: d.Canon, Pending: d.Hash, Err: err}
+		out[d.Tool] = &policy.Quarantine{Server: server, Tool: d.Tool, Current: d.Canon, Pending: d.Hash, Err: err}
 	}
 	return out
 }
 
 // Reconciled is the outcome of comparing a server's tools with its pins.
 type Reconciled struct {
-	Write       []catalog.Pin          // pins to store
-	Quarantined map[string]*Quarantine // by tool name; nil for none
-	Events      []Record               // for the audit trail, bounded
+	Write       []catalog.Pin                 // pins to store
+	Quarantined map[string]*policy.Quarantine // by tool name; nil for none
+	Events      []policy.Record               // for the audit trail, bounded
 }
 
 // maxPinEvents bounds the audit records of one reconciliation: a server
@@ -196,7 +156,7 @@ func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode co
 	more := 0
 	event := func(ev, tool, why string) {
 		if len(r.Events) < maxPinEvents {
-			r.Events = append(r.Events, Record{Time: now, Event: ev, Server: server, Tool: tool, Why: why})
+			r.Events = append(r.Events, policy.Record{Time: now, Event: ev, Server: server, Tool: tool, Why: why})
 		} else {
 			more++
 		}
@@ -210,7 +170,7 @@ func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode co
 		case !ok && (first || mode != config.PinStrict):
 			r.Write = append(r.Write, catalog.Pin{Server: server, Tool: t.Tool, Hash: h, Def: canon, FirstSeen: now})
 			if !first {
-				event(EventNewTool, t.Tool, "a tool new on this server; pinned as first seen")
+				event(policy.EventNewTool, t.Tool, "a tool new on this server; pinned as first seen")
 			}
 			continue
 		case !ok:
@@ -233,92 +193,20 @@ func Reconcile(server string, stored map[string]catalog.Pin, defs []Def, mode co
 			if p.Hash == "" {
 				why = "a tool new on this server, under pin \"strict\""
 			}
-			event(EventQuarantine, t.Tool, why)
+			event(policy.EventQuarantine, t.Tool, why)
 		}
 		if p.Pending != h {
 			p.Pending, p.PendingDef = h, canon
 			r.Write = append(r.Write, p)
 		}
 		if r.Quarantined == nil {
-			r.Quarantined = map[string]*Quarantine{}
+			r.Quarantined = map[string]*policy.Quarantine{}
 		}
-		r.Quarantined[t.Tool] = &Quarantine{Server: server, Tool: t.Tool, New: p.Hash == "", Since: p.PendingAt, Old: p.Def, Current: canon, Pending: h}
+		r.Quarantined[t.Tool] = &policy.Quarantine{Server: server, Tool: t.Tool, New: p.Hash == "", Since: p.PendingAt, Old: p.Def, Current: canon, Pending: h}
 	}
 	if more > 0 {
-		r.Events = append(r.Events, Record{Time: now, Event: EventQuarantine, Server: server,
+		r.Events = append(r.Events, policy.Record{Time: now, Event: policy.EventQuarantine, Server: server,
 			Why: fmt.Sprintf("and %d more tools new or changed in the same listing (not recorded one by one)", more)})
 	}
 	return r
-}
-
-// maxDiffInput bounds the lines a diff compares: it takes time and memory
-// in the product of the two lengths.
-const maxDiffInput = 1000
-
-// Diff returns the lines that differ between two JSON documents, indented,
-// as "- " (only in old) and "+ " (only in cur), each line cut to 300
-// bytes, at most maxLines lines in all.
-func Diff(old, cur string, maxLines int) []string {
-	a, b := indented(old), indented(cur)
-	if len(a) > maxDiffInput || len(b) > maxDiffInput {
-		return []string{fmt.Sprintf("the definitions are too long to compare line by line (%d and %d lines); describe shows the new one", len(a), len(b))}
-	}
-	// Longest common subsequence, by dynamic programming from the end.
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			i, j = i+1, j+1
-		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
-			out = append(out, "- "+cut(a[i], 300))
-			i++
-		default:
-			out = append(out, "+ "+cut(b[j], 300))
-			j++
-		}
-	}
-	return bounded(out, maxLines)
-}
-
-func bounded(lines []string, max int) []string {
-	if max > 0 && len(lines) > max {
-		n := len(lines) - max + 1
-		return append(lines[:max-1:max-1], fmt.Sprintf("… %d more lines", n))
-	}
-	return lines
-}
-
-func indented(doc string) []string {
-	if doc == "" {
-		return nil
-	}
-	var b bytes.Buffer
-	if json.Indent(&b, []byte(doc), "", "  ") != nil {
-		return []string{doc}
-	}
-	return strings.Split(b.String(), "\n")
-}
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xc0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
