@@ -108,27 +108,17 @@ func findProject(cwd, home string) string {
 	return cwd
 }
 
+// withDefaults fills the empty fields from Home: those the hosts' files
+// are found under as hosts.Dirs.WithDefaults fills them, then our own
+// state and cache.
 func (d Dirs) withDefaults() Dirs {
-	if d.GOOS == "" {
-		d.GOOS = "linux"
-	}
-	if d.ConfigHome == "" {
-		d.ConfigHome = d.join(d.Home, ".config")
-	}
+	h := d.Hosts()
+	d.GOOS, d.ConfigHome, d.CodexHome, d.AppData, d.LocalAppData = h.GOOS, h.ConfigHome, h.CodexHome, h.AppData, h.LocalAppData
 	if d.StateHome == "" {
 		d.StateHome = d.join(d.Home, ".local", "state")
 	}
 	if d.CacheHome == "" {
 		d.CacheHome = d.join(d.Home, ".cache")
-	}
-	if d.CodexHome == "" {
-		d.CodexHome = d.join(d.Home, ".codex")
-	}
-	if d.GOOS == "windows" && d.AppData == "" {
-		d.AppData = d.join(d.Home, "AppData", "Roaming")
-	}
-	if d.GOOS == "windows" && d.LocalAppData == "" {
-		d.LocalAppData = d.join(d.Home, "AppData", "Local")
 	}
 	return d
 }

@@ -40,9 +40,8 @@ func HostNames() []string { return hosts.Names() }
 
 // Hosts returns the directories the other hosts' files are found in.
 func (d Dirs) Hosts() hosts.Dirs {
-	d = d.withDefaults()
 	return hosts.Dirs{GOOS: d.GOOS, Home: d.Home, ConfigHome: d.ConfigHome, CodexHome: d.CodexHome,
-		AppData: d.AppData, LocalAppData: d.LocalAppData}
+		AppData: d.AppData, LocalAppData: d.LocalAppData}.WithDefaults()
 }
 
 // ImportHost reads a host's MCP server definitions, read-only. An unknown
