@@ -265,7 +265,7 @@ func describe(ref ToolRef, t *mcp.Tool) (*Result, *ToolDetail, []string) {
 	if t.Description != "" {
 		lines = append(lines, t.Description)
 	}
-	if a := annotationText(t.Annotations); a != "" {
+	if a := d.AnnotationText(); a != "" {
 		lines = append(lines, "annotations: "+a)
 	}
 	lines = append(lines, "input schema: "+compactJSON(t.InputSchema))
@@ -275,7 +275,11 @@ func describe(ref ToolRef, t *mcp.Tool) (*Result, *ToolDetail, []string) {
 	return r, d, lines
 }
 
-func annotationText(a *mcp.ToolAnnotations) string {
+// AnnotationText is the tool's annotation hints as describe shows them:
+// "read-only, destructive, idempotent, open-world", those that are set, or
+// "" for none.
+func (d *ToolDetail) AnnotationText() string {
+	a := d.Annotations
 	if a == nil {
 		return ""
 	}

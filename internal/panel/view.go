@@ -277,7 +277,7 @@ func (m *Model) describeText() string {
 		fmt.Fprintf(&b, ": %s", t.Title)
 	}
 	b.WriteString("\n")
-	if a := annotations(t); a != "" {
+	if a := t.AnnotationText(); a != "" {
 		b.WriteString(m.pal.Dim(a) + "\n")
 	}
 	b.WriteString("\n")
@@ -291,27 +291,6 @@ func (m *Model) describeText() string {
 	}
 	b.WriteString(string(schema))
 	return b.String()
-}
-
-func annotations(t *proxy.ToolDetail) string {
-	a := t.Annotations
-	if a == nil {
-		return ""
-	}
-	var parts []string
-	if a.ReadOnlyHint {
-		parts = append(parts, "read-only")
-	}
-	if a.DestructiveHint != nil && *a.DestructiveHint {
-		parts = append(parts, "destructive")
-	}
-	if a.IdempotentHint {
-		parts = append(parts, "idempotent")
-	}
-	if a.OpenWorldHint != nil && *a.OpenWorldHint {
-		parts = append(parts, "open-world")
-	}
-	return strings.Join(parts, ", ")
 }
 
 // resultText is a call's result: the text the mcp tool returns, already
