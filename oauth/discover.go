@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/switchboard-mcp/switchboard/internal/origin"
+	"github.com/switchboard-mcp/switchboard/internal/printable"
 )
 
 // discovery is what the metadata says about how to authorize at a server.
@@ -143,7 +144,7 @@ func (h *Handler) legacyMetadata(ctx context.Context) (*oauthex.AuthServerMeta, 
 			continue
 		}
 		if !sameOrigin(issuer, root) {
-			return nil, fmt.Errorf("the metadata at %s names issuer %q, which is not on the server's origin %s", root+p, printable(issuer, 200), root)
+			return nil, fmt.Errorf("the metadata at %s names issuer %q, which is not on the server's origin %s", root+p, printable.Clip(issuer, 200), root)
 		}
 		asm, err := oauthex.GetAuthServerMeta(ctx, root+p, issuer, h.client)
 		if err != nil {
@@ -215,7 +216,7 @@ func sameOrigin(a, b string) bool {
 func httpsOrLoopback(u string) error {
 	pu, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("bad URL %q: %v", printable(u, 200), err)
+		return fmt.Errorf("bad URL %q: %v", printable.Clip(u, 200), err)
 	}
 	switch {
 	case pu.Scheme == "https" && pu.Host != "":
@@ -223,7 +224,7 @@ func httpsOrLoopback(u string) error {
 	case pu.Scheme == "http" && isLoopback(pu.Hostname()):
 		return nil
 	}
-	return fmt.Errorf("refusing %s: OAuth endpoints must use https (plain http only on loopback)", printable(u, 200))
+	return fmt.Errorf("refusing %s: OAuth endpoints must use https (plain http only on loopback)", printable.Clip(u, 200))
 }
 
 func isLoopback(host string) bool {
@@ -270,20 +271,4 @@ func errorFromChallenges(cs []oauthex.Challenge) string {
 		}
 	}
 	return ""
-}
-
-// printable keeps at most n runes of s, without control characters: s came
-// from a server.
-func printable(s string, n int) string {
-	var b strings.Builder
-	for i, r := range []rune(s) {
-		if i == n {
-			b.WriteString("…")
-			break
-		}
-		if r >= 0x20 && r != 0x7f {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/origin"
+	"github.com/switchboard-mcp/switchboard/internal/printable"
 )
 
 // Discovery learns URLs from a server's answers (the challenge's
@@ -209,7 +210,7 @@ func (g *guard) checkConn(dial dialFunc) dialFunc {
 		if c := classify(ap); !g.nearClasses(ctx).has(c) {
 			conn.Close()
 			host, _, _ := net.SplitHostPort(addr)
-			return nil, fmt.Errorf("refusing %s: it resolved to %s, a %s address, and the MCP server %s is not at one: a server's OAuth requests reach into the local network only when it is there itself", printable(host, 200), ap, c, printable(g.serverHost, 200))
+			return nil, fmt.Errorf("refusing %s: it resolved to %s, a %s address, and the MCP server %s is not at one: a server's OAuth requests reach into the local network only when it is there itself", printable.Clip(host, 200), ap, c, printable.Clip(g.serverHost, 200))
 		}
 		return conn, nil
 	}
@@ -229,7 +230,7 @@ func remoteIP(conn net.Conn) (netip.Addr, bool) {
 
 func (g *guard) refusal(u *url.URL, c addrClass) error {
 	o, _ := origin.Of(u)
-	return fmt.Errorf("refusing %s: it is a %s address, and the MCP server %s is not at one: a server's OAuth requests reach into the local network only when it is there itself", o, c, printable(g.serverHost, 200))
+	return fmt.Errorf("refusing %s: it is a %s address, and the MCP server %s is not at one: a server's OAuth requests reach into the local network only when it is there itself", o, c, printable.Clip(g.serverHost, 200))
 }
 
 // lookupTimeout bounds the guard's own lookups: where the local resolver

@@ -14,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/switchboard-mcp/switchboard/internal/printable"
 )
 
 // maxStepUps bounds the authorizations a handler starts because the server
@@ -227,7 +229,7 @@ func (h *Handler) authorize(ctx context.Context, challenges []oauthex.Challenge,
 	if stepUp {
 		if want := scopeFromChallenges(challenges); cur != nil && len(want) > 0 && subset(want, cur.Scopes) {
 			h.mu.Unlock()
-			return h.step("stepping up", fmt.Errorf("the server answers 403 insufficient_scope and asks for %s, which the token already holds: a new authorization would not help", printable(strings.Join(want, " "), 200)))
+			return h.step("stepping up", fmt.Errorf("the server answers 403 insufficient_scope and asks for %s, which the token already holds: a new authorization would not help", printable.Clip(strings.Join(want, " "), 200)))
 		}
 		if h.stepUps >= maxStepUps {
 			h.mu.Unlock()
@@ -265,7 +267,7 @@ func subset(a, b []string) bool {
 func needsReason(reason string, stepUp bool, scope []string) string {
 	switch {
 	case stepUp && len(scope) > 0:
-		return fmt.Sprintf("the server asks for more scope (%s)", printable(strings.Join(scope, " "), 200))
+		return fmt.Sprintf("the server asks for more scope (%s)", printable.Clip(strings.Join(scope, " "), 200))
 	case stepUp:
 		return "the server asks for more scope"
 	case reason != "":

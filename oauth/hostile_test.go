@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
@@ -64,6 +65,28 @@ func TestPKCERequired(t *testing.T) {
 				t.Errorf("the authorization server was reached %d times", n)
 			}
 		})
+	}
+}
+
+// TestServerTextWithoutControls: what an authorization server writes into
+// its metadata reaches the login's error, which the CLI prints on a
+// terminal, without a control character: no escape, no one-byte CSI
+// (U+009B, a C1 control) and no line or paragraph separator, so the server
+// can neither drive the terminal nor fake a line of its own.
+func TestServerTextWithoutControls(t *testing.T) {
+	as := hostile.NewAuthServer(t, hostile.AuthServerOptions{PKCE: []string{"plain\u009b2J\x1b[31m\u2028fake: ok\u2029"}})
+	h := newHandler(t, oauth.Config{Server: "api", URL: as.MCP()}, credstore.NewFile(t.TempDir()), follow)
+	err := h.Login(t.Context(), challenge(t, http.DefaultClient, as.MCP()))
+	if err == nil {
+		t.Fatal("a login against a server without S256 went through")
+	}
+	for _, r := range err.Error() {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			t.Errorf("the error holds %U: %q", r, err)
+		}
+	}
+	if want := "code_challenge_methods_supported plain2J[31mfake: ok, without S256"; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %q\nwant it to hold %q", err, want)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/switchboard-mcp/switchboard/internal/printable"
 )
 
 // A Prompter takes the user to the authorization URL of a login: it opens
@@ -95,9 +97,9 @@ func checkPKCE(asm *oauthex.AuthServerMeta) error {
 	case slices.Contains(m, "S256"):
 		return nil
 	case len(m) == 0:
-		return fmt.Errorf("%s publishes no metadata (RFC 8414) listing code_challenge_methods_supported, so nothing says it supports PKCE with S256, which a login requires; hint: ask its operator to publish metadata that lists S256", printable(asm.Issuer, 200))
+		return fmt.Errorf("%s publishes no metadata (RFC 8414) listing code_challenge_methods_supported, so nothing says it supports PKCE with S256, which a login requires; hint: ask its operator to publish metadata that lists S256", printable.Clip(asm.Issuer, 200))
 	}
-	return fmt.Errorf("its metadata lists code_challenge_methods_supported %s, without S256, which a login requires (PKCE, RFC 7636); hint: ask its operator to enable S256", printable(strings.Join(m, ", "), 200))
+	return fmt.Errorf("its metadata lists code_challenge_methods_supported %s, without S256, which a login requires (PKCE, RFC 7636); hint: ask its operator to enable S256", printable.Clip(strings.Join(m, ", "), 200))
 }
 
 // requestScopes returns the scopes to ask for: the configured ones, else
@@ -142,7 +144,7 @@ func checkIssuer(iss string, asm *oauthex.AuthServerMeta) error {
 	case asm.AuthorizationResponseIssParameterSupported && iss == "":
 		return errors.New("the authorization server promises an iss parameter (RFC 9207) and the redirect has none")
 	case iss != "" && !issuersEqual(iss, asm.Issuer):
-		return fmt.Errorf("the redirect comes from issuer %q, not %q (RFC 9207): a mix-up", printable(iss, 200), printable(asm.Issuer, 200))
+		return fmt.Errorf("the redirect comes from issuer %q, not %q (RFC 9207): a mix-up", printable.Clip(iss, 200), printable.Clip(asm.Issuer, 200))
 	case iss != "" && !asm.AuthorizationResponseIssParameterSupported:
 		return errors.New("the redirect carries an iss parameter the authorization server does not advertise (RFC 9207)")
 	}
@@ -224,7 +226,7 @@ func (h *Handler) register(ctx context.Context, asm *oauthex.AuthServerMeta, red
 	}
 	resp, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, meta, h.client)
 	if err != nil {
-		return nil, h.step("registering the client", errors.New(printable(err.Error(), 300)))
+		return nil, h.step("registering the client", errors.New(printable.Clip(err.Error(), 300)))
 	}
 	if err := checkRegistration(resp); err != nil {
 		return nil, h.step("registering the client", err)
@@ -259,7 +261,7 @@ func checkRegistration(r *oauthex.ClientRegistrationResponse) error {
 			return errors.New("the registration response gives a client_secret with the method none")
 		}
 	default:
-		return fmt.Errorf("the registration response asks for token endpoint authentication %q, which Switchboard does not support", printable(r.TokenEndpointAuthMethod, 60))
+		return fmt.Errorf("the registration response asks for token endpoint authentication %q, which Switchboard does not support", printable.Clip(r.TokenEndpointAuthMethod, 60))
 	}
 	return nil
 }
@@ -311,9 +313,9 @@ func (h *Handler) waitRedirect(ctx context.Context, l *listener, authURL, state 
 // redirectResult turns an error redirect into an error.
 func (h *Handler) redirectResult(q url.Values) (url.Values, error) {
 	if code := q.Get("error"); code != "" {
-		msg := printable(code, 64)
+		msg := printable.Clip(code, 64)
 		if d := q.Get("error_description"); d != "" {
-			msg += " (" + printable(d, 200) + ")"
+			msg += " (" + printable.Clip(d, 200) + ")"
 		}
 		return nil, h.step("authorizing in the browser", errors.New("the authorization server answered "+msg))
 	}

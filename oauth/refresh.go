@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/switchboard-mcp/switchboard/internal/printable"
 )
 
 // A flight is one refresh under way; callers that need it meanwhile wait
@@ -227,7 +229,7 @@ func (h *Handler) record(tok *oauth2.Token, issuer, clientID, tokenURL, method, 
 		return nil, err
 	}
 	if t := tok.TokenType; t != "" && !strings.EqualFold(t, "bearer") {
-		return nil, fmt.Errorf("the token endpoint issued a %q token; only Bearer tokens are supported", printable(t, 40))
+		return nil, fmt.Errorf("the token endpoint issued a %q token; only Bearer tokens are supported", printable.Clip(t, 40))
 	}
 	scopes := requested
 	if s, ok := tok.Extra("scope").(string); ok {
@@ -270,10 +272,10 @@ func tokenErr(err error, secrets ...string) error {
 		msg = fmt.Sprintf("the token endpoint answered HTTP %d", re.Response.StatusCode)
 	}
 	if re.ErrorCode != "" {
-		msg += ": " + printable(re.ErrorCode, 64)
+		msg += ": " + printable.Clip(re.ErrorCode, 64)
 	}
 	if re.ErrorDescription != "" {
-		msg += " (" + printable(re.ErrorDescription, 200) + ")"
+		msg += " (" + printable.Clip(re.ErrorDescription, 200) + ")"
 	}
 	return redact(errors.New(msg), secrets...)
 }

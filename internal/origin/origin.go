@@ -21,6 +21,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/printable"
 )
 
 // An Origin is the scheme, host and port of an http or https URL, in a
@@ -43,7 +45,7 @@ func Of(u *url.URL) (Origin, error) {
 	case "https":
 		def = "443"
 	default:
-		return Origin{}, fmt.Errorf("scheme %q is not http or https", printable(u.Scheme))
+		return Origin{}, fmt.Errorf("scheme %q is not http or https", printable.Clip(u.Scheme, 200))
 	}
 	host := u.Hostname()
 	if u.Opaque != "" || host == "" {
@@ -58,7 +60,7 @@ func Of(u *url.URL) (Origin, error) {
 	if p := u.Port(); p != "" {
 		n, err := strconv.ParseUint(p, 10, 16)
 		if err != nil || n == 0 {
-			return Origin{}, fmt.Errorf("port %q is not a port number", printable(p))
+			return Origin{}, fmt.Errorf("port %q is not a port number", printable.Clip(p, 200))
 		}
 		port = strconv.FormatUint(n, 10)
 	}
@@ -96,9 +98,9 @@ func (o Origin) String() string {
 		host = "[" + strings.Replace(host, "%", "%25", 1) + "]" // an IPv6 address, its zone escaped
 	}
 	if (o.Scheme == "http" && o.Port == "80") || (o.Scheme == "https" && o.Port == "443") {
-		return o.Scheme + "://" + printable(host)
+		return o.Scheme + "://" + printable.Clip(host, 200)
 	}
-	return o.Scheme + "://" + printable(host) + ":" + o.Port
+	return o.Scheme + "://" + printable.Clip(host, 200) + ":" + o.Port
 }
 
 // lowerASCII maps A-Z to a-z and leaves every other byte alone: DNS
@@ -111,20 +113,4 @@ func lowerASCII(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// printable keeps at most 200 runes of s without control characters: a
-// host may come from a server's redirect.
-func printable(s string) string {
-	var b strings.Builder
-	for i, r := range []rune(s) {
-		if i == 200 {
-			b.WriteString("…")
-			break
-		}
-		if r >= 0x20 && r != 0x7f && (r < 0x80 || r > 0x9f) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

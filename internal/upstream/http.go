@@ -15,13 +15,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/origin"
+	"github.com/switchboard-mcp/switchboard/internal/printable"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 )
@@ -409,7 +409,7 @@ func authFailure(resp *http.Response, server string, oauth bool) error {
 	}
 	msg := "the server answered HTTP 403 Forbidden: insufficient_scope"
 	if m := scopeRE().FindStringSubmatch(challenge); m != nil {
-		msg += fmt.Sprintf(" (it asks for scope %q)", printable(m[1], 200))
+		msg += fmt.Sprintf(" (it asks for scope %q)", printable.Clip(m[1], 200))
 	}
 	if oauth {
 		return withClass(ClassAuth, fmt.Errorf("needs-auth: %s; hint: switchboard auth login %s", msg, server))
@@ -418,22 +418,6 @@ func authFailure(resp *http.Response, server string, oauth bool) error {
 }
 
 var scopeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`scope="([^"]*)"`) })
-
-// printable keeps at most n runes of s without control characters: s came
-// from a server.
-func printable(s string, n int) string {
-	var b strings.Builder
-	for i, r := range []rune(s) {
-		if i == n {
-			b.WriteString("…")
-			break
-		}
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // takeAuth returns and forgets the last authorization failure.
 func (t *httpTransport) takeAuth() error {
