@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config/hosts"
+	"github.com/switchboard-mcp/switchboard/internal/samefile"
 )
 
 // Import is what was read from one host's own MCP settings.
@@ -108,19 +108,10 @@ func (self Self) recognize(s *Server) string {
 	if n := strings.TrimSuffix(strings.ToLower(name), ".exe"); n == "switchboard" && len(s.Args) > 0 && s.Args[0] == "serve" {
 		return fmt.Sprintf("%q starts Switchboard itself", s.Command+" serve")
 	}
-	if self.Executable != "" && filepath.IsAbs(s.Command) && sameFile(s.Command, self.Executable) {
+	if self.Executable != "" && filepath.IsAbs(s.Command) && samefile.Is(s.Command, self.Executable) {
 		return fmt.Sprintf("%s is the running switchboard binary", s.Command)
 	}
 	return ""
-}
-
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }
 
 // reaches reports whether a URL as written (references unresolved: it

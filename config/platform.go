@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config/hosts"
+	"github.com/switchboard-mcp/switchboard/internal/samefile"
 )
 
 // What differs between the platforms where Switchboard and the hosts keep
@@ -36,5 +37,5 @@ func (d Dirs) join(elem ...string) string { return hosts.Join(d.GOOS, elem...) }
 // Paths that differ in case on a case-sensitive file system are different
 // directories: their trust is not shared.
 func samePath(a, b string) bool {
-	return a == b || (strings.EqualFold(a, b) && sameFile(a, b))
+	return a == b || (strings.EqualFold(a, b) && samefile.Is(a, b))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/hosts"
+	"github.com/switchboard-mcp/switchboard/internal/samefile"
 )
 
 // setupCommandEnv overrides the command written into a host's file.
@@ -252,7 +253,7 @@ func setupExecutable(e *env, o setupOptions) (string, error) {
 		exe = resolved
 	}
 	if p, err := exec.LookPath("switchboard"); err == nil {
-		if abs, err := filepath.Abs(p); err == nil && sameFile(abs, exe) {
+		if abs, err := filepath.Abs(p); err == nil && samefile.Is(abs, exe) {
 			exe = abs
 		}
 	}
@@ -324,13 +325,4 @@ func goCache(getenv func(string) string, goos string) string {
 
 func isHex(s string, n int) bool {
 	return len(s) == n && strings.Trim(s, "0123456789abcdef") == ""
-}
-
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }
