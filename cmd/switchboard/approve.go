@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,9 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/policy"
 )
+
+// maxAnswer bounds the answer to an approval prompt.
+const maxAnswer = 1 << 10
 
 // cliApprover asks the person at the terminal whether a call an approval
 // rule covers may go ahead (docs/policy.md). Without a terminal on
@@ -28,39 +30,16 @@ func (e *env) cliApprover(yes bool) policy.Approver {
 		}
 		fmt.Fprintf(e.stderr, "The call of %q on %q needs approval (rule at %s).\nArguments:\n%s\nAllow it? [o]nce, [s]ession, [d]eny (default deny): ",
 			req.Tool, req.Server, req.Rule.Where(), policy.ArgsPreview(req.Args, 2000))
-		answer, err := readAnswer(ctx, tty)
-		if err != nil {
-			return policy.Deny, err
+		answer, err := readLine(ctx, tty, maxAnswer)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return policy.Deny, fmt.Errorf("reading the answer: %w", err)
 		}
-		switch strings.ToLower(strings.TrimSpace(answer)) {
+		switch strings.ToLower(strings.TrimSpace(string(answer))) {
 		case "o", "once", "y", "yes":
 			return policy.AllowOnce, nil
 		case "s", "session":
 			return policy.AllowSession, nil
 		}
 		return policy.Deny, nil
-	}
-}
-
-// readAnswer reads one line from the terminal. The read itself cannot be
-// stopped; on ctx's end it is abandoned, and ends with the process.
-func readAnswer(ctx context.Context, tty io.Reader) (string, error) {
-	type line struct {
-		s   string
-		err error
-	}
-	got := make(chan line, 1)
-	go func() {
-		s, err := bufio.NewReaderSize(tty, 256).ReadString('\n')
-		got <- line{s, err}
-	}()
-	select {
-	case l := <-got:
-		if l.err != nil && !errors.Is(l.err, io.EOF) {
-			return "", fmt.Errorf("reading the answer: %w", l.err)
-		}
-		return l.s, nil
-	case <-ctx.Done():
-		return "", ctx.Err()
 	}
 }

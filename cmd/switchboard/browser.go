@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"strings"
 
@@ -42,40 +40,21 @@ func (e *env) browserPrompter(asked bool) oauth.Prompter {
 	}
 }
 
+// maxPastedURL bounds the URL pasted after a login in a browser elsewhere:
+// the redirect to the loopback listener, with its code and state.
+const maxPastedURL = 64 << 10
+
 // pastePrompter prints the authorization URL and reads the URL the
 // browser was redirected to, for a browser on another machine. The
 // loopback listener still takes a redirect that reaches it.
 func (e *env) pastePrompter() oauth.Prompter {
 	return func(ctx context.Context, server, authURL string) (string, error) {
 		fmt.Fprintf(e.stderr, "Open this URL in a browser and log in to %s:\n  %s\nThen paste here the URL the browser was sent to (it starts with http://127.0.0.1:):\n", server, authURL)
-		line, err := readLine(ctx, e.stdin)
+		line, err := readLine(ctx, e.stdin, maxPastedURL)
 		if err != nil {
 			return "", fmt.Errorf("reading the pasted URL: %w", err)
 		}
-		return strings.TrimSpace(line), nil
-	}
-}
-
-// readLine reads one line from r, or gives up when ctx ends (the reader is
-// then left to the process's end: standard input cannot be interrupted).
-func readLine(ctx context.Context, r io.Reader) (string, error) {
-	type result struct {
-		line string
-		err  error
-	}
-	got := make(chan result, 1)
-	go func() {
-		line, err := bufio.NewReader(r).ReadString('\n')
-		if err == io.EOF && line != "" {
-			err = nil
-		}
-		got <- result{line, err}
-	}()
-	select {
-	case res := <-got:
-		return res.line, res.err
-	case <-ctx.Done():
-		return "", ctx.Err()
+		return strings.TrimSpace(string(line)), nil
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -179,24 +178,11 @@ func promptHidden(ctx context.Context, tty *os.File, w io.Writer, prompt string)
 	}
 	defer restore()
 	fmt.Fprint(w, prompt)
-	type line struct {
-		b   []byte
-		err error
+	b, err := readLine(ctx, tty, maxSecret)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("reading the secret: %w", err)
 	}
-	got := make(chan line, 1)
-	go func() {
-		b, err := bufio.NewReaderSize(tty, maxSecret).ReadSlice('\n')
-		got <- line{bytes.TrimRight(b, "\r\n"), err}
-	}()
-	select {
-	case l := <-got:
-		if l.err != nil && !errors.Is(l.err, io.EOF) {
-			return nil, fmt.Errorf("reading the secret: %w", l.err)
-		}
-		return bytes.Clone(l.b), nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return bytes.TrimRight(b, "\r\n"), nil
 }
 
 type secretListJSON struct {
