@@ -3,32 +3,25 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 	"os"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // noEcho turns off the echo of the terminal f, so that what is typed is
 // not shown, and returns the function that turns it back on.
 func noEcho(f *os.File) (restore func(), err error) {
-	var old syscall.Termios
-	if err := termios(f, ioctlGetTermios, &old); err != nil {
-		return nil, err
+	fd := int(f.Fd())
+	old, err := unix.IoctlGetTermios(fd, ioctlReadTermios)
+	if err != nil {
+		return nil, fmt.Errorf("cannot turn off the terminal's echo: %v", err)
 	}
-	quiet := old
-	quiet.Lflag &^= syscall.ECHO
-	quiet.Lflag |= syscall.ICANON | syscall.ECHONL // whole lines; the newline still shows
-	if err := termios(f, ioctlSetTermios, &quiet); err != nil {
-		return nil, err
+	quiet := *old
+	quiet.Lflag &^= unix.ECHO
+	quiet.Lflag |= unix.ICANON | unix.ECHONL // whole lines; the newline still shows
+	if err := unix.IoctlSetTermios(fd, ioctlWriteTermios, &quiet); err != nil {
+		return nil, fmt.Errorf("cannot turn off the terminal's echo: %v", err)
 	}
-	return func() { termios(f, ioctlSetTermios, &old) }, nil
-}
-
-func termios(f *os.File, req uintptr, t *syscall.Termios) error {
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(unsafe.Pointer(t)))
-	if errno != 0 {
-		return errors.New("cannot turn off the terminal's echo: " + errno.Error())
-	}
-	return nil
+	return func() { unix.IoctlSetTermios(fd, ioctlWriteTermios, old) }, nil
 }

@@ -2,4 +2,7 @@ package main
 
 import "golang.org/x/sys/unix"
 
-const ioctlReadTermios = unix.TCGETS
+const (
+	ioctlReadTermios  = unix.TCGETS
+	ioctlWriteTermios = unix.TCSETS
+)

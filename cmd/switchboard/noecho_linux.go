@@ -1,8 +1,0 @@
-package main
-
-import "syscall"
-
-const (
-	ioctlGetTermios = syscall.TCGETS
-	ioctlSetTermios = syscall.TCSETS
-)
