@@ -11,11 +11,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,13 +22,11 @@ import (
 
 // callProgress is the live line of one call's progress.
 type callProgress struct {
-	w     io.Writer
-	plain bool // no escape sequences: erase with spaces
-	what  string
+	what string
 
-	mu    sync.Mutex
-	shown int  // runes of the line on screen
-	done  bool // the call ended: a late notification shows nothing
+	mu   sync.Mutex
+	line liveLine
+	done bool // the call ended: a late notification shows nothing
 }
 
 // callProgressToken is the progress token of the CLI's call: one call per
@@ -43,7 +39,7 @@ func (e *env) newCallProgress(what string) *callProgress {
 	if !isTerminal(e.stderr) {
 		return nil
 	}
-	return &callProgress{w: e.stderr, plain: !colorOK(e.getenv, escapes(e.stderr)), what: what}
+	return &callProgress{line: liveLine{w: e.stderr, plain: !colorOK(e.getenv, escapes(e.stderr))}, what: what}
 }
 
 // options makes the engine ask for progress and show it; ctx carries the
@@ -97,21 +93,11 @@ func num(f float64) string {
 }
 
 func (p *callProgress) show(line string) {
-	if utf8.RuneCountInString(line) > progressWidth {
-		line = string([]rune(line)[:progressWidth-1]) + "…"
-	}
-	n := utf8.RuneCountInString(line)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.done {
-		return
+	if !p.done {
+		p.line.show(line)
 	}
-	if p.plain {
-		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(0, p.shown-n)))
-	} else {
-		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
-	}
-	p.shown = n
 }
 
 // clear erases the line, before the result prints, for good: go-sdk may
@@ -123,13 +109,5 @@ func (p *callProgress) clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done = true
-	if p.shown == 0 {
-		return
-	}
-	if p.plain {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.shown))
-	} else {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
-	p.shown = 0
+	p.line.clear()
 }

@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -90,8 +89,7 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 		width = max(width, utf8.RuneCountInString(n))
 	}
 	color := isTerminal(e.stdout) && colorOK(e.getenv, escapes(e.stdout))
-	prog := &progress{w: e.stderr, total: len(names), on: isTerminal(e.stderr),
-		plain: !colorOK(e.getenv, escapes(e.stderr))}
+	prog := &progress{line: liveLine{w: e.stderr, plain: !colorOK(e.getenv, escapes(e.stderr))}, total: len(names), on: isTerminal(e.stderr)}
 	var results []gateway.IndexResult
 	if len(names) > 0 {
 		results, err = eng.Index(ctx, names, &gateway.IndexOptions{
@@ -201,17 +199,12 @@ func indexFailures(results []gateway.IndexResult) error {
 // progress is the live line of a long command on a terminal: "indexing
 // 3/10: github, slack…", rewritten in place. When off, it prints nothing.
 type progress struct {
-	w     io.Writer
-	on    bool // stderr is a terminal
-	plain bool // no escape sequences: erase with spaces
+	line liveLine
+	on   bool // stderr is a terminal
 
 	total, done int
 	running     []string
-	shown       int // runes of the line on screen
 }
-
-// progressWidth bounds the line, so it never wraps on an 80-column terminal.
-const progressWidth = 78
 
 func (p *progress) start(name string) {
 	p.running = append(p.running, name)
@@ -241,27 +234,11 @@ func (p *progress) draw() {
 		p.clear()
 		return
 	}
-	line := fmt.Sprintf("indexing %d/%d: %s…", p.done, p.total, strings.Join(p.running, ", "))
-	if utf8.RuneCountInString(line) > progressWidth {
-		line = string([]rune(line)[:progressWidth-1]) + "…"
-	}
-	n := utf8.RuneCountInString(line)
-	if p.plain {
-		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(0, p.shown-n)))
-	} else {
-		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
-	}
-	p.shown = n
+	p.line.show(fmt.Sprintf("indexing %d/%d: %s…", p.done, p.total, strings.Join(p.running, ", ")))
 }
 
 func (p *progress) clear() {
-	if !p.on || p.shown == 0 {
-		return
+	if p.on {
+		p.line.clear()
 	}
-	if p.plain {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.shown))
-	} else {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
-	p.shown = 0
 }

@@ -61,7 +61,7 @@ func TestProgress(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			p := &progress{w: &b, on: tt.on, plain: tt.plain, total: 2}
+			p := &progress{line: liveLine{w: &b, plain: tt.plain}, on: tt.on, total: 2}
 			p.start("a")
 			if tt.on {
 				p.start("b")
@@ -77,7 +77,7 @@ func TestProgress(t *testing.T) {
 		})
 	}
 	var b bytes.Buffer
-	p := &progress{w: &b, on: true, plain: true, total: 100}
+	p := &progress{line: liveLine{w: &b, plain: true}, on: true, total: 100}
 	p.start(strings.Repeat("x", 200))
 	if n := len([]rune(strings.TrimPrefix(b.String(), "\r"))); n != progressWidth {
 		t.Errorf("a long line is %d runes, want %d", n, progressWidth)
