@@ -234,15 +234,16 @@ const (
 	SeverityWarning Severity = "warning"
 )
 
-// Problem is one error or warning about a file. It never holds a secret value.
+// Problem is one error or warning about a file. It never holds a secret
+// value. Its JSON is a problem of serve's /admin/status (front.AdminStatus).
 type Problem struct {
-	Severity Severity
-	File     string
-	Line     int    // 1-based; 0 when unknown
-	Col      int    // 1-based; 0 when unknown
-	Path     string // JSON path such as mcpServers.github.env; "" for the file
-	Server   string // the server concerned, if any
-	Message  string
+	Severity Severity `json:"severity"`
+	File     string   `json:"file"`
+	Line     int      `json:"line,omitempty"`   // 1-based; 0 when unknown
+	Col      int      `json:"col,omitempty"`    // 1-based; 0 when unknown
+	Path     string   `json:"path,omitempty"`   // JSON path such as mcpServers.github.env; "" for the file
+	Server   string   `json:"server,omitempty"` // the server concerned, if any
+	Message  string   `json:"message"`
 }
 
 // Error formats the problem as file:line:col: path: message, as a host

@@ -33,10 +33,10 @@ type Admin struct {
 
 // AdminStatus is the body of /admin/status. Fields are only ever added to.
 type AdminStatus struct {
-	Version  string         `json:"version,omitempty"`
-	Started  time.Time      `json:"started,omitzero"`
-	Servers  []AdminServer  `json:"servers"`
-	Problems []AdminProblem `json:"problems"`
+	Version  string           `json:"version,omitempty"`
+	Started  time.Time        `json:"started,omitzero"`
+	Servers  []AdminServer    `json:"servers"`
+	Problems []config.Problem `json:"problems"` // errors, then warnings
 	// Blocked is set when a configuration error keeps every server from
 	// being used.
 	Blocked bool `json:"blocked,omitempty"`
@@ -50,21 +50,10 @@ type AdminServer struct {
 	LastCall time.Time `json:"lastCall,omitzero"`
 }
 
-// AdminProblem is one configuration error or warning, at file:line:col.
-type AdminProblem struct {
-	Severity string `json:"severity"` // "error" or "warning"
-	File     string `json:"file"`
-	Line     int    `json:"line,omitempty"`
-	Col      int    `json:"col,omitempty"`
-	Path     string `json:"path,omitempty"`
-	Server   string `json:"server,omitempty"`
-	Message  string `json:"message"`
-}
-
 // AdminStatusOf builds /admin/status from an engine's status, the
 // configuration it runs and its recent calls. It connects nothing.
 func AdminStatusOf(status []proxy.ServerStatus, cfg *config.Config, calls []proxy.CallRecord) AdminStatus {
-	out := AdminStatus{Servers: []AdminServer{}, Problems: []AdminProblem{}}
+	out := AdminStatus{Servers: []AdminServer{}, Problems: []config.Problem{}}
 	last := map[string]time.Time{}
 	for _, c := range calls {
 		if t := c.Start.Add(c.Duration); t.After(last[c.Server]) {
@@ -78,12 +67,7 @@ func AdminStatusOf(status []proxy.ServerStatus, cfg *config.Config, calls []prox
 		}
 		out.Servers = append(out.Servers, s)
 	}
-	for _, p := range cfg.Errors() {
-		out.Problems = append(out.Problems, AdminProblem{Severity: "error", File: p.File, Line: p.Line, Col: p.Col, Path: p.Path, Server: p.Server, Message: p.Message})
-	}
-	for _, p := range cfg.Warnings() {
-		out.Problems = append(out.Problems, AdminProblem{Severity: "warning", File: p.File, Line: p.Line, Col: p.Col, Path: p.Path, Server: p.Server, Message: p.Message})
-	}
+	out.Problems = append(append(out.Problems, cfg.Errors()...), cfg.Warnings()...)
 	out.Blocked = cfg.Err() != nil
 	return out
 }

@@ -101,14 +101,9 @@ type projectJSON struct {
 	Changed bool     `json:"changed"`
 }
 
-type problemJSON struct {
-	File    string `json:"file"`
-	Line    int    `json:"line,omitempty"`
-	Col     int    `json:"col,omitempty"`
-	Path    string `json:"path,omitempty"`
-	Server  string `json:"server,omitempty"`
-	Message string `json:"message"`
-}
+// problemJSON is a configuration problem in --json: as the mcp tool's
+// status has it, without a severity (errors and warnings are apart).
+type problemJSON = proxy.ConfigProblem
 
 func runStatus(ctx context.Context, e *env, args []string) error {
 	f := newFlags("status", true)

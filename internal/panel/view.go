@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -367,9 +368,9 @@ func (m *Model) problemsView() []string {
 		if p.Path != "" {
 			where += ": " + p.Path
 		}
-		sev := m.pal.Warn(p.Severity)
-		if p.Severity == "error" {
-			sev = m.pal.Bad(p.Severity)
+		sev := m.pal.Warn(string(p.Severity))
+		if p.Severity == config.SeverityError {
+			sev = m.pal.Bad(string(p.Severity))
 		}
 		mark := "  "
 		if i == m.probSel {
