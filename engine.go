@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -56,6 +58,17 @@ func (e *Engine) Handle(ctx context.Context, args json.RawMessage) *proxy.Result
 // Handle does after proxy.Parse.
 func (e *Engine) Do(ctx context.Context, req *proxy.Request) *proxy.Result {
 	return e.core.Do(ctx, req)
+}
+
+// WithProgress returns a context whose tool calls (the call request, from
+// Handle or Do, of the engine or a session) ask the server for progress
+// notifications and pass each to f, for a host that shows its user how a
+// long call is going. f is called on a goroutine of the connection's,
+// never concurrently for one call, and not once the call has returned; it
+// must not block for long. The notification's Message is the server's: untrusted
+// text. Its ProgressToken is the engine's own.
+func WithProgress(ctx context.Context, f func(*mcp.ProgressNotificationParams)) context.Context {
+	return gateway.WithProgress(ctx, f)
 }
 
 // NewSession returns a session of the engine for one agent: the resource
@@ -177,6 +190,18 @@ func (e *Engine) Index(ctx context.Context, names []string, opts *IndexOptions) 
 		out[i] = indexResult(r)
 	}
 	return out, err
+}
+
+// Prune removes from the catalog every server that is no longer
+// configured or whose definition changed since it was indexed, and the
+// embeddings that no stored tool needs (all of them without
+// settings.embeddings), and returns the names of the servers removed: a
+// host that indexes ahead of time (Index) prunes after, so that the
+// catalog holds only what the configuration still names. A configuration
+// that failed closed prunes nothing: it may have meant to keep every
+// server.
+func (e *Engine) Prune(ctx context.Context) (removed []string, err error) {
+	return e.core.Prune(ctx)
 }
 
 func indexResult(r gateway.IndexResult) IndexResult {

@@ -79,6 +79,8 @@ type Engine struct {
 	memo       memo          // catalog entries read or written, and definition hashes
 	outputs    outputSchemas // tools' output schemas, resolved (checkOutput)
 
+	progress progressListeners // calls whose callers asked for progress (WithProgress)
+
 	fails failureMarks // what recordFailures wrote to the catalog
 	pol   enginePolicy // the audit trail and pins (policy.go)
 
@@ -140,7 +142,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 				e.onChange(name)
 			}
 		},
-		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.opts.Client,
+		ClientName: "switchboard", ClientVersion: e.opts.Version, Client: e.clientOptions(),
 		ClientMiddleware: e.opts.ClientMiddleware, Passive: e.opts.Passive, Roots: e.opts.Roots, Supervise: e.opts.Supervise,
 		Prompt: e.opts.Prompt, InProcess: h.servers, Rewriter: h.rewriter(e.log), Telemetry: e.opts.Telemetry, Stderr: e.opts.Stderr,
 		Redact: e.redact,

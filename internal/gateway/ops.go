@@ -201,7 +201,9 @@ func (s *Session) call(ctx context.Context, req *proxy.Request) *proxy.Result {
 		return proxy.ErrorResult(proxy.ActionCall, req.Server, err)
 	}
 	params := &mcp.CallToolParams{Name: ref.Name, Arguments: req.Args}
-	if tok := progressToken(ctx); tok != nil {
+	tok, stop := s.e.progress.start(ctx)
+	defer stop()
+	if tok != nil {
 		params.SetProgressToken(tok)
 	}
 	res, err := s.send(ctx, ref, t, params)

@@ -154,13 +154,3 @@ func (e *Engine) UnsubscribeResource(ctx context.Context, server, uri string) er
 	}
 	return e.pool.Unsubscribe(ctx, name, uri)
 }
-
-type progressKey struct{}
-
-// WithProgressToken returns a context whose proxy tool call asks the
-// server for progress notifications under token.
-func WithProgressToken(ctx context.Context, token any) context.Context {
-	return context.WithValue(ctx, progressKey{}, token)
-}
-
-func progressToken(ctx context.Context) any { return ctx.Value(progressKey{}) }
