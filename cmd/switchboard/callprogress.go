@@ -1,8 +1,8 @@
 package main
 
 // Progress of a call: a server that sends progress notifications for a
-// call (notifications/progress, which switchboard asks for by giving each
-// call a progress token when stderr is a terminal) shows them on stderr as
+// call (notifications/progress, which switchboard asks for, through
+// switchboard.WithProgress, when stderr is a terminal) shows them on stderr as
 // one line, rewritten in place ("get-sum: 3/5 60% copying…") and erased
 // before the result prints. Nothing is asked for, and nothing shown, when
 // stderr is a pipe or a file. Ctrl-C cancels the command's context, and
@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard"
 )
 
 // callProgress is the live line of one call's progress.
@@ -29,10 +29,6 @@ type callProgress struct {
 	done bool // the call ended: a late notification shows nothing
 }
 
-// callProgressToken is the progress token of the CLI's call: one call per
-// process, so any token will do.
-const callProgressToken = "switchboard-cli"
-
 // newCallProgress returns the progress line of a call of what, or nil
 // when stderr is not a terminal.
 func (e *env) newCallProgress(what string) *callProgress {
@@ -42,22 +38,12 @@ func (e *env) newCallProgress(what string) *callProgress {
 	return &callProgress{line: liveLine{w: e.stderr, plain: !colorOK(e.getenv, escapes(e.stderr))}, what: what}
 }
 
-// options makes the engine ask for progress and show it; ctx carries the
-// token the call is made with.
-func (p *callProgress) options(ctx context.Context) (context.Context, func(*gateway.Options)) {
+// watch returns a context whose call shows its progress on the line.
+func (p *callProgress) watch(ctx context.Context) context.Context {
 	if p == nil {
-		return ctx, nil
+		return ctx
 	}
-	return gateway.WithProgressToken(ctx, callProgressToken), func(o *gateway.Options) {
-		o.Client = &mcp.ClientOptions{ProgressNotificationHandler: p.notified}
-	}
-}
-
-func (p *callProgress) notified(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	if req.Params == nil || req.Params.ProgressToken != callProgressToken {
-		return
-	}
-	p.show(progressText(p.what, req.Params))
+	return switchboard.WithProgress(ctx, func(pr *mcp.ProgressNotificationParams) { p.show(progressText(p.what, pr)) })
 }
 
 // progressText is the line for one notification: done/total and percent

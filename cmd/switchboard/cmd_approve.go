@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 
@@ -65,7 +65,7 @@ func runApprove(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	q, err := eng.Approve(ctx, pos[0], pos[1])
-	if errors.Is(err, gateway.ErrNotQuarantined) {
+	if errors.Is(err, switchboard.ErrNotQuarantined) {
 		names := make([]string, len(qs))
 		for i, q := range qs {
 			names[i] = q.Tool

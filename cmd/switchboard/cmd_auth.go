@@ -16,7 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard"
 )
 
 func authCommand() *command {
@@ -96,7 +96,7 @@ func (e *env) authLogin(ctx context.Context, explicit, server string, noBrowser 
 	return nil
 }
 
-func authStatusOf(ctx context.Context, eng *gateway.Engine, server string) (*gateway.AuthStatus, error) {
+func authStatusOf(ctx context.Context, eng *switchboard.Engine, server string) (*switchboard.AuthStatus, error) {
 	all, err := eng.AuthStatus(ctx)
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func authStatusOf(ctx context.Context, eng *gateway.Engine, server string) (*gat
 
 // describeLogin says what a login holds: " (scopes a b; expires in 59m,
 // refreshed before then)".
-func describeLogin(st *gateway.AuthStatus, now time.Time) string {
+func describeLogin(st *switchboard.AuthStatus, now time.Time) string {
 	var parts []string
 	if len(st.Scopes) > 0 {
 		parts = append(parts, "scopes "+strings.Join(st.Scopes, " "))
@@ -126,7 +126,7 @@ func describeLogin(st *gateway.AuthStatus, now time.Time) string {
 }
 
 // expires says when a token expires, and whether it is refreshed.
-func expires(st *gateway.AuthStatus, now time.Time) string {
+func expires(st *switchboard.AuthStatus, now time.Time) string {
 	switch {
 	case st.Expiry.IsZero():
 		return ""
@@ -165,7 +165,7 @@ func (e *env) authLogout(ctx context.Context, explicit, server string) (err erro
 
 // authStatusJSON is the stable --json shape of auth status.
 type authStatusJSON struct {
-	Servers []gateway.AuthStatus `json:"servers"`
+	Servers []switchboard.AuthStatus `json:"servers"`
 }
 
 func (e *env) authStatus(ctx context.Context, explicit string, asJSON bool) (err error) {
@@ -180,7 +180,7 @@ func (e *env) authStatus(ctx context.Context, explicit string, asJSON bool) (err
 	}
 	if asJSON {
 		if all == nil {
-			all = []gateway.AuthStatus{}
+			all = []switchboard.AuthStatus{}
 		}
 		return writeJSON(e.stdout, authStatusJSON{Servers: all})
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/internal/callargs"
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/policy"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -72,12 +72,12 @@ func runCall(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		req := &proxy.Request{Action: proxy.ActionCall, Name: name, Server: *server, Args: toolArgs}
-		return e.runBuiltWith(ctx, f, e.newCallProgress(name), func(context.Context, *gateway.Engine) (*proxy.Request, error) { return req, nil })
+		return e.runBuiltWith(ctx, f, e.newCallProgress(name), func(context.Context, *switchboard.Engine) (*proxy.Request, error) { return req, nil })
 	}
 	if _, err := typedArgs(pairs, nil, fmt.Sprintf("%q", name)); err != nil {
 		return err // not key=value: no need to look the tool up
 	}
-	return e.runBuiltWith(ctx, f, e.newCallProgress(name), func(ctx context.Context, eng *gateway.Engine) (*proxy.Request, error) {
+	return e.runBuiltWith(ctx, f, e.newCallProgress(name), func(ctx context.Context, eng *switchboard.Engine) (*proxy.Request, error) {
 		return typedCall(ctx, eng, name, *server, pairs)
 	})
 }
@@ -89,7 +89,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 // answer is the command's (an *answered error): a call would only try
 // again, and a server that does not answer would take the whole request
 // timeout a second time.
-func typedCall(ctx context.Context, eng *gateway.Engine, name, server string, pairs []string) (*proxy.Request, error) {
+func typedCall(ctx context.Context, eng *switchboard.Engine, name, server string, pairs []string) (*proxy.Request, error) {
 	req := &proxy.Request{Action: proxy.ActionCall, Name: name, Server: server}
 	var schema *callargs.Schema
 	display := fmt.Sprintf("%q", name)
@@ -112,7 +112,7 @@ func typedCall(ctx context.Context, eng *gateway.Engine, name, server string, pa
 }
 
 // connectFailed reports whether connecting server failed since began.
-func connectFailed(ctx context.Context, eng *gateway.Engine, server string, began time.Time) bool {
+func connectFailed(ctx context.Context, eng *switchboard.Engine, server string, began time.Time) bool {
 	for _, st := range eng.Status(ctx) {
 		if st.Name == server {
 			return (st.State == proxy.StateFailed || st.State == proxy.StateNeedsAuth) && !st.ErrorAt.Before(began)

@@ -21,7 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/internal/panel"
 )
 
@@ -56,8 +56,8 @@ type indexOptions struct {
 
 // indexJSON is the stable --json shape of index.
 type indexJSON struct {
-	Servers []gateway.IndexResult `json:"servers"`
-	Removed []string              `json:"removed"`
+	Servers []switchboard.IndexResult `json:"servers"`
+	Removed []string                  `json:"removed"`
 }
 
 func runIndexCommand(ctx context.Context, e *env, args []string) error {
@@ -72,13 +72,17 @@ func runIndexCommand(ctx context.Context, e *env, args []string) error {
 }
 
 func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (err error) {
-	eng, err := e.openEngine(ctx, opts.config, !opts.noLogin)
+	cfg, err := e.loadConfig(opts.config)
+	if err != nil {
+		return err
+	}
+	eng, err := e.newEngine(ctx, cfg, !opts.noLogin)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, eng.Close()) }()
 	if len(names) == 0 {
-		for _, s := range eng.Config().Servers {
+		for _, s := range cfg.Servers {
 			if !s.Disabled && s.Err == nil {
 				names = append(names, s.Name)
 			}
@@ -90,11 +94,11 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 	}
 	color := isTerminal(e.stdout) && colorOK(e.getenv, escapes(e.stdout))
 	prog := &progress{line: liveLine{w: e.stderr, plain: !colorOK(e.getenv, escapes(e.stderr))}, total: len(names), on: isTerminal(e.stderr)}
-	var results []gateway.IndexResult
+	var results []switchboard.IndexResult
 	if len(names) > 0 {
-		results, err = eng.Index(ctx, names, &gateway.IndexOptions{
+		results, err = eng.Index(ctx, names, &switchboard.IndexOptions{
 			Started: prog.start,
-			Done: func(r gateway.IndexResult) {
+			Done: func(r switchboard.IndexResult) {
 				prog.finish(r.Server, func() {
 					if !opts.json {
 						fmt.Fprintln(e.stdout, indexLine(r, width, color))
@@ -114,7 +118,7 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 	if opts.json {
 		out := indexJSON{Servers: results, Removed: removed}
 		if out.Servers == nil {
-			out.Servers = []gateway.IndexResult{}
+			out.Servers = []switchboard.IndexResult{}
 		}
 		if out.Removed == nil {
 			out.Removed = []string{}
@@ -125,7 +129,7 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 	} else {
 		for _, name := range removed {
 			why := "no longer configured"
-			if _, ok := eng.Config().Server(name); ok {
+			if _, ok := cfg.Server(name); ok {
 				why = "its definition changed"
 			}
 			fmt.Fprintf(e.stdout, "%-*s  removed from the catalog: %s\n", width, name, why)
@@ -138,7 +142,7 @@ func runIndex(ctx context.Context, e *env, opts indexOptions, names []string) (e
 }
 
 // indexLine is a server's result line.
-func indexLine(r gateway.IndexResult, width int, color bool) string {
+func indexLine(r switchboard.IndexResult, width int, color bool) string {
 	took := fmt.Sprintf("(%.1fs)", r.Duration.Seconds())
 	if r.Duration < time.Second {
 		took = fmt.Sprintf("(%dms)", r.Duration.Milliseconds())
@@ -173,7 +177,7 @@ func count(n int, one, many string) string {
 }
 
 // indexFailures summarises what failed, as the command's error.
-func indexFailures(results []gateway.IndexResult) error {
+func indexFailures(results []switchboard.IndexResult) error {
 	var servers, embeddings int
 	for _, r := range results {
 		switch {

@@ -152,7 +152,7 @@ func (e *env) panelLocal(ctx context.Context, explicit string) (*panel.Local, er
 		o.Logger = nil
 		o.OnCall = calls.Add
 		o.Supervise = true // it runs until it is stopped, as serve does
-		eng, err := switchboard.New(ctx, cfg, (*switchboard.Options)(o))
+		eng, err := switchboard.New(ctx, cfg, o)
 		return eng, cfg, err
 	}
 	eng, cfg, err := open(ctx)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,8 +17,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -125,13 +126,20 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// serverState is what the definition says of a server (as the mcp tool's
-// status says it), or "enabled" when it may be used.
+// serverState is what the definition says of a server, as the engine's
+// Status says it: blocked, disabled or invalid as config.Usable decides,
+// or "enabled" when it may be used.
 func serverState(c *config.Config, s *config.Server) string {
-	if st := gateway.DefinitionState(c, s); st != "" {
-		return st
+	_, err := c.Usable(s.Name)
+	switch {
+	case err == nil:
+		return "enabled"
+	case errors.Is(err, config.ErrDisabled):
+		return proxy.StateDisabled
+	case errors.Is(err, c.Err()):
+		return proxy.StateBlocked
 	}
-	return "enabled"
+	return proxy.StateInvalid
 }
 
 // serverStatus returns what the catalog knows of each server (tool count,
@@ -158,7 +166,7 @@ func (e *env) serverStatus(ctx context.Context, c *config.Config, state *state) 
 			return nil
 		}
 	}
-	eng, err := gateway.New(ctx, c, &gateway.Options{Passive: true, CatalogPath: path, Store: db, StoreKey: key, Lookup: e.lookupEnv,
+	eng, err := switchboard.New(ctx, c, &switchboard.Options{Passive: true, CatalogPath: path, Store: db, StoreKey: key, Lookup: e.lookupEnv,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "switchboard status: tool counts and failures unknown: %v\n", err)

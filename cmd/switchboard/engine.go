@@ -10,7 +10,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -33,13 +32,17 @@ func catalogPath(d config.Dirs) string { return filepath.Join(d.CacheDir(), "cat
 // a server. With login, a server that needs an OAuth login logs in there
 // and then when a browser can be opened (see canOpenBrowser); otherwise
 // its error names the command that logs in.
-func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*gateway.Engine, error) {
-	return e.openEngineWith(ctx, explicit, login, nil)
+func (e *env) openEngine(ctx context.Context, explicit string, login bool) (*switchboard.Engine, error) {
+	cfg, err := e.loadConfig(explicit)
+	if err != nil {
+		return nil, err
+	}
+	return e.newEngine(ctx, cfg, login)
 }
 
-// openEngineWith is openEngine with tweak, if set, changing the engine's
-// options last (a progress handler).
-func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, tweak func(*gateway.Options)) (*gateway.Engine, error) {
+// loadConfig loads the configuration for a command that needs a server:
+// one that failed closed is an error. With --offline, it is made offline.
+func (e *env) loadConfig(explicit string) (*config.Config, error) {
 	cfg := config.Load(e.dirs(explicit))
 	if err := cfg.Err(); err != nil {
 		return nil, fmt.Errorf("%w\nhint: switchboard config validate shows every problem", err)
@@ -47,6 +50,12 @@ func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, t
 	if e.offline {
 		cfg.GoOffline()
 	}
+	return cfg, nil
+}
+
+// newEngine makes the CLI's engine over cfg, through the library as a Go
+// host would (see openEngine for login).
+func (e *env) newEngine(ctx context.Context, cfg *config.Config, login bool) (*switchboard.Engine, error) {
 	var prompt oauth.Prompter
 	if login && e.canOpenBrowser() {
 		prompt = e.browserPrompter(false)
@@ -55,10 +64,7 @@ func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, t
 	if err != nil {
 		return nil, err
 	}
-	if tweak != nil {
-		tweak(opts)
-	}
-	return gateway.New(ctx, cfg, opts)
+	return switchboard.New(ctx, cfg, opts)
 }
 
 // engineOptions are the CLI's engine options over cfg, its state (the
@@ -71,12 +77,12 @@ func (e *env) openEngineWith(ctx context.Context, explicit string, login bool, t
 // supervisor, a second start of this binary, would cost every call
 // (docs/serve.md, Processes). What runs until it is stopped, serve and the
 // panel, sets Supervise.
-func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oauth.Prompter) (*gateway.Options, error) {
+func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oauth.Prompter) (*switchboard.Options, error) {
 	st, err := e.openState(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	o := &gateway.Options{
+	o := &switchboard.Options{
 		Prompt:      prompt,
 		Lookup:      e.lookupEnv,
 		Logger:      slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError})),
@@ -97,7 +103,7 @@ func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oaut
 	if s, ok := cfg.Server(e.preconnect); ok && s.Type == config.TransportStdio && s.Offline == "" {
 		o.Preconnect = []string{s.Name}
 	}
-	st.engine((*switchboard.Options)(o))
+	st.engine(o)
 	return o, nil
 }
 
@@ -114,21 +120,21 @@ func (e *env) runRequest(ctx context.Context, f *flags, req *proxy.Request) erro
 	if req.Action != proxy.ActionReconnect && req.Action != proxy.ActionStatus {
 		e.preconnect = req.Server
 	}
-	return e.runBuilt(ctx, f, func(context.Context, *gateway.Engine) (*proxy.Request, error) { return req, nil })
+	return e.runBuilt(ctx, f, func(context.Context, *switchboard.Engine) (*proxy.Request, error) { return req, nil })
 }
 
 // runBuilt is runRequest for a request that is built with the engine's
 // help, such as a call whose arguments are typed by the tool's schema.
-func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *gateway.Engine) (*proxy.Request, error)) (err error) {
+func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
 	return e.runBuiltWith(ctx, f, nil, build)
 }
 
 // runBuiltWith is runBuilt that shows a call's progress on prog's line
 // (nil: none).
-func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, build func(context.Context, *gateway.Engine) (*proxy.Request, error)) (err error) {
+func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
 	e.offline = e.offline || f.offline
-	ctx, tweak := prog.options(ctx)
-	eng, err := e.openEngineWith(ctx, f.config, !f.noLogin, tweak)
+	ctx = prog.watch(ctx)
+	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
 	if err != nil {
 		return err
 	}

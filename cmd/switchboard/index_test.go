@@ -8,7 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/embedtest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
@@ -24,23 +24,23 @@ func TestIndexScripts(t *testing.T) {
 
 func TestIndexLine(t *testing.T) {
 	for _, tt := range []struct {
-		r     gateway.IndexResult
+		r     switchboard.IndexResult
 		color bool
 		want  string
 	}{
-		{gateway.IndexResult{Server: "github", Tools: 23, Resources: 4, Prompts: 2, Duration: 800 * time.Millisecond}, false,
+		{switchboard.IndexResult{Server: "github", Tools: 23, Resources: 4, Prompts: 2, Duration: 800 * time.Millisecond}, false,
 			"github  23 tools, 4 resources, 2 prompts  (800ms)"},
-		{gateway.IndexResult{Server: "fs", Tools: 1, Resources: 1, Prompts: 1, Duration: 50 * time.Millisecond, Embedded: 1}, false,
+		{switchboard.IndexResult{Server: "fs", Tools: 1, Resources: 1, Prompts: 1, Duration: 50 * time.Millisecond, Embedded: 1}, false,
 			"fs      1 tool, 1 resource, 1 prompt, 1 embedded  (50ms)"},
-		{gateway.IndexResult{Server: "ev", Tools: 1, Resources: 0, Templates: 1, Prompts: 0, Duration: 50 * time.Millisecond}, false,
+		{switchboard.IndexResult{Server: "ev", Tools: 1, Resources: 0, Templates: 1, Prompts: 0, Duration: 50 * time.Millisecond}, false,
 			"ev      1 tool, 0 resources, 1 template, 0 prompts  (50ms)"},
-		{gateway.IndexResult{Server: "ev", Tools: 1, Resources: 7, Templates: 2, Prompts: 3, Duration: 50 * time.Millisecond}, false,
+		{switchboard.IndexResult{Server: "ev", Tools: 1, Resources: 7, Templates: 2, Prompts: 3, Duration: 50 * time.Millisecond}, false,
 			"ev      1 tool, 7 resources, 2 templates, 3 prompts  (50ms)"},
-		{gateway.IndexResult{Server: "fs", Tools: 2, EmbeddingsError: "embedding tool texts: POST http://h/v1/embeddings: refused"}, false,
+		{switchboard.IndexResult{Server: "fs", Tools: 2, EmbeddingsError: "embedding tool texts: POST http://h/v1/embeddings: refused"}, false,
 			"fs      2 tools, 0 resources, 0 prompts  (0ms); embeddings failed: POST http://h/v1/embeddings: refused"},
-		{gateway.IndexResult{Server: "bad", Error: "exited with status 1:\nError: Cannot find module", Duration: 1500 * time.Millisecond}, false,
+		{switchboard.IndexResult{Server: "bad", Error: "exited with status 1:\nError: Cannot find module", Duration: 1500 * time.Millisecond}, false,
 			"bad     failed: exited with status 1:\n          Error: Cannot find module  (1.5s)"},
-		{gateway.IndexResult{Server: "bad", Error: "boom"}, true,
+		{switchboard.IndexResult{Server: "bad", Error: "boom"}, true,
 			"bad     \x1b[31mfailed\x1b[0m: boom  (0ms)"},
 	} {
 		if got := indexLine(tt.r, 6, tt.color); got != tt.want {

@@ -33,12 +33,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 func main() {
-	upstream.SupervisorMain() // a stdio server's supervisor is a copy of switchboard
+	// A stdio server's supervisor (Options.Supervise) is a copy of
+	// switchboard too: it runs from the initialisation of a package the
+	// library imports, and never reaches main.
 	sigs := stopSignals(signal.Ignored)
 	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	defer stop()

@@ -30,7 +30,7 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 	var out []proxy.ServerStatus
 	for _, s := range e.cfg.Servers {
 		st := proxy.ServerStatus{Name: s.Name, Transport: string(s.Type), Tools: -1}
-		switch st.State = DefinitionState(e.cfg, s); st.State {
+		switch st.State = definitionState(e.cfg, s); st.State {
 		case proxy.StateBlocked:
 			st.Error = e.cfg.Err().Error()
 		case proxy.StateInvalid:
@@ -59,13 +59,13 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 	return out
 }
 
-// DefinitionState is the state of a server that its definition decides,
+// definitionState is the state of a server that its definition decides,
 // without a connection: blocked when the configuration failed closed (no
 // server from the files is usable; a host's packaged server still is),
 // disabled, or invalid (the definition cannot be used); "" when the server
-// may be used, and its connection tells its state. Status and the CLI's
-// status both classify servers by it.
-func DefinitionState(c *config.Config, s *config.Server) string {
+// may be used, and its connection tells its state. It follows
+// config.Usable, as the CLI's status does where it has no engine.
+func definitionState(c *config.Config, s *config.Server) string {
 	switch {
 	case c.Err() != nil && !s.Packaged():
 		return proxy.StateBlocked
