@@ -20,7 +20,16 @@
 // nothing to another. [Engine.Status] shows every server without
 // connecting; [Engine.Subscribe] tells of changes of a server's state or
 // of what it offers; [Engine.Index] lists servers ahead of time for
-// search.
+// search, and [Engine.Prune] drops from the catalog those no longer
+// configured. A call made with a context of [WithProgress] reports the
+// server's progress as it goes.
+//
+// The host's user stays in charge: [Options].Approver asks them about
+// calls an approval rule covers; [Engine.Quarantined] shows the tools whose
+// definitions changed since approved, which the model cannot call until
+// [Engine.Approve] accepts the change; [Options].Prompt, [Engine.Login],
+// [Engine.Logout] and [Engine.AuthStatus] log remote servers in with OAuth
+// and show the logins.
 //
 // A host can ship MCP servers in its own binary (host.Server, in
 // [Options].Servers), which the engine connects in memory and treats like
@@ -31,6 +40,10 @@
 // its PostgreSQL database and the encrypted credential store in it, for
 // [Options].Store and [Options].Credentials.
 //
-// The same engine serves the switchboard command line and switchboard
-// serve (package front, which serves it over stdio and Streamable HTTP).
+// The switchboard command line and its panel are built on this package,
+// as a host builds on it; switchboard serve serves the same engine over
+// stdio and Streamable HTTP (package front). What the engine is made of
+// (connections, the catalog, the engine's body) is internal: a host names
+// only this package and those its API names (config, proxy, host, policy,
+// oauth, credstore, telemetry); see docs/library.md.
 package switchboard

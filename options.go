@@ -17,8 +17,8 @@ import (
 
 // Options configures an Engine. The zero value works.
 //
-// (internal/gateway.Options has the same fields: New converts one to the
-// other, so the compiler keeps them alike.)
+// (The engine's body has an options type with the same fields: New
+// converts one to the other, so the compiler keeps them alike.)
 type Options struct {
 	// Lookup resolves ${VAR} references when a server connects.
 	// Default: os.LookupEnv.
@@ -34,8 +34,12 @@ type Options struct {
 	// secret fails to connect, saying so.
 	Credentials credstore.Store
 
-	// BaseEnv is the environment every stdio child starts from.
-	// Default: upstream.BaseEnv(os.Environ()).
+	// BaseEnv is the environment every stdio child starts from, before its
+	// own env. Default: the entries of os.Environ() a program needs to run
+	// and nothing else: PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE,
+	// LC_*, TERM, TZ, the temporary and XDG base directories, the proxy
+	// variables and the certificate locations, and on Windows the system's
+	// own (SystemRoot, ComSpec, PATHEXT, APPDATA, …).
 	BaseEnv []string
 
 	// Logger receives diagnostics. Default: discard.
@@ -70,11 +74,18 @@ type Options struct {
 	KeepSpills time.Duration
 
 	// Client is a template for the go-sdk client options of every upstream
-	// connection (see upstream.Options.Client).
+	// connection: this is where handlers of what servers send plug in
+	// (sampling and elicitation requests, logging, resource updates).
+	// Roots are the engine's own (Roots, and each server's configuration),
+	// and so is the handling of list_changed notifications, which calls
+	// the template's handlers after the engine's; progress notifications
+	// of calls made with WithProgress go to their callers, and the rest to
+	// the template's handler.
 	Client *mcp.ClientOptions
 
 	// ClientMiddleware is receiving middleware for the go-sdk client of
-	// every upstream connection (see upstream.Options.ClientMiddleware).
+	// every upstream connection, to see what a server sends before the
+	// client handles it.
 	ClientMiddleware []mcp.Middleware
 
 	// IndexConcurrency bounds how many servers are indexed at once.
@@ -117,7 +128,9 @@ type Options struct {
 	// Supervise runs each stdio server under a supervisor, a copy of this
 	// program, so that the server's whole process group ends when this
 	// process dies, even by SIGKILL (Linux). The supervisor runs from
-	// package initialisation, before main. See upstream.Options.Supervise.
+	// package initialisation, before main. Linux only; elsewhere it is
+	// ignored. Without it, the kernel kills only the server's own process,
+	// on Linux, and the process groups left are ended by the next engine.
 	Supervise bool
 
 	// Preconnect names servers to start connecting at once, in the
@@ -132,8 +145,11 @@ type Options struct {
 	Preconnect []string
 
 	// Stderr, if set, is called with each line a stdio server writes to
-	// stderr (see upstream.Options.Stderr). Default: only the tail of a
-	// server's stderr is kept, to explain a failure.
+	// stderr (at most 4 KiB of it; the rest of a longer line is dropped),
+	// on the goroutine that reads it: it must not block for long. A line
+	// may hold anything the server printed, but the secret values the
+	// engine resolved, which are replaced by [redacted]. Default: only the
+	// tail of a server's stderr is kept, to explain a failure.
 	Stderr func(server, line string)
 
 	// Telemetry, if set, traces every request to a server and every
