@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -102,9 +101,14 @@ type projectJSON struct {
 	Changed bool     `json:"changed"`
 }
 
-// problemJSON is a configuration problem in --json: as the mcp tool's
-// status has it, without a severity (errors and warnings are apart).
-type problemJSON = proxy.ConfigProblem
+type problemJSON struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Server  string `json:"server,omitempty"`
+	Message string `json:"message"`
+}
 
 func runStatus(ctx context.Context, e *env, args []string) error {
 	f := newFlags("status", true)
@@ -150,24 +154,21 @@ func serverState(c *config.Config, s *config.Server) string {
 // With settings.store the catalog is in its database (state's), when that
 // answers; when it does not, storeStatus says why and this knows nothing.
 func (e *env) serverStatus(ctx context.Context, c *config.Config, state *state) map[string]proxy.ServerStatus {
-	path := filepath.Join(c.Dirs.CacheDir(), "catalog.db")
-	var db *sql.DB
-	var key []byte
+	opts := &switchboard.Options{Passive: true, CatalogPath: filepath.Join(c.Dirs.CacheDir(), "catalog.db"), Lookup: e.lookupEnv,
+		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
 	switch {
 	case c.Settings.Store != nil && state == nil:
 		return nil
 	case c.Settings.Store != nil:
-		db = state.db()
-		if state.shared != nil {
-			key = state.shared.Key
-		}
+		// The store's key too: the engine checks the pins' signatures
+		// with it, and refuses a store without one.
+		opts.Store, opts.StoreKey = state.db(), state.shared.Key
 	default:
-		if _, err := os.Stat(path); err != nil {
+		if _, err := os.Stat(opts.CatalogPath); err != nil {
 			return nil
 		}
 	}
-	eng, err := switchboard.New(ctx, c, &switchboard.Options{Passive: true, CatalogPath: path, Store: db, StoreKey: key, Lookup: e.lookupEnv,
-		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
+	eng, err := switchboard.New(ctx, c, opts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "switchboard status: tool counts and failures unknown: %v\n", err)
 		return nil
