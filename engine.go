@@ -64,9 +64,11 @@ func (e *Engine) Do(ctx context.Context, req *proxy.Request) *proxy.Result {
 // Handle or Do, of the engine or a session) ask the server for progress
 // notifications and pass each to f, for a host that shows its user how a
 // long call is going. f is called on a goroutine of the connection's,
-// never concurrently for one call, and not once the call has returned; it
-// must not block for long. The notification's Message is the server's: untrusted
-// text. Its ProgressToken is the engine's own.
+// never concurrently for one call, and not once the call has returned (a
+// notification the server sent just before its result may come after it,
+// and is then dropped); it must not block for long. The notification's
+// Message is the server's: untrusted text. Its ProgressToken is the
+// engine's own.
 func WithProgress(ctx context.Context, f func(*mcp.ProgressNotificationParams)) context.Context {
 	return gateway.WithProgress(ctx, f)
 }
