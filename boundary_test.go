@@ -27,13 +27,7 @@ var publicPackages = []string{".", "proxy", "config", "config/hosts", "bound", "
 // knownLeaks are exported declarations of public packages that still name
 // an internal type, each with why it is not fixed here. Remove an entry
 // once it is fixed: the test fails on an entry that no longer leaks.
-var knownLeaks = map[string]string{
-	// The pin mechanics (Reconcile and what it returns) move out of policy
-	// into an internal package (issue 28, duplicates); until then policy
-	// names the catalog's stored pin.
-	"policy.Reconcile":  "catalog.Pin",
-	"policy.Reconciled": "catalog.Pin",
-}
+var knownLeaks = map[string]string{}
 
 // TestProductUsesTheLibrary: the command line and the panel make and use
 // their engines through the root package, as a Go host does, never through
