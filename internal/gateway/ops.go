@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -142,9 +145,26 @@ func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRe
 	ref, err := names.Resolve(name, server)
 	var failed map[string]error
 	if err != nil && len(tools) < len(servers) {
-		failed = e.ensureIndexed(ctx, servers)
-		names, tools = lookup()
-		ref, err = names.Resolve(name, server)
+		// A name prefixed with a server's (server_tool) says where to look:
+		// that server alone is indexed first, and the others only if the
+		// name is not found there.
+		rest := servers
+		if named := prefixServers(name, servers); server == "" && len(named) > 0 {
+			failed = e.ensureIndexed(ctx, named)
+			names, tools = lookup()
+			ref, err = names.Resolve(name, server)
+			rest = slices.DeleteFunc(slices.Clone(servers), func(s string) bool { return slices.Contains(named, s) })
+		}
+		if err != nil && len(rest) > 0 {
+			more := e.ensureIndexed(ctx, rest)
+			if failed == nil {
+				failed = more
+			} else {
+				maps.Copy(failed, more)
+			}
+			names, tools = lookup()
+			ref, err = names.Resolve(name, server)
+		}
 	}
 	if err != nil {
 		return proxy.ToolRef{}, nil, e.unresolved(name, server, err, names, servers, failed)
@@ -155,6 +175,19 @@ func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRe
 		}
 	}
 	return ref, nil, nil
+}
+
+// prefixServers returns the servers whose name, as a prefix (server_…),
+// begins name, as proxy.Names matches prefixed names.
+func prefixServers(name string, servers []string) []string {
+	norm := proxy.Normalize(name)
+	var out []string
+	for _, s := range servers {
+		if rest, ok := strings.CutPrefix(norm, proxy.Normalize(s)+"_"); ok && rest != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // unresolved says why a tool name was not found, truthfully: with server
