@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -189,8 +191,12 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		r.Roots = d.roots(v, p)
 	case "protocolVersion":
 		if pv, ok := d.str(v, p); ok {
-			if pv != "auto" && pv != "latest" && pv != "legacy" && !revisionRE().MatchString(pv) {
+			switch {
+			case pv == "auto" || pv == "latest" || pv == "legacy":
+			case !revisionRE().MatchString(pv):
 				d.errorf(v, p, `must be "auto", "latest", "legacy" or a revision such as "2025-11-25", not %q`, pv)
+			case !slices.Contains(mcp.SupportedProtocolVersions(), pv):
+				d.errorf(v, p, `%q is not a protocol revision Switchboard speaks (it speaks %s): pin one of those, or say "auto"`, pv, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 			}
 			r.ProtocolVersion = pv
 		}

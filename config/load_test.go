@@ -366,6 +366,7 @@ func TestDecodeProblems(t *testing.T) {
 		{"protocolVersion latest", ours, srv(`{"command": "x", "protocolVersion": "latest"}`), want{}},
 		{"protocolVersion short date", ours, srv(`{"command": "x", "protocolVersion": "2025-6-18"}`), errAt("mcpServers.s.protocolVersion", `not "2025-6-18"`)},
 		{"protocolVersion revision", ours, srv(`{"command": "x", "protocolVersion": "2025-06-18"}`), want{}},
+		{"protocolVersion unknown revision", ours, srv(`{"command": "x", "protocolVersion": "2030-01-01"}`), errAt("mcpServers.s.protocolVersion", `"2030-01-01" is not a protocol revision Switchboard speaks (it speaks 2026-07-28, 2025-11-25`)},
 		{"protocolVersion legacy", ours, srv(`{"command": "x", "protocolVersion": "legacy"}`), want{}},
 		{"redirects same-origin", ours, srv(`{"url": "https://h/mcp", "redirects": "same-origin"}`), want{}},
 		{"redirects follow-without-credentials", ours, srv(`{"url": "https://h/mcp", "redirects": "follow-without-credentials"}`), want{}},

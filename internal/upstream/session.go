@@ -94,8 +94,25 @@ func (s *server) connect(ctx context.Context, underway func()) (*session, error)
 	if err != nil {
 		return nil, scrub.error(err)
 	}
+	if pinned := exactRevision(s.cfg.ProtocolVersion); pinned != "" && sess.protocol != pinned {
+		// Pinned means pinned: a server that does not speak the revision
+		// (go-sdk's client falls back to what the server speaks) is not
+		// used at another.
+		sess.close()
+		return nil, withClass(ClassConfig, fmt.Errorf("the server speaks protocol revision %s, not %s, which its protocolVersion pins (hint: pin %q, or say \"auto\")", sess.protocol, pinned, sess.protocol))
+	}
 	sess.scrub = scrub
 	return sess, nil
+}
+
+// exactRevision returns the revision a protocolVersion setting pins
+// exactly ("2025-06-18"), or "" for auto, latest and legacy.
+func exactRevision(setting string) string {
+	switch setting {
+	case "", "auto", "latest", "legacy":
+		return ""
+	}
+	return setting
 }
 
 // open makes one connection attempt with the given protocol version ("" to
