@@ -29,13 +29,15 @@ func (s *Server) Packaged() bool { return s.Source.Kind == KindPackaged }
 
 // WithPackaged returns a copy of c that holds the servers a Go host
 // packages with its binary besides the configured ones. Each must have a
-// valid name and TransportInProcess. A configuration cannot replace,
-// shadow or disable a packaged server: a configured server of the same name
-// (or one whose definition was too broken to keep) is an error that names
-// both. c itself is not changed.
+// valid name and TransportInProcess. A packaged server wins over a
+// configured server of the same name, which is left out (shadowed): a
+// file cannot replace, or disable, what the host ships, and the user can
+// see why their entry is not used, in a warning that names both (status
+// shows it). c itself is not changed.
 func (c *Config) WithPackaged(servers []*Server) (*Config, error) {
 	out := *c
 	out.Servers = slices.Clone(c.Servers)
+	out.Problems = slices.Clone(c.Problems)
 	seen := map[string]bool{}
 	for _, s := range servers {
 		switch {
@@ -47,35 +49,15 @@ func (c *Config) WithPackaged(servers []*Server) (*Config, error) {
 			return nil, fmt.Errorf("packaged server %q: not an in-process server packaged by the host: this is a bug", s.Name)
 		}
 		seen[s.Name] = true
-		if where := c.definedAt(s.Name); where != "" {
-			return nil, fmt.Errorf("server %q is %s and also configured at %s: a configuration cannot replace a packaged server (hint: rename or remove the configured one)", s.Name, packagedTarget, where)
+		if configured, ok := c.Server(s.Name); ok {
+			out.Servers = slices.DeleteFunc(out.Servers, func(x *Server) bool { return x == configured })
+			line, col := configured.Position()
+			out.Problems = append(out.Problems, Problem{Severity: SeverityWarning, File: configured.Source.Path, Line: line, Col: col,
+				Path: configured.Path, Server: s.Name,
+				Message: fmt.Sprintf("shadowed: the host packages a server named %q with its binary, and that one is used, not this definition (hint: rename this one to use it too)", s.Name)})
 		}
 		out.Servers = append(out.Servers, s)
 	}
 	slices.SortFunc(out.Servers, func(a, b *Server) int { return strings.Compare(a.Name, b.Name) })
 	return &out, nil
-}
-
-// definedAt returns where the configuration defines name, as
-// file:line:col (JSON path), or "" when it does not.
-func (c *Config) definedAt(name string) string {
-	if s, ok := c.Server(name); ok {
-		where := s.Source.String()
-		if line, col := s.Position(); line > 0 {
-			where += fmt.Sprintf(":%d:%d", line, col)
-		}
-		if s.Path != "" {
-			where += " (" + s.Path + ")"
-		}
-		if s.DisabledBy != "" {
-			where += ", disabled by " + s.DisabledBy
-		}
-		return where
-	}
-	for _, p := range c.Errors() {
-		if p.Server == name {
-			return p.Error()
-		}
-	}
-	return ""
 }

@@ -5,25 +5,25 @@ import (
 	"testing"
 )
 
-// A packaged server's name cannot be taken by any definition: an enabled
-// one, one a higher file disables, or one too broken to keep.
-func TestWithPackagedConflicts(t *testing.T) {
+// A packaged server shadows a configured one of the same name (an enabled
+// one, one a higher file disables, or one too broken to keep): the
+// packaged one is in the copy, and a warning names where the other is.
+func TestWithPackagedShadows(t *testing.T) {
 	packaged := func(name string) []*Server {
 		return []*Server{{Name: name, Source: PackagedSource, Type: TransportInProcess}}
 	}
 	for _, tc := range []struct {
 		name  string
 		files map[string]string // path under home → content
-		want  []string
+		want  []string          // in the warning; none for a definition too broken to keep
 	}{
 		{"configured", map[string]string{".config/switchboard/config.json": "{\"mcpServers\": {\n  \"shop\": {\"command\": \"x\"}}}"},
-			[]string{`server "shop" is packaged by the host and also configured at`, "config.json:2:11 (mcpServers.shop)"}},
+			[]string{"config.json:2:11: mcpServers.shop: shadowed: the host packages a server named \"shop\" with its binary, and that one is used, not this definition (hint: rename this one to use it too)"}},
 		{"disabled above", map[string]string{
 			".config/mcp/mcp.json":            `{"mcpServers": {"shop": {"command": "x"}}}`,
 			".config/switchboard/config.json": `{"mcpServers": {"shop": {"disabled": true}}}`,
-		}, []string{"mcp.json:1:25", "disabled by", "switchboard/config.json"}},
-		{"broken", map[string]string{".config/switchboard/config.json": `{"mcpServers": {"shop": {"command": 1}}}`},
-			[]string{`server "shop" is packaged by the host and also configured at`, "mcpServers.shop.command"}},
+		}, []string{"mcp.json:1:25", "shadowed"}},
+		{"broken", map[string]string{".config/switchboard/config.json": `{"mcpServers": {"shop": {"command": 1}}}`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -31,14 +31,30 @@ func TestWithPackagedConflicts(t *testing.T) {
 				writeFile(t, home+"/"+path, content)
 			}
 			c := Load(Dirs{Home: home})
-			_, err := c.WithPackaged(packaged("shop"))
-			if err == nil {
-				t.Fatal("no error")
+			got, err := c.WithPackaged(packaged("shop"))
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error lacks %q: %v", w, err)
+			if s, ok := got.Server("shop"); !ok || !s.Packaged() {
+				t.Errorf("shop in the copy: %+v, %v; want the packaged one", s, ok)
+			}
+			n := 0
+			for _, s := range got.Servers {
+				if s.Name == "shop" {
+					n++
 				}
+			}
+			if n != 1 {
+				t.Errorf("%d servers named shop in the copy, want 1", n)
+			}
+			warnings := problemText(got.Warnings())
+			for _, w := range tc.want {
+				if !strings.Contains(warnings, w) {
+					t.Errorf("warnings lack %q:\n%s", w, warnings)
+				}
+			}
+			if len(c.Warnings()) != len(got.Warnings())-len(slicesOf(tc.want)) {
+				t.Errorf("the original's warnings changed: %d, the copy's %d", len(c.Warnings()), len(got.Warnings()))
 			}
 		})
 	}
@@ -56,4 +72,12 @@ func TestWithPackagedConflicts(t *testing.T) {
 	if _, err := got.Usable("shop"); err != nil {
 		t.Errorf("Usable(shop) = %v", err)
 	}
+}
+
+// slicesOf is one warning for a case that expects some, none otherwise.
+func slicesOf(want []string) []string {
+	if len(want) == 0 {
+		return nil
+	}
+	return want[:1]
 }

@@ -25,9 +25,9 @@ import (
 // and closed when idle, listed in status (transport "in-process"),
 // indexed in the catalog, searched, described and called through the mcp
 // tool, with every result bounded. No configuration file can define,
-// replace or disable it: a configured server of the same name is an error
-// of switchboard.New, and it stays usable when the configuration fails
-// closed.
+// replace or disable it: it shadows a configured server of the same name
+// (whose definition status then names, in a warning), and it stays usable
+// when the configuration fails closed.
 type Server struct {
 	// Name is the server's name, like a configured server's: 1 to 64
 	// letters, digits, '-' or '_'.

@@ -158,9 +158,10 @@ func statusOf(t *testing.T, e *Engine, name string) proxy.ServerStatus {
 	return proxy.ServerStatus{}
 }
 
-// A configuration cannot replace a packaged server: New fails, naming
-// where the configured one is and that the other is packaged.
-func TestPackagedNameConflict(t *testing.T) {
+// A packaged server shadows a configured one of the same name (travis234's
+// rule): New succeeds, the packaged one answers, and status says which
+// definition is shadowed, and where.
+func TestPackagedShadowsConfigured(t *testing.T) {
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
 	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o700); err != nil {
@@ -170,14 +171,23 @@ func TestPackagedNameConflict(t *testing.T) {
 	if err := os.WriteFile(d.UserFile(), []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Load(d)
-	_, err := New(t.Context(), cfg, &Options{SpillDir: filepath.Join(home, "spill"), Servers: []host.Server{{Name: "shop", Server: newShop().Server}}})
-	if err == nil {
-		t.Fatal("New with a configured server of a packaged server's name: no error")
+	sh := newShop()
+	e, err := New(t.Context(), config.Load(d), &Options{SpillDir: filepath.Join(home, "spill"), Servers: []host.Server{{Name: "shop", Server: sh.Server}}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, want := range []string{`server "shop"`, "packaged by the host", d.UserFile() + ":3:13", "mcpServers.shop", "rename or remove the configured one"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q: %v", want, err)
+	defer e.Close()
+	r := must(t, e, `{"server": "shop"}`)
+	if !strings.Contains(r.Text, "query") {
+		t.Errorf("the shadowing server's listing: %q; want the packaged server's tools", r.Text)
+	}
+	st := statusOf(t, e, "shop")
+	if st.Transport != string(config.TransportInProcess) || len(st.Warnings) != 1 {
+		t.Fatalf("status of shop: %+v; want the packaged server, with one warning", st)
+	}
+	for _, want := range []string{d.UserFile() + ":3:13", "mcpServers.shop", "shadowed", "packages a server named \"shop\"", "rename this one"} {
+		if !strings.Contains(st.Warnings[0], want) {
+			t.Errorf("status warning lacks %q: %s", want, st.Warnings[0])
 		}
 	}
 }

@@ -52,6 +52,14 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 			st.Quarantined = len(e.quarantined(ctx, s.Name))
 			st.Warnings = e.approveWarnings(s.Name, ent)
 		}
+		if s.Packaged() {
+			// A configured definition it shadows, which the user may look for.
+			for _, p := range e.cfg.Warnings() {
+				if p.Server == s.Name && strings.HasPrefix(p.Message, "shadowed:") {
+					st.Warnings = append(st.Warnings, p.Error())
+				}
+			}
+		}
 		out = append(out, st)
 	}
 	out = append(out, e.dropped()...)
