@@ -26,6 +26,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -305,6 +306,20 @@ type Telemetry struct {
 type Output struct {
 	MaxBytes int
 	MaxLines int
+	// Unbounded turns the bound off ("output": false), for a host that
+	// bounds what reaches its model itself: results pass whole, and nothing
+	// is spilled for its size (images pass inline; audio and blobs still go
+	// to files). Network reads and messages stay bounded.
+	Unbounded bool
+}
+
+// Limits returns the bytes and lines a result may have: math.MaxInt each
+// when Unbounded.
+func (o Output) Limits() (maxBytes, maxLines int) {
+	if o.Unbounded {
+		return math.MaxInt, math.MaxInt
+	}
+	return o.MaxBytes, o.MaxLines
 }
 
 // Embeddings points at an OpenAI-compatible /v1/embeddings endpoint.

@@ -31,6 +31,7 @@ type fileSettings struct {
 	requestTimeout *time.Duration
 	maxBytes       *int
 	maxLines       *int
+	unbounded      *bool // "output": false, or an object (false)
 	directTools    *bool
 	imports        []string
 	embeddings     *Embeddings
@@ -514,10 +515,19 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 }
 
 func (d *decoder) output(v *hujson.Value, path string, s *fileSettings) {
-	obj, ok := d.object(v, path)
-	if !ok {
+	if b, ok := v.Value.(hujson.Literal); ok && b.Kind() == 'f' {
+		// "output": false: no bound (Output.Unbounded).
+		off := true
+		s.unbounded = &off
 		return
 	}
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		d.errorf(v, path, `%s must be an object such as {"maxBytes": 51200, "maxLines": 2000}, or false to turn the bound off, not %s`, path, kindName(v))
+		return
+	}
+	on := false
+	s.unbounded = &on
 	for _, m := range d.members(obj, path) {
 		p := joinPath(path, m.key)
 		switch m.key {

@@ -382,6 +382,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.maxLines != nil {
 		st.Output.MaxLines = *fs.maxLines
 	}
+	if fs.unbounded != nil {
+		st.Output.Unbounded = *fs.unbounded
+	}
 	if fs.directTools != nil {
 		st.DirectTools = *fs.directTools
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1102,4 +1103,42 @@ func listTree(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestOutputOff: "output": false turns the bound off; a higher file's
+// object turns it on again; any other value is an error that says what
+// the field takes.
+func TestOutputOff(t *testing.T) {
+	for _, tc := range []struct {
+		name, user, explicit string
+		unbounded            bool
+		err                  string
+	}{
+		{"off", `{"settings": {"output": false}}`, "", true, ""},
+		{"off, then bounded higher", `{"settings": {"output": false}}`, `{"settings": {"output": {"maxBytes": 4096}}}`, false, ""},
+		{"true", `{"settings": {"output": true}}`, "", false, `must be an object such as {"maxBytes": 51200, "maxLines": 2000}, or false to turn the bound off, not`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDirs(t)
+			p := pathsOf(d)
+			writeFile(t, p.user, tc.user)
+			if tc.explicit != "" {
+				writeFile(t, p.explicit, tc.explicit)
+			}
+			c := Load(d)
+			if tc.err != "" {
+				if !strings.Contains(problemText(c.Errors()), tc.err) {
+					t.Errorf("errors: %s, want %q", problemText(c.Errors()), tc.err)
+				}
+				return
+			}
+			noErrors(t, c)
+			if c.Settings.Output.Unbounded != tc.unbounded {
+				t.Errorf("Unbounded = %v, want %v", c.Settings.Output.Unbounded, tc.unbounded)
+			}
+			if b, l := c.Settings.Output.Limits(); tc.unbounded && (b != math.MaxInt || l != math.MaxInt) {
+				t.Errorf("Limits() = %d, %d; want no bound", b, l)
+			}
+		})
+	}
 }

@@ -145,6 +145,7 @@ func (e *env) panelLocal(ctx context.Context, explicit string) (*panel.Local, er
 	d := e.dirs(explicit)
 	open := func(ctx context.Context) (*switchboard.Engine, *config.Config, error) {
 		cfg := config.Load(d)
+		e.outputGuard(cfg)
 		o, err := e.engineOptions(ctx, cfg, nil)
 		if err != nil {
 			return nil, cfg, err

@@ -126,6 +126,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	if o.offline {
 		cfg.GoOffline()
 	}
+	e.outputGuard(cfg)
 	for _, p := range cfg.Problems {
 		logger.Warn("configuration", "problem", p.Error())
 	}

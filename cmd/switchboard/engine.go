@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard"
@@ -50,7 +51,21 @@ func (e *env) loadConfig(explicit string) (*config.Config, error) {
 	if e.offline {
 		cfg.GoOffline()
 	}
+	e.outputGuard(cfg)
 	return cfg, nil
+}
+
+// outputGuard turns the output bound off when the environment says so:
+// SWITCHBOARD_OUTPUT_GUARD=0, or MCP_OUTPUT_GUARD=0 as pi-mcp-adapter
+// reads it, for a host that bounds what reaches its model itself (as
+// "output": false in the settings does).
+func (e *env) outputGuard(cfg *config.Config) {
+	for _, name := range []string{"SWITCHBOARD_OUTPUT_GUARD", "MCP_OUTPUT_GUARD"} {
+		switch strings.ToLower(strings.TrimSpace(e.getenv(name))) {
+		case "0", "false", "off":
+			cfg.Settings.Output.Unbounded = true
+		}
+	}
 }
 
 // newEngine makes the CLI's engine over cfg, through the library as a Go

@@ -129,7 +129,8 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Engine, error
 	if _, err := bound.Sweep(e.opts.SpillDir, e.opts.KeepSpills); err != nil {
 		e.log.Warn("removing stale spill directories", "err", err)
 	}
-	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: cfg.Settings.Output.MaxBytes, MaxLines: cfg.Settings.Output.MaxLines})
+	maxBytes, maxLines := cfg.Settings.Output.Limits()
+	e.spill = bound.NewSpiller(e.opts.SpillDir, bound.Limits{MaxBytes: maxBytes, MaxLines: maxLines})
 	// The pool comes first, so that the servers named in Preconnect start
 	// while the catalog opens; what they change is handled once the engine
 	// is whole.
