@@ -216,9 +216,17 @@ func ValidSecretName(name string) bool {
 }
 
 // parseRefs finds the references in a value: ${VAR}, ${VAR:-default},
-// ${secret:NAME} or ${secret:NAME:-default} anywhere, or $env:VAR as the
-// whole value.
+// ${secret:NAME}, ${secret:NAME:-default} or ${cmd:COMMAND ARGS}
+// anywhere, or $env:VAR or !COMMAND ARGS as the whole value.
 func parseRefs(value string) ([]ref, error) {
+	if cmd, ok := strings.CutPrefix(value, "!"); ok {
+		// "!COMMAND ARGS" as the whole value is ${cmd:COMMAND ARGS}, as
+		// pi-mcp-adapter writes it: the same rules hold.
+		if _, err := splitCommand(cmd); err != nil {
+			return nil, fmt.Errorf("invalid reference: !COMMAND ARGS (the same as ${cmd:COMMAND ARGS}): %v", err)
+		}
+		return []ref{{start: 0, end: len(value), name: cmd, cmd: true}}, nil
+	}
 	if name, ok := strings.CutPrefix(value, "$env:"); ok {
 		if !varNameRE().MatchString(name) {
 			return nil, errors.New("invalid reference: $env:NAME takes a variable name of letters, digits and '_' (the value is not shown)")

@@ -63,15 +63,17 @@ func TestRunCommand(t *testing.T) {
 	}
 }
 
-// TestCommandReferences: ${cmd:…} resolves in env and headers of the
-// user's own files, names the server and field when it fails, and is
+// TestCommandReferences: ${cmd:…} (and "!COMMAND ARGS" as a whole value,
+// pi-mcp-adapter's spelling) resolves in env and headers of the user's own
+// files, names the server and field when it fails, and is
 // refused in project and imported files and outside env and headers.
 func TestCommandReferences(t *testing.T) {
 	d := newDirs(t)
 	p := pathsOf(d)
 	writeFile(t, p.user, `{"mcpServers": {
   "a": {"command": "x", "env": {"GITHUB_TOKEN": "${cmd:printf gh-t0ken}", "EMPTY": "x${cmd:true}"}},
-  "h": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${cmd:printf 'a b'}"}}
+  "h": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${cmd:printf 'a b'}"}},
+  "bang": {"url": "https://example.com/mcp", "headers": {"X-Api-Key": "!printf 'k e y'"}}
 }}`)
 	c := Load(d)
 	noErrors(t, c)
@@ -80,6 +82,10 @@ func TestCommandReferences(t *testing.T) {
 	res, err := h.Resolve(run)
 	if err != nil || res.Headers["Authorization"].Reveal() != "Bearer a b" {
 		t.Fatalf("headers: %v", err)
+	}
+	bang, _ := c.Server("bang")
+	if res, err := bang.Resolve(run); err != nil || res.Headers["X-Api-Key"].Reveal() != "k e y" {
+		t.Fatalf("a !command value: %v", err)
 	}
 	a, _ := c.Server("a")
 	_, err = a.Resolve(run)
@@ -103,6 +109,8 @@ func TestCommandReferences(t *testing.T) {
 		{KindImport, srv(`{"command": "x", "env": {"T": "${cmd:printf x}"}}`), "allowed only in your own user-global files"},
 		{KindUser, srv(`{"url": "https://${cmd:hostname}/mcp"}`), "allowed only in env and headers"},
 		{KindUser, srv(`{"command": "x", "env": {"T": "${cmd:printf 'x}"}}`), "unterminated ' quote"},
+		{KindProject, srv(`{"command": "x", "env": {"T": "!printf x"}}`), "allowed only in your own user-global files"},
+		{KindUser, srv(`{"command": "x", "env": {"T": "!printf 'x"}}`), "!COMMAND ARGS"},
 	} {
 		_, problems, _ := decode(tc.kind, tc.text)
 		if len(problems) == 0 || !strings.Contains(problems[0].Error(), tc.want) {
