@@ -293,6 +293,17 @@ type Settings struct {
 	// Roots); nil offers none. "~" is not yet expanded here: a server's
 	// Roots has it expanded.
 	Roots *Roots
+
+	// Strict refuses every server that is not defined in Switchboard's
+	// own files (the user's, the project's .switchboard/, --config): the
+	// shared and tool-agnostic files and other hosts' imports are closed.
+	Strict bool
+	// AllowTools, when not nil, is an allow list of tools across servers
+	// (settings.includeTools, written mcp__SERVER__GLOB as terret-mcp and
+	// orchestrators write them): by server name, the globs of its tools
+	// that may be used. A server it does not name has none (deny by
+	// default).
+	AllowTools map[string][]string
 }
 
 // Telemetry is settings.telemetry.

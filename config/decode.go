@@ -39,6 +39,8 @@ type fileSettings struct {
 	telemetry      *Telemetry
 	store          *Store
 	roots          *Roots
+	strict         *bool
+	allowTools     map[string][]string // settings.includeTools; nil when unset
 	policy         policySettings
 }
 
@@ -451,7 +453,42 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline", "store", "roots"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools"}
+
+// allowTools decodes settings.includeTools: patterns written
+// mcp__SERVER__GLOB, by server.
+func (d *decoder) allowTools(v *hujson.Value, p string) map[string][]string {
+	list, ok := d.strings(v, p)
+	if !ok {
+		return nil
+	}
+	out := map[string][]string{}
+	for i, pattern := range list {
+		server, glob, ok := SplitToolPattern(pattern)
+		if !ok || server == "*" || glob == "" {
+			d.errorf(v, fmt.Sprintf("%s[%d]", p, i), `must name a server and a glob of its tools as mcp__SERVER__GLOB (mcp__github__* for every tool of github, mcp__github__get_* for some), not %q`, pattern)
+			continue
+		}
+		out[server] = append(out[server], glob)
+	}
+	return out
+}
+
+// SplitToolPattern splits a tool pattern written mcp__SERVER__GLOB (the
+// namespacing terret-mcp and agent orchestrators use, and Switchboard's
+// toolPrefix "mcp") into the server's name and the glob of its tools. ok
+// is false for a pattern not written so.
+func SplitToolPattern(pattern string) (server, glob string, ok bool) {
+	rest, ok := strings.CutPrefix(pattern, "mcp__")
+	if !ok {
+		return "", "", false
+	}
+	server, glob, ok = strings.Cut(rest, "__")
+	if !ok || server == "" {
+		return "", "", false
+	}
+	return server, glob, true
+}
 
 func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 	obj, ok := d.object(v, path)
@@ -496,6 +533,12 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.store = d.store(m.value, p)
 		case "roots":
 			s.roots = d.roots(m.value, p)
+		case "strict":
+			if b, ok := d.boolean(m.value, p); ok {
+				s.strict = &b
+			}
+		case "includeTools":
+			s.allowTools = d.allowTools(m.value, p)
 		case "credentialStore":
 			if str, ok := d.str(m.value, p); ok {
 				if str != "keychain" && str != "file" {

@@ -319,6 +319,16 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 	serverErrs := c.serverErrors()
 	out := make([]*Server, 0, len(merged))
 	for _, s := range merged {
+		if c.Settings.Strict && !s.Source.Ours() && !s.Packaged() {
+			c.Problems = append(c.Problems, Problem{Severity: SeverityWarning, File: s.Source.Path, Path: s.Path, Server: s.Name,
+				Message: fmt.Sprintf("server %q is not used: settings.strict accepts only servers defined in Switchboard's own files (define it in ~/.config/switchboard/config.json to use it)", s.Name)})
+			continue
+		}
+		s.IncludeTools = c.ownPatterns(s, "includeTools", s.IncludeTools)
+		s.ExcludeTools = c.ownPatterns(s, "excludeTools", s.ExcludeTools)
+		if c.Settings.AllowTools != nil {
+			s.allowSet, s.allowTools = true, c.Settings.AllowTools[s.Name]
+		}
 		if s.IdleTimeout < 0 {
 			s.IdleTimeout = c.Settings.IdleTimeout
 		}
@@ -343,6 +353,26 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ownPatterns returns a server's tool patterns with those written
+// mcp__SERVER__GLOB (terret-mcp's form) turned into their glob; one that
+// names another server matches nothing here, and is a warning.
+func (c *Config) ownPatterns(s *Server, field string, patterns []string) []string {
+	var out []string
+	for _, p := range patterns {
+		server, glob, ok := SplitToolPattern(p)
+		switch {
+		case !ok:
+			out = append(out, p)
+		case server == s.Name:
+			out = append(out, glob)
+		default:
+			c.Problems = append(c.Problems, Problem{Severity: SeverityWarning, File: s.Source.Path, Path: s.Path + "." + field, Server: s.Name,
+				Message: fmt.Sprintf("%q names server %q, not %q: it matches nothing here (settings.includeTools takes patterns for every server)", p, server, s.Name)})
+		}
+	}
 	return out
 }
 
@@ -384,6 +414,12 @@ func (st *Settings) merge(doc *document) {
 	}
 	if fs.unbounded != nil {
 		st.Output.Unbounded = *fs.unbounded
+	}
+	if fs.strict != nil {
+		st.Strict = *fs.strict
+	}
+	if fs.allowTools != nil {
+		st.AllowTools = fs.allowTools // a higher file's list replaces a lower one's
 	}
 	if fs.directTools != nil {
 		st.DirectTools = *fs.directTools

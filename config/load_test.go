@@ -1142,3 +1142,60 @@ func TestOutputOff(t *testing.T) {
 		})
 	}
 }
+
+// TestStrictAndAllowList: terret-mcp's policy. settings.strict leaves out
+// every server not defined in Switchboard's own files, with a warning;
+// settings.includeTools is an allow list across servers, written
+// mcp__SERVER__GLOB, that denies what it does not match (a server it does
+// not name has no tool); a server's own includeTools and excludeTools take
+// mcp__SERVER__GLOB too. The allow list is part of the definition's hash,
+// so a cached listing made under another list is not used.
+func TestStrictAndAllowList(t *testing.T) {
+	d := newDirs(t)
+	p := pathsOf(d)
+	writeFile(t, p.shared, `{"mcpServers": {"ambient": {"command": "a"}}}`)
+	writeFile(t, p.user, `{"mcpServers": {
+  "gh": {"command": "gh", "excludeTools": ["mcp__gh__delete_*", "mcp__other__x"]},
+  "fs": {"command": "fs"},
+  "quiet": {"command": "q"}
+}, "settings": {"strict": true, "includeTools": ["mcp__gh__*", "mcp__fs__read_*"]}}`)
+	c := Load(d)
+	noErrors(t, c)
+	if _, ok := c.Server("ambient"); ok {
+		t.Error("strict: a server of the shared file is used")
+	}
+	warnings := problemText(c.Warnings())
+	for _, want := range []string{`server "ambient" is not used: settings.strict`, `"mcp__other__x" names server "other", not "gh"`} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings lack %q:\n%s", want, warnings)
+		}
+	}
+	gh, fs, quiet := mustServer(t, c, "gh"), mustServer(t, c, "fs"), mustServer(t, c, "quiet")
+	for _, tc := range []struct {
+		s    *Server
+		tool string
+		want bool
+	}{
+		{gh, "get_issue", true},
+		{gh, "delete_repo", false}, // its own excludeTools, written mcp__gh__delete_*
+		{fs, "read_file", true},
+		{fs, "write_file", false}, // not in the allow list
+		{quiet, "anything", false}, // not named: deny by default
+	} {
+		if got := tc.s.ToolAllowed(tc.tool); got != tc.want {
+			t.Errorf("%s: ToolAllowed(%s) = %v, want %v", tc.s.Name, tc.tool, got, tc.want)
+		}
+	}
+	h := fs.Hash()
+	writeFile(t, p.user, `{"mcpServers": {"fs": {"command": "fs"}}, "settings": {"includeTools": ["mcp__fs__*"]}}`)
+	if Load(d).Servers[0].Hash() == h {
+		t.Error("another allow list, the same definition hash: a cached listing would be used")
+	}
+
+	for _, bad := range []string{`["github__*"]`, `["mcp__*__x"]`, `["mcp__gh"]`} {
+		writeFile(t, p.user, `{"settings": {"includeTools": `+bad+`}}`)
+		if errs := problemText(Load(d).Errors()); !strings.Contains(errs, "must name a server and a glob of its tools as mcp__SERVER__GLOB") {
+			t.Errorf("includeTools %s: errors %q", bad, errs)
+		}
+	}
+}

@@ -100,6 +100,8 @@ type Server struct {
 	Disabled        bool
 	IncludeTools    []string
 	ExcludeTools    []string
+	allowSet        bool     // settings.includeTools is set: allowTools is this server's part of it
+	allowTools      []string // the globs settings.includeTools has for this server
 	DirectTools     DirectTools
 	SearchKeywords  map[string][]string
 	ProtocolVersion string    // "auto", "latest", "legacy" or an exact revision
@@ -167,11 +169,14 @@ func (s *Server) Target() string {
 	return redactURL(s.URL)
 }
 
-// ToolAllowed reports whether includeTools and excludeTools let a tool with
-// this original name through.
+// ToolAllowed reports whether includeTools and excludeTools, and
+// settings.includeTools, let a tool with this original name through.
 func (s *Server) ToolAllowed(name string) bool {
 	if len(s.IncludeTools) > 0 && !matchAny(s.IncludeTools, name) {
 		return false
+	}
+	if s.allowSet && !matchAny(s.allowTools, name) {
+		return false // settings.includeTools, deny by default
 	}
 	return !matchAny(s.ExcludeTools, name)
 }

@@ -290,11 +290,16 @@ func (s *Server) Hash() string {
 	def := s.Definition()
 	def.Type = string(s.Type)
 	def.Disabled = false
+	var allow []string // settings.includeTools' part, which filters the tools listed as includeTools does
+	if s.allowSet {
+		allow = append([]string{"set"}, s.allowTools...)
+	}
 	data, _ := json.Marshal(struct {
 		Name     string     `json:"name"`
 		Def      Definition `json:"def"`
 		Revision string     `json:"revision,omitempty"`
-	}{s.Name, def, s.Revision})
+		Allow    []string   `json:"allow,omitempty"`
+	}{s.Name, def, s.Revision, allow})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:16])
 }
