@@ -1179,7 +1179,7 @@ func TestStrictAndAllowList(t *testing.T) {
 		{gh, "get_issue", true},
 		{gh, "delete_repo", false}, // its own excludeTools, written mcp__gh__delete_*
 		{fs, "read_file", true},
-		{fs, "write_file", false}, // not in the allow list
+		{fs, "write_file", false},  // not in the allow list
 		{quiet, "anything", false}, // not named: deny by default
 	} {
 		if got := tc.s.ToolAllowed(tc.tool); got != tc.want {
