@@ -60,9 +60,8 @@ type route struct {
 	token any        // the client's progress token, if it gave one
 	susp  *suspended // set for a multi round-trip client's call
 	// sink, set for a call on the fast lane, sends a notification to the
-	// client on the call's own response, as go-sdk would have, and reports
-	// false once the call has been answered.
-	sink func(method string, params any) bool
+	// client on the call's own response, as go-sdk would have.
+	sink laneSink
 
 	// Guarded by bridge.mu.
 	reached []string // the servers the call has reached
@@ -185,7 +184,7 @@ func toClient(ctx context.Context, r *route) (_ context.Context, stop func()) {
 // enterLane is enter for a call on the fast lane, which go-sdk never saw:
 // notifications during it go to sink, and requests to ss (nil when
 // stateless: the client declared nothing, and cannot be asked).
-func (b *bridge) enterLane(ctx context.Context, ss *mcp.ServerSession, sink func(method string, params any) bool) (context.Context, string, func()) {
+func (b *bridge) enterLane(ctx context.Context, ss *mcp.ServerSession, sink laneSink) (context.Context, string, func()) {
 	if b == nil {
 		return ctx, "", func() {}
 	}
@@ -416,7 +415,7 @@ func (b *bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	case n > 1:
 		return
 	case r != nil:
-		if r.sink != nil && r.sink("notifications/message", req.Params) {
+		if r.sink != nil && r.sink.notify("notifications/message", req.Params) {
 			return
 		}
 		ss = r.ss // answered already: as after any call

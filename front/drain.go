@@ -118,11 +118,20 @@ func (s *Server) haltable(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		stop()
 		cancel()
-		if cause := context.Cause(s.drain.halt); cause != nil && ctx.Err() != nil {
-			return errorResult(fmt.Errorf("switchboard: the call was cancelled: %w", cause)), nil
+		if err := s.halted(ctx); err != nil {
+			return errorResult(err), nil
 		}
 		return res, err
 	}
+}
+
+// halted returns the error a tool call answers with when a drain cut it
+// at its bound (ctx, the call's, ended after the drain's), else nil.
+func (s *Server) halted(ctx context.Context) error {
+	if cause := context.Cause(s.drain.halt); cause != nil && ctx.Err() != nil {
+		return fmt.Errorf("switchboard: the call was cancelled: %w", cause)
+	}
+	return nil
 }
 
 // rpcMessage is what the front reads of a JSON-RPC message before go-sdk

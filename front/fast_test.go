@@ -42,12 +42,10 @@ func (g *testGateway) connectHTTPAt(t *testing.T, opts HTTPOptions, copts *mcp.C
 	return cs, ts.URL + "/mcp"
 }
 
-// fastCalls is how many calls the gateway's fast lane served.
+// fastCalls is how many calls the gateway's fast lane served, as its
+// metrics count them (switchboard_fast_calls_total).
 func (g *testGateway) fastCalls() int64 {
-	if l := g.srv.lane.Load(); l != nil {
-		return l.calls.Load()
-	}
-	return 0
+	return int64(g.srv.opts.Metrics.fast.Load())
 }
 
 // laneCase is one tool call made through a gateway with the fast lane and

@@ -35,7 +35,7 @@ func (s *Server) mirror(ctx context.Context, connect bool) error {
 	plain := map[string]bool{}
 	for _, t := range ent.Tools {
 		cur.tools[t.Name] = true
-		s.addDirect(t.Name, directTool{server: s.single, name: t.Name}, t, true)
+		s.addDirect(t.Name, directTool{server: s.single, name: t.Name}, t)
 		// go-sdk's client checks a result against the tool's output
 		// schema; the fast lane would not.
 		plain[t.Name] = t.OutputSchema == nil

@@ -27,7 +27,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -321,21 +320,30 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 }
 
 // session returns the engine session of a client session and a context
-// for one request that also ends with the client session: the SDK does not
-// cancel requests in flight when their session is closed.
+// for one call that also ends with the client session: the SDK does not
+// cancel requests in flight when their session is closed. When cancel is
+// set, it cancels ctx, and the context is ctx itself; else it is one of
+// its own. The function returned ends what session began.
 //
 // A stateless request's session ends with the request, while a multi
 // round-trip call it began may go on: such a call gets an engine session
 // of its own, as a call without a session does.
-func (s *Server) session(ctx context.Context, ss *mcp.ServerSession) (*gateway.Session, context.Context, context.CancelFunc) {
+func (s *Server) session(ctx context.Context, ss *mcp.ServerSession, cancel context.CancelFunc) (*gateway.Session, context.Context, func()) {
 	if ss == nil || statelessRequest(ctx) {
+		if cancel != nil {
+			return s.eng.NewSession(), ctx, func() {}
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		return s.eng.NewSession(), ctx, cancel
 	}
 	s.mu.Lock()
 	cs := s.track(ss)
 	s.mu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
+	if cancel != nil {
+		stop := context.AfterFunc(cs.ctx, cancel)
+		return cs.es, ctx, func() { stop() }
+	}
+	ctx, cancel = context.WithCancel(ctx)
 	stop := context.AfterFunc(cs.ctx, cancel)
 	return cs.es, ctx, func() { stop(); cancel() }
 }
@@ -358,17 +366,8 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 	// clearer errors, so decoding it into a map would be wasted work.
 	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
-			done := s.opts.Metrics.start("mcp")
-			began := time.Now()
-			ctx, span := s.startSpan(ctx, req)
-			ctx, _, release := s.bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
-			defer release()
-			es, ctx, cancel := s.session(ctx, req.Session)
-			defer cancel()
-			r := es.Handle(s.approving(ctx, req.Session), args)
-			done(r.Details.Server, r.IsError)
-			s.observeProxy(ctx, req, span, args, r, began)
-			return r.MCP()
+			tc := sdkCall(req, args)
+			return s.callProxy(ctx, &tc)
 		}), nil, nil
 	})
 	return nil
@@ -456,7 +455,7 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 	}
 	sort.Strings(add)
 	for _, name := range add {
-		s.addDirect(name, want[name], tools[name], false)
+		s.addDirect(name, want[name], tools[name])
 	}
 }
 
@@ -470,7 +469,7 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 // structured content spilled to a file, which no schema allows. Without the
 // schema, structured content that fits is still passed on, and the text
 // holds it too (see gateway.Engine.Bound).
-func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transparent bool) {
+func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool) {
 	cp := *t
 	cp.Name = exposed
 	cp.OutputSchema = nil
@@ -479,55 +478,9 @@ func (s *Server) addDirect(exposed string, dt directTool, t *mcp.Tool, transpare
 	}
 	s.mcp.AddTool(&cp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
-			return s.callDirect(ctx, req, dt, transparent)
+			tc := sdkCall(req, req.Params.Arguments)
+			ans, _ := s.callTool(ctx, &tc, dt) // only the lane's calls are declined
+			return ans.res
 		}), nil
 	})
-}
-
-// callDirect calls a server's tool for a direct or mirrored tool. Its
-// result is bounded (gateway.Engine.Bound); in transparent mode, a result
-// that fits is passed on as it came (gateway.Engine.Fits).
-func (s *Server) callDirect(ctx context.Context, req *mcp.CallToolRequest, dt directTool, transparent bool) *mcp.CallToolResult {
-	done := s.opts.Metrics.start("call")
-	began := time.Now()
-	ctx, span := s.startSpan(ctx, req)
-	es, ctx, cancel := s.session(ctx, req.Session)
-	defer cancel()
-	ctx, up, release := s.bridge.enter(ctx, req.Session, req.Params.GetProgressToken())
-	defer release()
-	var args any = map[string]any{}
-	if len(req.Params.Arguments) > 0 {
-		args = req.Params.Arguments
-	}
-	params := &mcp.CallToolParams{Meta: req.Params.Meta, Name: dt.name, Arguments: args}
-	if up != "" {
-		params.Meta = copyMeta(req.Params.Meta)
-		params.SetProgressToken(up)
-	}
-	res, err := es.CallTool(s.approving(ctx, req.Session), dt.server, params)
-	if err == nil && (!transparent || !s.eng.Fits(res)) {
-		res, err = s.eng.Bound("call-"+dt.name, res)
-	}
-	if err != nil {
-		done(dt.server, true)
-		s.observeDirect(ctx, req, span, dt, nil, err, began)
-		return errorResult(err)
-	}
-	done(dt.server, res.IsError)
-	s.observeDirect(ctx, req, span, dt, res, nil, began)
-	return res
-}
-
-func errorResult(err error) *mcp.CallToolResult {
-	r := &mcp.CallToolResult{}
-	r.SetError(err)
-	return r
-}
-
-func copyMeta(m mcp.Meta) mcp.Meta {
-	out := mcp.Meta{}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -21,32 +21,34 @@ import (
 // startSpan starts the span of a client's tool call, when tracing is on
 // (Options.Engine.Telemetry, whose upstream spans are its children). The
 // client may have sent its own trace context in _meta.
-func (s *Server) startSpan(ctx context.Context, req *mcp.CallToolRequest) (context.Context, *telemetry.Span) {
+func (s *Server) startSpan(ctx context.Context, tc *toolCall) (context.Context, *telemetry.Span) {
 	t := s.opts.Engine.Telemetry
 	if t == nil {
 		return ctx, nil
 	}
-	return t.StartRequest(ctx, req.Params.Name, req.Params.Meta, clientID(req))
+	return t.StartRequest(ctx, tc.name, tc.meta, clientID(tc.ss))
 }
 
-func clientID(req *mcp.CallToolRequest) string {
-	if req.Session == nil {
+// clientID names a client session in the log and the span: its id, "" for
+// none.
+func clientID(ss *mcp.ServerSession) string {
+	if ss == nil {
 		return ""
 	}
-	return req.Session.ID()
+	return ss.ID()
 }
 
 // observeProxy records a finished call of the mcp tool: what it did (the
 // operation, server and tool it named, never its arguments), sizes and
 // spill files.
-func (s *Server) observeProxy(ctx context.Context, req *mcp.CallToolRequest, span *telemetry.Span, args json.RawMessage, r *proxy.Result, began time.Time) {
+func (s *Server) observeProxy(ctx context.Context, tc *toolCall, span *telemetry.Span, r *proxy.Result, began time.Time) {
 	logging := s.log.Enabled(ctx, slog.LevelInfo)
 	if span == nil && !logging {
 		return
 	}
 	d := r.Details
 	var tool string
-	if p, err := proxy.Parse(args); err == nil {
+	if p, err := proxy.Parse(tc.args); err == nil {
 		tool = p.Name
 	}
 	outcome := telemetry.OutcomeOK
@@ -54,13 +56,13 @@ func (s *Server) observeProxy(ctx context.Context, req *mcp.CallToolRequest, spa
 		outcome = telemetry.OutcomeError
 	}
 	if logging {
-		s.log.InfoContext(ctx, "call", "client", clientID(req), "server", d.Server, "operation", d.Operation, "tool", tool,
+		s.log.InfoContext(ctx, "call", "client", clientID(tc.ss), "server", d.Server, "operation", d.Operation, "tool", tool,
 			"outcome", outcome, "spills", len(d.Spills), "ms", time.Since(began).Milliseconds())
 	}
 	if span == nil {
 		return
 	}
-	span.Set(telemetry.KeyOperation.String(d.Operation), telemetry.KeyRequestBytes.Int(len(args)),
+	span.Set(telemetry.KeyOperation.String(d.Operation), telemetry.KeyRequestBytes.Int(len(tc.args)),
 		telemetry.KeyResponseBytes.Int(len(r.Text)), telemetry.KeySpills.Int(len(d.Spills)))
 	if d.Server != "" {
 		span.Set(telemetry.KeyServer.String(d.Server))
@@ -75,8 +77,9 @@ func (s *Server) observeProxy(ctx context.Context, req *mcp.CallToolRequest, spa
 	span.End(outcome, errType)
 }
 
-// observeDirect records a finished call of a direct or mirrored tool.
-func (s *Server) observeDirect(ctx context.Context, req *mcp.CallToolRequest, span *telemetry.Span, dt directTool, res *mcp.CallToolResult, err error, began time.Time) {
+// observeDirect records a finished call of a direct or mirrored tool,
+// which answered ans, or failed with err.
+func (s *Server) observeDirect(ctx context.Context, tc *toolCall, span *telemetry.Span, dt directTool, ans answer, err error, began time.Time) {
 	outcome, errType := telemetry.OutcomeOK, ""
 	switch {
 	case err != nil:
@@ -85,17 +88,21 @@ func (s *Server) observeDirect(ctx context.Context, req *mcp.CallToolRequest, sp
 		if errors.As(err, &e) {
 			errType = string(e.Class)
 		}
-	case res.IsError:
+	case ans.isError():
 		outcome = telemetry.OutcomeToolError
 	}
-	s.log.InfoContext(ctx, "call", "client", clientID(req), "server", dt.server, "operation", "call", "tool", dt.name,
+	s.log.InfoContext(ctx, "call", "client", clientID(tc.ss), "server", dt.server, "operation", "call", "tool", dt.name,
 		"outcome", outcome, "ms", time.Since(began).Milliseconds())
 	if span == nil {
 		return
 	}
 	span.Set(telemetry.KeyOperation.String("call"), telemetry.KeyServer.String(dt.server), telemetry.KeyTargetTool.String(dt.name))
-	if res != nil {
-		if b, err := json.Marshal(res); err == nil {
+	switch {
+	case err != nil:
+	case ans.raw != nil:
+		span.Set(telemetry.KeyResponseBytes.Int(len(ans.raw)))
+	default:
+		if b, err := json.Marshal(ans.res); err == nil {
 			span.Set(telemetry.KeyResponseBytes.Int(len(b)))
 		}
 	}
