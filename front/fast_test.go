@@ -58,8 +58,11 @@ type laneCase struct {
 
 // sameOnLane makes each case through fcs, a client of fast, and scs, a
 // client of slow (NoFastLane), and checks that the answers are equal once
-// each gateway's spill directory is masked, and that fast's lane took
-// exactly the cases it should. It returns the answers through fast.
+// each gateway's spill files and home are masked, and that fast's lane
+// took exactly the cases it should. Where both gateways are watched
+// (newWatched), it checks after each case that they showed the same of it
+// too: call reports, log lines, audit records and metrics. It returns the
+// answers through fast.
 func sameOnLane(t *testing.T, fast, slow *testGateway, fcs, scs *mcp.ClientSession, cases []laneCase) []string {
 	t.Helper()
 	spillDir := regexp.MustCompile(`(` + regexp.QuoteMeta(fast.srv.opts.Engine.SpillDir) + `|` + regexp.QuoteMeta(slow.srv.opts.Engine.SpillDir) + `)/p[0-9]+-[0-9]+`)
@@ -69,7 +72,13 @@ func sameOnLane(t *testing.T, fast, slow *testGateway, fcs, scs *mcp.ClientSessi
 			return "error: " + err.Error()
 		}
 		js, _ := json.Marshal(res)
-		return spillDir.ReplaceAllString(string(js), "SPILL")
+		out := spillDir.ReplaceAllString(string(js), "SPILL")
+		return strings.NewReplacer(fast.home, "HOME", slow.home, "HOME").Replace(out)
+	}
+	watched := fast.seen != nil && slow.seen != nil
+	if watched {
+		fast.seen.take(t) // what connecting showed
+		slow.seen.take(t)
 	}
 	var answers []string
 	want := int64(0)
@@ -79,6 +88,11 @@ func sameOnLane(t *testing.T, fast, slow *testGateway, fcs, scs *mcp.ClientSessi
 		answers = append(answers, got)
 		if got != exp {
 			t.Errorf("%s: with the fast lane\n%s\nwithout\n%s", c.what, got, exp)
+		}
+		if watched {
+			if got, exp := fast.seen.take(t), slow.seen.take(t); got != exp {
+				t.Errorf("%s: with the fast lane, the gateway showed\n%s\nwithout\n%s", c.what, got, exp)
+			}
 		}
 		if took := fast.fastCalls() > before; took != c.fast {
 			t.Errorf("%s: the fast lane took it: %v, want %v (answer %s)", c.what, took, c.fast, got)
@@ -126,8 +140,8 @@ func testFastLaneSameAnswers(t *testing.T, version string, stateless bool, prefi
 		settings["toolPrefix"] = "server"
 		upstream["directTools"] = true
 	}
-	fast := newGateway(t, map[string]def{"f": upstream}, settings)
-	slow := newGateway(t, map[string]def{"f": upstream}, settings)
+	fast := newWatched(t, map[string]def{"f": upstream}, settings)
+	slow := newWatched(t, map[string]def{"f": upstream}, settings)
 
 	// Over stateless HTTP, a client of 2026-07-28 goes the usual way (see
 	// TestFastLaneNotNewest).

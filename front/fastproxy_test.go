@@ -32,8 +32,8 @@ func TestFastLaneProxyTool(t *testing.T) {
 func testFastLaneProxyTool(t *testing.T, stateless bool) {
 	mcptest.CheckNoLeaks(t)
 	settings := map[string]any{"toolPrefix": "server", "output": map[string]int{"maxBytes": 2000, "maxLines": 50}}
-	fast := newGateway(t, map[string]def{"f": fixture()}, settings)
-	slow := newGateway(t, map[string]def{"f": fixture()}, settings)
+	fast := newWatched(t, map[string]def{"f": fixture()}, settings)
+	slow := newWatched(t, map[string]def{"f": fixture()}, settings)
 	fcs, _ := fast.connectHTTPAt(t, HTTPOptions{Stateless: stateless}, nil, "2025-11-25")
 	scs, _ := slow.connectHTTPAt(t, HTTPOptions{Stateless: stateless, NoFastLane: true}, nil, "2025-11-25")
 	file := filepath.Join(t.TempDir(), "calls")

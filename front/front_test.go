@@ -18,7 +18,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
@@ -52,7 +51,9 @@ func everything(t *testing.T) def {
 
 // testGateway is a front over an engine over servers.
 type testGateway struct {
-	srv *Server
+	srv  *Server
+	home string
+	seen *observer // what it shows of its calls, if watched (newWatched)
 }
 
 func newGateway(t testing.TB, servers map[string]def, settings map[string]any) *testGateway {
@@ -86,14 +87,14 @@ func newGatewayIn(t testing.TB, home string, servers map[string]def, settings ma
 	if cfg.Err() != nil || len(cfg.Errors()) > 0 {
 		t.Fatalf("config: %v %v", cfg.Err(), cfg.Errors())
 	}
-	opts.Engine = switchboard.Options{SpillDir: filepath.Join(home, "spill")}
+	opts.Engine.SpillDir = filepath.Join(home, "spill")
 	opts.Metrics = NewMetrics()
 	srv, err := New(t.Context(), cfg, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return &testGateway{srv: srv}
+	return &testGateway{srv: srv, home: home}
 }
 
 // serveHTTP serves the gateway's Streamable HTTP handler on a loopback
