@@ -38,8 +38,8 @@ import (
 // drain's bound, whose error the door answers with (halted: go-sdk's
 // haltable, the lane's around); it waits for the roots of a client that
 // declared them (rootsKnown: go-sdk's awaitRoots, the lane's around); and
-// go-sdk's suspends a multi round-trip client's call (suspendable), which
-// the lane never takes.
+// go-sdk's door suspends a multi round-trip client's call (suspendable), a
+// call the lane never takes.
 
 // toolCall is a client's tools/call as a door hands it to the pipeline.
 type toolCall struct {
