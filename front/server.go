@@ -85,10 +85,11 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*clientSession
-	direct   map[string]directTool // exposed name → tool
-	mirrored mirrored              // transparent mode's registrations
-	plain    map[string]bool       // mirrored tools the fast lane may call: no output schema
-	level    mcp.LoggingLevel      // asked of the server in transparent mode
+	direct   map[string]directTool    // exposed name → tool
+	prompts  map[string]offeredPrompt // proxy mode: exposed name → a server's prompt
+	mirrored mirrored                 // transparent mode's registrations
+	plain    map[string]bool          // mirrored tools the fast lane may call: no output schema
+	level    mcp.LoggingLevel         // asked of the server in transparent mode
 	unsub    func()
 
 	bg      *lifecycle.Group // session watchers, suspended calls, listings of client roots
@@ -156,7 +157,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
 	s.bridge.attach(s.mcp)
-	s.mcp.AddReceivingMiddleware(s.haltable)
+	s.mcp.AddReceivingMiddleware(s.haltable, s.revisionFields)
 	if s.opts.ForwardRoots {
 		s.mcp.AddReceivingMiddleware(s.awaitRoots)
 	}
@@ -192,6 +193,7 @@ func (s *Server) expose(ctx context.Context) error {
 		return err
 	}
 	s.syncDirect(ctx, true)
+	s.syncPrompts(ctx)
 	return nil
 }
 
@@ -204,6 +206,11 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 	o.InitializedHandler = s.initialized
 	if s.opts.ForwardRoots {
 		o.RootsListChangedHandler = s.rootsChanged
+	}
+	if s.single == "" {
+		// The servers' prompts (prompts.go): there may be none yet, and
+		// the client is told when there are.
+		o.Capabilities.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
 	if s.single != "" {
 		o.Instructions = ""
@@ -385,6 +392,7 @@ func (s *Server) changed(ctx context.Context, ev gateway.Event) {
 		return
 	}
 	s.syncDirect(ctx, false)
+	s.syncPrompts(ctx)
 }
 
 // exposedName names a server's tool as a direct tool.
