@@ -1,12 +1,7 @@
 package credstore
 
 import (
-	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -22,32 +17,17 @@ import (
 // Postgres is a Store in a PostgreSQL database that replicas share
 // (settings.store, docs/team.md): one row per key in the table
 // switchboard_credentials, its value encrypted with AES-256-GCM under a
-// 32-byte key that the database never sees.
-//
-// A stored value is a header, a nonce and the sealed value:
-//
-//	byte 0     format version: 1 (AES-256-GCM, 12-byte nonce)
-//	bytes 1-4  key id: the first 4 bytes of SHA-256 over "switchboard
-//	           credstore key id\x00" and the key
-//	bytes 5-16 a random nonce, new on every Set
-//	the rest   the ciphertext and its 16-byte tag
-//
-// The additional data that GCM authenticates is the header and the row's
-// key name, so a value copied to another key's row, or a header edited,
-// does not decrypt. The key id says which key a value was written with, so
-// that a value written with another key fails with that error rather than
-// as damaged, and so that the key can be rotated: a later version can hold
-// the old key beside the new one, decrypt each value with the key its id
-// names, and write it back with the new one (see docs/auth.md).
+// 32-byte key that the database never sees, in the sealed format seal.go
+// describes: a value copied to another key's row does not decrypt, and one
+// written with another key fails with ErrWrongKey (see docs/auth.md for
+// rotating the key).
 //
 // Lock is a PostgreSQL advisory lock (pgstore.Lock), which every replica
 // on the database sees: two replicas that refresh one token take turns.
 type Postgres struct {
-	db     *sql.DB
-	aead   cipher.AEAD
-	keyID  [keyIDLen]byte
-	keyRef string
-	where  string
+	db    *sql.DB
+	seal  *sealer
+	where string
 	// locks bounds the locks this store holds or waits for at once: each
 	// holds a connection of db's pool for as long as it is held, and the
 	// holder reads and writes through other connections of the same pool.
@@ -65,13 +45,10 @@ type PostgresOptions struct {
 }
 
 // PostgresKeySize is the size of a Postgres store's key: an AES-256 key.
-const PostgresKeySize = 32
+const PostgresKeySize = KeySize
 
 const (
-	pgFormat    = 1 // AES-256-GCM with a 12-byte nonce
-	keyIDLen    = 4
-	pgHeaderLen = 1 + keyIDLen
-	pgTable     = "switchboard_credentials"
+	pgTable = "switchboard_credentials"
 	// pgOpTimeout bounds one statement: the Store interface has no
 	// context, and a database that stops answering must not hang a call.
 	pgOpTimeout = 30 * time.Second
@@ -90,21 +67,18 @@ var pgSteps = []string{
 // encrypts; it creates or updates the store's table first (pgstore.Migrate,
 // component "credentials"). key must be 32 bytes.
 func NewPostgres(ctx context.Context, db *sql.DB, key []byte, opts *PostgresOptions) (*Postgres, error) {
-	p := &Postgres{db: db}
+	var keyRef string
 	if opts != nil {
-		p.keyRef = opts.KeyRef
+		keyRef = opts.KeyRef
 	}
-	if len(key) != PostgresKeySize {
-		return nil, fmt.Errorf("%s must be %d bytes, not %d (make one with: openssl rand -base64 32)", p.keyName(), PostgresKeySize, len(key))
-	}
-	block, err := aes.NewCipher(key)
+	s, err := newSealer(key, pgKeyName(keyRef))
 	if err != nil {
 		return nil, err
 	}
-	if p.aead, err = cipher.NewGCM(block); err != nil {
-		return nil, err
-	}
-	p.keyID = keyID(key)
+	s.in = "in PostgreSQL"
+	s.wrongKeyHint = "set " + refVar(keyRef) + " to the key it was written with, the one the other replicas use"
+	s.damagedHint = "the row was altered or copied from another key"
+	p := &Postgres{db: db, seal: s}
 	if pool := db.Stats().MaxOpenConnections; pool > 0 {
 		p.locks = make(chan struct{}, max(1, pool/2))
 	}
@@ -133,15 +107,6 @@ func hostPort(host string, port int) string {
 	return host + ":" + strconv.Itoa(port)
 }
 
-// keyID names a key without revealing it.
-func keyID(key []byte) (id [keyIDLen]byte) {
-	h := sha256.New()
-	h.Write([]byte("switchboard credstore key id\x00"))
-	h.Write(key)
-	copy(id[:], h.Sum(nil))
-	return id
-}
-
 // Name implements Store.
 func (p *Postgres) Name() string { return "postgres" }
 
@@ -149,17 +114,18 @@ func (p *Postgres) Name() string { return "postgres" }
 // the server's address as the server sees it. It never holds a password.
 func (p *Postgres) Where() string { return p.where }
 
-// keyName is how errors name the key.
-func (p *Postgres) keyName() string {
-	if p.keyRef != "" {
-		return "settings.store.key (" + p.keyRef + ")"
+// pgKeyName is how errors name the key of settings.store.
+func pgKeyName(keyRef string) string {
+	if keyRef != "" {
+		return "settings.store.key (" + keyRef + ")"
 	}
 	return "the credential store's key"
 }
 
-// keyVar is how a hint names what to set.
-func (p *Postgres) keyVar() string {
-	if v := strings.TrimSuffix(strings.TrimPrefix(p.keyRef, "${"), "}"); v != "" {
+// refVar is how a hint names what to set: the variable of a ${VAR}
+// reference, else the reference, else "the key".
+func refVar(keyRef string) string {
+	if v := strings.TrimSuffix(strings.TrimPrefix(keyRef, "${"), "}"); v != "" {
 		return v
 	}
 	return "the key"
@@ -168,9 +134,6 @@ func (p *Postgres) keyVar() string {
 func opContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), pgOpTimeout)
 }
-
-// ErrWrongKey reports a value written with another key than the store's.
-var ErrWrongKey = errors.New("wrong credential store key")
 
 // Get implements Store.
 func (p *Postgres) Get(key string) ([]byte, bool, error) {
@@ -187,50 +150,11 @@ func (p *Postgres) Get(key string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("reading credential %q from PostgreSQL: %w", key, err)
 	}
-	v, err := p.open(key, sealed)
+	v, err := p.seal.open(key, sealed)
 	if err != nil {
 		return nil, false, err
 	}
 	return v, true, nil
-}
-
-// open decrypts the value stored under key.
-func (p *Postgres) open(key string, sealed []byte) ([]byte, error) {
-	ns := p.aead.NonceSize()
-	if len(sealed) < pgHeaderLen+ns+p.aead.Overhead() || sealed[0] != pgFormat {
-		return nil, fmt.Errorf("credential %q in PostgreSQL is not in a format this switchboard reads (format %d): a newer version wrote it, or it is damaged", key, formatOf(sealed))
-	}
-	if !bytes.Equal(sealed[1:pgHeaderLen], p.keyID[:]) {
-		return nil, fmt.Errorf("%w: credential %q was written with a different key than %s holds now (hint: set %s to the key it was written with, the one the other replicas use)", ErrWrongKey, key, p.keyName(), p.keyVar())
-	}
-	v, err := p.aead.Open(nil, sealed[pgHeaderLen:pgHeaderLen+ns], sealed[pgHeaderLen+ns:], additional(sealed[:pgHeaderLen], key))
-	if err != nil {
-		return nil, fmt.Errorf("credential %q in PostgreSQL does not decrypt with %s, which wrote it: the row was altered or copied from another key (hint: store it again)", key, p.keyName())
-	}
-	return v, nil
-}
-
-func formatOf(sealed []byte) int {
-	if len(sealed) == 0 {
-		return 0
-	}
-	return int(sealed[0])
-}
-
-// additional is the data GCM authenticates with a value: its header and
-// the key it is stored under.
-func additional(header []byte, key string) []byte {
-	return append(slices.Clip(header), key...)
-}
-
-// seal encrypts value for key under a fresh nonce.
-func (p *Postgres) seal(key string, value []byte) []byte {
-	ns := p.aead.NonceSize()
-	out := make([]byte, pgHeaderLen+ns, pgHeaderLen+ns+len(value)+p.aead.Overhead())
-	out[0] = pgFormat
-	copy(out[1:pgHeaderLen], p.keyID[:])
-	rand.Read(out[pgHeaderLen:]) // never fails (crypto/rand)
-	return p.aead.Seal(out, out[pgHeaderLen:], value, additional(out[:pgHeaderLen], key))
 }
 
 // Set implements Store.
@@ -241,7 +165,7 @@ func (p *Postgres) Set(key string, value []byte) error {
 	ctx, cancel := opContext()
 	defer cancel()
 	if _, err := p.db.ExecContext(ctx, `INSERT INTO `+pgTable+` (key, value) VALUES ($1, $2)
-		ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, key, p.seal(key, value)); err != nil {
+		ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, key, p.seal.seal(key, value)); err != nil {
 		return fmt.Errorf("storing credential %q in PostgreSQL: %w", key, err)
 	}
 	return nil
@@ -334,7 +258,7 @@ func (p *Postgres) checkKey(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("reading the credential store in PostgreSQL: %w", err)
 	}
-	_, err = p.open(key, sealed)
+	_, err = p.seal.open(key, sealed)
 	return err
 }
 
