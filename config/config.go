@@ -272,9 +272,13 @@ type Settings struct {
 	Imports        []string
 	Embeddings     *Embeddings
 	// CredentialStore names where ${secret:NAME} references and OAuth
-	// tokens are kept: "keychain", "file", or "" for the default (see
-	// credstore.Open).
+	// tokens are kept: "keychain", "encrypted-file", "file" (unencrypted),
+	// or "" for the default (see credstore.Open).
 	CredentialStore string
+	// CredentialStoreKey references the key of the "encrypted-file"
+	// store: ${VAR}, ${cmd:…} or !COMMAND, never a value; "" is
+	// DefaultCredentialKey (see CredentialKey).
+	CredentialStoreKey string
 
 	// Policy (config/policy.go, docs/policy.md).
 	Approve Approval

@@ -36,6 +36,7 @@ type fileSettings struct {
 	imports        []string
 	embeddings     *Embeddings
 	credStore      *string
+	credStoreKey   *string // a reference, never a value
 	telemetry      *Telemetry
 	store          *Store
 	roots          *Roots
@@ -453,7 +454,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -496,6 +497,7 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 		return nil
 	}
 	s := &fileSettings{}
+	var keyAt *hujson.Value // settings.credentialStoreKey
 	for _, m := range d.members(obj, path) {
 		p := joinPath(path, m.key)
 		switch m.key {
@@ -540,13 +542,10 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 		case "includeTools":
 			s.allowTools = d.allowTools(m.value, p)
 		case "credentialStore":
-			if str, ok := d.str(m.value, p); ok {
-				if str != "keychain" && str != "file" {
-					d.errorf(m.value, p, `must be "keychain" (the OS keychain) or "file" (a file in the state directory), not %q; leave it out for the default`, str)
-				} else {
-					s.credStore = &str
-				}
-			}
+			s.credStore = d.credentialStore(m.value, p)
+		case "credentialStoreKey":
+			s.credStoreKey = d.credentialStoreKey(m.value, p)
+			keyAt = m.value
 		default:
 			if d.policySetting(s, m.key, m.value, p) {
 				continue
@@ -554,6 +553,7 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			d.unknown(m.value, path, m.key, settingsFields)
 		}
 	}
+	d.checkCredentialStore(s, keyAt, path)
 	return s
 }
 

@@ -431,6 +431,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.credStore != nil {
 		st.CredentialStore = *fs.credStore
 	}
+	if fs.credStoreKey != nil {
+		st.CredentialStoreKey = *fs.credStoreKey
+	}
 	if fs.telemetry != nil {
 		st.Telemetry = *fs.telemetry
 	}

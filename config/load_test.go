@@ -385,7 +385,19 @@ func TestDecodeProblems(t *testing.T) {
 		{"settings unknown field", ours, `{"settings": {"prefix": "none"}}`, errAt("settings", `unknown field "prefix"`)},
 		{"credentialStore keychain", ours, `{"settings": {"credentialStore": "keychain"}}`, want{}},
 		{"credentialStore file", ours, `{"settings": {"credentialStore": "file"}}`, want{}},
-		{"credentialStore other", ours, `{"settings": {"credentialStore": "vault"}}`, errAt("settings.credentialStore", `must be "keychain" (the OS keychain) or "file" (a file in the state directory), not "vault"`)},
+		{"credentialStore encrypted-file", ours, `{"settings": {"credentialStore": "encrypted-file"}}`, want{}},
+		{"credentialStore encrypted-file with its key", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "${MY_KEY}"}}`, want{}},
+		{"credentialStoreKey $env:", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "$env:MY_KEY"}}`, want{}},
+		{"credentialStoreKey cmd", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "${cmd:pass show switchboard}"}}`, want{}},
+		{"credentialStoreKey !command", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "!pass show switchboard"}}`, want{}},
+		{"credentialStoreKey literal", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "c2stY2FuYXJ5"}}`, errAt("settings.credentialStoreKey", `must be one reference to the key: a variable ("${SWITCHBOARD_CREDENTIAL_KEY}")`)},
+		{"credentialStoreKey two references", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "${A}${B}"}}`, errAt("settings.credentialStoreKey", "must be one reference")},
+		{"credentialStoreKey secret", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "${secret:K}"}}`, errAt("settings.credentialStoreKey", "must be one reference")},
+		{"credentialStoreKey default", ours, `{"settings": {"credentialStore": "encrypted-file", "credentialStoreKey": "${K:-c2stY2FuYXJ5}"}}`, errAt("settings.credentialStoreKey", "must be one reference")},
+		{"credentialStoreKey with another store", ours, `{"settings": {"credentialStore": "file", "credentialStoreKey": "${K}"}}`, errAt("settings.credentialStoreKey", `is the key of the encrypted file store, and credentialStore is "file"`)},
+		{"credentialStore in a project", KindProject, `{"settings": {"credentialStore": "file"}}`, errAt("settings.credentialStore", "belongs in your own configuration file, not a project's")},
+		{"credentialStoreKey in a project", KindProject, `{"settings": {"credentialStoreKey": "${K}"}}`, errAt("settings.credentialStoreKey", "not a project's")},
+		{"credentialStore other", ours, `{"settings": {"credentialStore": "vault"}}`, errAt("settings.credentialStore", `must be "keychain" (the OS keychain), "encrypted-file" (files encrypted with settings.credentialStoreKey) or "file" (unencrypted files), not "vault"`)},
 		{"credentialStore empty", ours, `{"settings": {"credentialStore": ""}}`, errAt("settings.credentialStore", `not ""; leave it out for the default`)},
 		{"credentialStore number", ours, `{"settings": {"credentialStore": 1}}`, errAt("settings.credentialStore", "must be a string")},
 		{"settings not an object", ours, `{"settings": []}`, errAt("settings", "must be an object")},
@@ -834,7 +846,7 @@ func TestSettings(t *testing.T) {
 			trust: true,
 			want: Settings{
 				ToolPrefix: "none", IdleTimeout: 5 * time.Minute, RequestTimeout: 1500 * time.Millisecond,
-				Output: Output{MaxBytes: 2048, MaxLines: 100}, DirectTools: true, Embeddings: embed, CredentialStore: "keychain",
+				Output: Output{MaxBytes: 2048, MaxLines: 100}, DirectTools: true, Embeddings: embed, CredentialStore: "file",
 			},
 		},
 		{
@@ -851,7 +863,7 @@ func TestSettings(t *testing.T) {
 			p := pathsOf(d)
 			writeFile(t, p.shared, `{"settings": {"toolPrefix": "short", "output": {"maxLines": 11}}}`) // not ours: ignored
 			writeFile(t, p.user, `{"settings": {"toolPrefix": "short", "idleTimeout": 5, "output": {"maxBytes": 2048}, "credentialStore": "file"}}`)
-			writeFile(t, p.project, `{"settings": {"requestTimeoutMs": 1500, "output": {"maxLines": 100}, "toolPrefix": "server", "credentialStore": "keychain"}}`)
+			writeFile(t, p.project, `{"settings": {"requestTimeoutMs": 1500, "output": {"maxLines": 100}, "toolPrefix": "server"}}`)
 			writeFile(t, p.explicit, `{"settings": {"toolPrefix": "none", "directTools": true,
 				"embeddings": {"baseUrl": "http://127.0.0.1:11434/v1", "apiKey": "${OPENAI_API_KEY}", "model": "nomic"}}}`)
 			if tt.trust {

@@ -18,7 +18,7 @@ func contextCancelled(t *testing.T) (context.Context, context.CancelFunc) {
 
 func TestOpenFile(t *testing.T) {
 	state := t.TempDir()
-	s, why, err := credstore.Open("file", state)
+	s, why, err := credstore.Open("file", state, nil)
 	if err != nil || s.Name() != "file" || why != "" {
 		t.Fatalf("Open(file) = %v, %q, %v", s, why, err)
 	}
@@ -34,7 +34,7 @@ func TestOpenFile(t *testing.T) {
 }
 
 func TestOpenUnknownKind(t *testing.T) {
-	if _, _, err := credstore.Open("vault", t.TempDir()); err == nil || !strings.Contains(err.Error(), `unknown credential store "vault"`) {
+	if _, _, err := credstore.Open("vault", t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), `unknown credential store "vault"`) {
 		t.Errorf("Open(vault) = %v", err)
 	}
 }
@@ -45,12 +45,12 @@ func TestOpenUnknownKind(t *testing.T) {
 func TestOpenDefaultWithoutKeychain(t *testing.T) {
 	withoutSessionBus(t)
 	state := t.TempDir()
-	s, why, err := credstore.Open("", state)
+	s, why, err := credstore.Open("", state, nil)
 	if err != nil || s.Name() != "file" || !strings.Contains(why, "no keychain: no D-Bus session bus") {
 		t.Errorf("Open() = %v, %q, %v; want the file store, saying there is no keychain", s, why, err)
 	}
-	_, _, err = credstore.Open("keychain", state)
-	if err == nil || !strings.Contains(err.Error(), `settings.credentialStore is "keychain", but no D-Bus session bus`) || !strings.Contains(err.Error(), `set it to "file"`) {
+	_, _, err = credstore.Open("keychain", state, nil)
+	if err == nil || !strings.Contains(err.Error(), `settings.credentialStore is "keychain", but no D-Bus session bus`) || !strings.Contains(err.Error(), `set it to "encrypted-file"`) {
 		t.Errorf("Open(keychain) = %v", err)
 	}
 }
@@ -65,7 +65,7 @@ func TestOpenDefaultKeepsToItsStore(t *testing.T) {
 	if err := credstore.NewFile(filepath.Join(state, "credentials")).Set("secret/a", []byte("v")); err != nil {
 		t.Fatal(err)
 	}
-	s, why, err := credstore.Open("", state)
+	s, why, err := credstore.Open("", state, nil)
 	if err != nil || s.Name() != "file" || why != "it holds credentials already" {
 		t.Errorf("Open() with a file store in use = %v, %q, %v", s, why, err)
 	}
@@ -81,7 +81,7 @@ func TestOpenDefaultKeepsToTheKeychain(t *testing.T) {
 	if err := os.WriteFile(index, []byte(`{"service":"switchboard","keys":["secret/a"]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := credstore.Open("", state)
+	_, _, err := credstore.Open("", state, nil)
 	if err == nil || !strings.Contains(err.Error(), "credentials are kept in the keychain (listed in "+index+"), but no D-Bus session bus") {
 		t.Errorf("Open() with the keychain in use but unreachable = %v", err)
 	}
@@ -91,7 +91,7 @@ func TestOpenDefaultKeepsToTheKeychain(t *testing.T) {
 // directory opens it.
 func TestOpenDefaultKeychain(t *testing.T) {
 	keychainService(t)
-	s, why, err := credstore.Open("", t.TempDir())
+	s, why, err := credstore.Open("", t.TempDir(), nil)
 	if err != nil || s.Name() != "keychain" || why != "the keychain answers" {
 		t.Errorf("Open() = %v, %q, %v; want the keychain", s, why, err)
 	}
