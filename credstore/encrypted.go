@@ -42,16 +42,16 @@ func OpenEncryptedFile(dir string, key []byte, opts *EncryptedFileOptions) (*Enc
 	if opts != nil {
 		ref = opts.KeyRef
 	}
-	name := "the credential store's key"
+	name, setIt := "the credential store's key", "give the key"
 	if ref != "" {
-		name = "settings.credentialStoreKey (" + ref + ")"
+		name, setIt = ref, "set "+ref+" to the key"
 	}
 	s, err := newSealer(key, name)
 	if err != nil {
 		return nil, err
 	}
 	s.in = "in the encrypted file store " + dir
-	s.wrongKeyHint = "set settings.credentialStoreKey to the key the store was written with; or, to start over, remove " + dir + " and store the secrets and logins again"
+	s.wrongKeyHint = setIt + " the store was written with; or, to start over, remove " + dir + ", then store the secrets again and log in again"
 	s.damagedHint = "the file was altered, or copied from another credential's"
 	e := &EncryptedFile{file: NewFile(dir), seal: s}
 	if err := e.checkKey(); err != nil {

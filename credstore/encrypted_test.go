@@ -152,7 +152,7 @@ func TestEncryptedFileWrongKey(t *testing.T) {
 	if e != nil || !errors.Is(err, credstore.ErrWrongKey) {
 		t.Fatalf("OpenEncryptedFile with another key = %v, %v; want ErrWrongKey", e, err)
 	}
-	for _, want := range []string{"${SWITCHBOARD_CREDENTIAL_KEY}", "written with a different key", "set settings.credentialStoreKey to the key the store was written with", dir} {
+	for _, want := range []string{"${SWITCHBOARD_CREDENTIAL_KEY}", "written with a different key", "set ${SWITCHBOARD_CREDENTIAL_KEY} to the key the store was written with", dir} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error %q does not say %q", err, want)
 		}

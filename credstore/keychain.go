@@ -84,7 +84,7 @@ func (k *Keychain) Set(key string, value []byte) error {
 	}
 	err := keyring.Set(k.service, key, string(value))
 	if errors.Is(err, keyring.ErrSetDataTooBig) {
-		return fmt.Errorf("storing credential %q in the keychain: %d bytes is more than this keychain holds in one item (hint: set settings.credentialStore to \"encrypted-file\", with settings.credentialStoreKey; see docs/configuration.md, Credential store)", key, len(value))
+		return fmt.Errorf("storing credential %q in the keychain: %d bytes is more than this keychain holds in one item (hint: set settings.credentialStore to \"encrypted-file\", with a key in SWITCHBOARD_CREDENTIAL_KEY; see docs/configuration.md, The credential store)", key, len(value))
 	}
 	if err != nil {
 		return fmt.Errorf("storing credential %q in the keychain: %w", key, err)

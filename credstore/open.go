@@ -38,7 +38,7 @@ type OpenOptions struct {
 
 // EncryptHint says how to stop keeping credentials unencrypted, for the
 // warning about the file store.
-const EncryptHint = `set settings.credentialStore to "encrypted-file" and settings.credentialStoreKey to a variable that holds a key ("${SWITCHBOARD_CREDENTIAL_KEY}"; make one with: openssl rand -base64 32), and the stored credentials move into it; or run where an OS keychain answers (docs/configuration.md, Credential store)`
+const EncryptHint = `set settings.credentialStore to "encrypted-file" and SWITCHBOARD_CREDENTIAL_KEY to a key (make one with: openssl rand -base64 32; settings.credentialStoreKey can name another variable or a command), and the stored credentials move into it; or run where an OS keychain answers (docs/configuration.md, The credential store)`
 
 // Open returns the store that settings.credentialStore names, kept under
 // stateDir: "file", "encrypted-file", "keychain", or "" for the default.
@@ -74,7 +74,7 @@ func Open(kind, stateDir string, opts *OpenOptions) (s Store, why string, err er
 		return s, "", nil
 	case KindKeychain:
 		if err := sessionBus(); err != nil {
-			return nil, "", fmt.Errorf("settings.credentialStore is \"keychain\", but %w (hint: set it to \"encrypted-file\", with settings.credentialStoreKey, to keep credentials encrypted in %s, or to \"file\" to keep them unencrypted in %s; see docs/configuration.md, Credential store)", err, filepath.Join(stateDir, encryptedDir), file.Dir())
+			return nil, "", fmt.Errorf("settings.credentialStore is \"keychain\", but %w (hint: set it to \"encrypted-file\", with a key in SWITCHBOARD_CREDENTIAL_KEY, to keep credentials encrypted in %s, or to \"file\" to keep them unencrypted in %s; see docs/configuration.md, Credential store)", err, filepath.Join(stateDir, encryptedDir), file.Dir())
 		}
 		return kc, "", nil
 	case "":
@@ -87,7 +87,7 @@ func Open(kind, stateDir string, opts *OpenOptions) (s Store, why string, err er
 // store's credentials into it.
 func openEncrypted(file *File, dir string, opts *OpenOptions) (*EncryptedFile, error) {
 	if len(opts.Key) == 0 {
-		return nil, fmt.Errorf(`settings.credentialStore is "encrypted-file", and no key was given (hint: set settings.credentialStoreKey to "${SWITCHBOARD_CREDENTIAL_KEY}" and that variable to a key; make one with: openssl rand -base64 32)`)
+		return nil, fmt.Errorf(`settings.credentialStore is "encrypted-file", and no key was given (hint: set SWITCHBOARD_CREDENTIAL_KEY, or the variable settings.credentialStoreKey names, to a key; make one with: openssl rand -base64 32)`)
 	}
 	e, err := OpenEncryptedFile(dir, opts.Key, &EncryptedFileOptions{KeyRef: opts.KeyRef})
 	if err != nil {

@@ -113,6 +113,9 @@ func configShow(e *env, c *config.Config) error {
 	if st.CredentialStore != "" {
 		settings["credentialStore"] = st.CredentialStore
 	}
+	if st.CredentialStore == "encrypted-file" {
+		settings["credentialStoreKey"] = st.CredentialKeyRef() // a reference, never the key
+	}
 	if st.Embeddings != nil {
 		settings["embeddings"] = map[string]string{"baseUrl": st.Embeddings.BaseURL, "apiKey": st.Embeddings.APIKey, "model": st.Embeddings.Model}
 	}

@@ -59,9 +59,9 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	quiet := *e
 	quiet.stderr = io.Discard                          // setup's warning about a go run build is not doctor's to give
 	self, _ := setupExecutable(&quiet, setupOptions{}) // "" (then "switchboard") when it cannot be found
-	secrets, store := e.doctorStore(ctx, cfg)
+	secrets, store, creds := e.doctorStore(ctx, cfg)
 	findings := doctor.Run(ctx, doctor.Options{
-		Config: cfg, LookupEnv: e.lookupEnv, Secrets: secrets, Store: store,
+		Config: cfg, LookupEnv: e.lookupEnv, Secrets: secrets, Store: store, Credentials: creds,
 		SpillDir: spillDir(d), CatalogPath: catalogPath(d), Connect: connect, Pretty: e.pretty, SetupCommand: self,
 	})
 	if ctx.Err() != nil {
@@ -85,21 +85,32 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// doctorStore opens the credential store doctor reads secrets from and,
-// with settings.store, says whether the shared store answers. A shared
-// store that fails leaves no credential store: its finding says why.
-func (e *env) doctorStore(ctx context.Context, cfg *config.Config) (credstore.Store, *doctor.StoreState) {
+// doctorStore opens the credential store doctor reads secrets from and
+// says which it is: with settings.store, whether the shared store
+// answers; without, the local store settings.credentialStore names, opened
+// (the default probes the keychain where nothing is stored yet), flagged
+// when it keeps credentials unencrypted. A shared store that fails leaves
+// no credential store: its finding says why.
+func (e *env) doctorStore(ctx context.Context, cfg *config.Config) (credstore.Store, *doctor.StoreState, *doctor.CredentialState) {
 	if cfg.Settings.Store == nil {
-		return credentials(cfg), nil
+		l := e.credentials(ctx, cfg)
+		l.warn = nil // the finding says it
+		s, err := l.open()
+		if err != nil {
+			return l, nil, &doctor.CredentialState{Err: err}
+		}
+		cs := &doctor.CredentialState{Where: credstore.Describe(s), Why: l.why}
+		cs.Unencrypted, _ = credstore.Unencrypted(s)
+		return l, nil, cs
 	}
 	st, err := e.openState(ctx, cfg)
 	if err != nil {
-		return nil, &doctor.StoreState{Err: err}
+		return nil, &doctor.StoreState{Err: err}, nil
 	}
 	if err := st.ready(ctx); err != nil {
-		return nil, &doctor.StoreState{Where: st.describe(), Err: err}
+		return nil, &doctor.StoreState{Where: st.describe(), Err: err}, nil
 	}
-	return st.creds, &doctor.StoreState{Where: st.describe(), Schema: schemaOf(ctx, st)}
+	return st.creds, &doctor.StoreState{Where: st.describe(), Schema: schemaOf(ctx, st)}, nil
 }
 
 func printFindings(w io.Writer, fs []doctor.Finding) {

@@ -33,9 +33,12 @@ func secretCommand() *command {
 A definition refers to a secret as ${secret:NAME} in env, headers or url;
 it is read from the store when the server connects, so a serve started by
 a GUI host gets it without your shell's environment. The store is the one
-settings.credentialStore names: "keychain" (the OS keychain) or "file" (a
-0600 file in the state directory); by default the store already in use,
-else the keychain where one answers, else the file. With settings.store,
+settings.credentialStore names: "keychain" (the OS keychain),
+"encrypted-file" (0600 files in the state directory, encrypted with the
+key in $SWITCHBOARD_CREDENTIAL_KEY or settings.credentialStoreKey) or
+"file" (0600 files, unencrypted: a warning says so); by default the store
+already in use, else the keychain where one answers, else the unencrypted
+file. With settings.store,
 secrets are kept, encrypted, in the PostgreSQL database that replicas
 share (docs/team.md).`,
 		run: runSecret,
@@ -106,11 +109,7 @@ func (e *env) openStore(ctx context.Context, cfg *config.Config) (credstore.Stor
 		}
 		return st.creds, "", nil
 	}
-	s, why, err := credstore.Open(cfg.Settings.CredentialStore, cfg.Dirs.StateDir())
-	if err != nil {
-		return nil, "", fmt.Errorf("opening the credential store: %w", err)
-	}
-	return s, why, nil
+	return e.openCredentials(ctx, cfg.Settings, cfg.Dirs.StateDir(), e.stderr)
 }
 
 func secretSet(ctx context.Context, e *env, cfg *config.Config, name string) error {

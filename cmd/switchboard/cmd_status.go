@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/credstore"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -63,6 +64,9 @@ type storeJSON struct {
 	Where   string `json:"where"`           // "database D on HOST:PORT", or what settings.store refers to
 	Answers bool   `json:"answers"`         // always true for local
 	Error   string `json:"error,omitempty"` // why it does not answer
+	// Warning says that credentials are kept unencrypted: the local file
+	// store is named, or is the default and holds some.
+	Warning string `json:"warning,omitempty"`
 }
 
 type serverJSON struct {
@@ -187,7 +191,11 @@ func (e *env) serverStatus(ctx context.Context, c *config.Config, state *state) 
 // status touches no keychain.
 func (e *env) storeStatus(ctx context.Context, c *config.Config) (storeJSON, *state) {
 	if c.Settings.Store == nil {
-		return storeJSON{Kind: "local", Where: "this machine: the SQLite catalog, the keychain or file credential store, audit.jsonl", Answers: true}, nil
+		out := storeJSON{Kind: "local", Where: "this machine: the SQLite catalog, the keychain or file credential store, audit.jsonl", Answers: true}
+		if f, n, err := credstore.Plaintext(c.Settings.CredentialStore, c.Dirs.StateDir()); err == nil && f != nil {
+			out.Warning = fmt.Sprintf("credentials are kept unencrypted in %s (%d stored): whoever can read your files can read them (hint: %s)", e.pretty(f.Dir()), n, credstore.EncryptHint)
+		}
+		return out, nil
 	}
 	out := storeJSON{Kind: "postgres", Where: "the database " + c.Settings.Store.Postgres + " names"}
 	st, err := e.openState(ctx, c)
@@ -224,6 +232,9 @@ func schemaOf(ctx context.Context, st *state) string {
 // printStore says where the shared state is, with settings.store.
 func printStore(w io.Writer, c *config.Config, st storeJSON, schema string) {
 	if c.Settings.Store == nil {
+		if st.Warning != "" {
+			fmt.Fprintf(w, "\nwarning: %s\n", st.Warning)
+		}
 		return
 	}
 	switch {

@@ -21,7 +21,7 @@ type state struct {
 	// it; nil without settings.store.
 	shared *switchboard.Store
 	// creds is where credentials are kept: shared's, or the keychain or
-	// file store that settings.credentialStore names, opened on first use.
+	// file store (encrypted or not) that settings.credentialStore names, opened on first use.
 	creds credstore.Store
 }
 
@@ -80,7 +80,7 @@ type states struct {
 // says what to fix.
 func (e *env) openState(ctx context.Context, cfg *config.Config) (*state, error) {
 	if cfg.Settings.Store == nil {
-		return &state{creds: credentials(cfg)}, nil
+		return &state{creds: e.credentials(ctx, cfg)}, nil
 	}
 	if e.states == nil {
 		e.states = &states{}

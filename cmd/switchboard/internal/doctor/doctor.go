@@ -39,6 +39,7 @@ const (
 	CheckCatalog   = "catalog"
 	CheckConnect   = "connect"
 	CheckStore     = "store"
+	CheckCredStore = "credentials"
 )
 
 // Finding is one result of a check.
@@ -62,6 +63,9 @@ type Options struct {
 	// Store is what opening settings.store's shared database gave; nil
 	// without settings.store.
 	Store *StoreState
+	// Credentials is the local credential store, without settings.store;
+	// nil: not reported.
+	Credentials *CredentialState
 	// SpillDir and CatalogPath are where the CLI keeps spill files and the
 	// catalog.
 	SpillDir, CatalogPath string
@@ -79,6 +83,41 @@ type Options struct {
 	SetupCommand string
 	// Pretty shortens a path for display (~/…). Default: as it is.
 	Pretty func(string) string
+}
+
+// CredentialState says which local credential store is in use (the one
+// settings.credentialStore names, without settings.store).
+type CredentialState struct {
+	Where string // credstore.Describe: "encrypted file store in DIR"
+	Why   string // how the default was chosen; "" for a named store
+	// Unencrypted is the directory where the file store keeps values
+	// unencrypted; "" for any other store.
+	Unencrypted string
+	Err         error // why it cannot be opened
+}
+
+// checkCredentials says which credential store is in use, and flags the
+// unencrypted file store.
+func checkCredentials(o Options) []Finding {
+	c := o.Credentials
+	switch {
+	case c == nil:
+		return nil
+	case c.Err != nil:
+		return []Finding{{Check: CheckCredStore, Severity: Error,
+			What: "the credential store cannot be opened, so no ${secret:NAME} resolves and no server logs in with OAuth: " + c.Err.Error(),
+			Fix:  "fix what the error names (docs/configuration.md, The credential store)"}}
+	}
+	what := "credential store: " + c.Where
+	if c.Why != "" {
+		what += " (the default: " + c.Why + ")"
+	}
+	if c.Unencrypted != "" {
+		return []Finding{{Check: CheckCredStore, Severity: Warning,
+			What: what + ": secrets and OAuth tokens are kept unencrypted, readable by whoever can read " + o.Pretty(c.Unencrypted),
+			Fix:  credstore.EncryptHint}}
+	}
+	return []Finding{{Check: CheckCredStore, Severity: OK, What: what}}
 }
 
 // StoreState says where the shared store of settings.store is and
@@ -121,6 +160,7 @@ func Run(ctx context.Context, o Options) []Finding {
 	var out []Finding
 	out = append(out, checkConfig(o)...)
 	out = append(out, checkStore(o)...)
+	out = append(out, checkCredentials(o)...)
 	out = append(out, checkReferences(o)...)
 	out = append(out, checkCommands(ctx, o)...)
 	out = append(out, checkHosts(o)...)
@@ -246,7 +286,7 @@ func secretFinding(o Options, s *config.Server, r config.Reference) []Finding {
 	switch {
 	case err != nil:
 		f.What = fmt.Sprintf("server %q refers to ${secret:%s}, and the credential store (%s) cannot be read: %v", s.Name, r.Name, o.Secrets.Name(), err)
-		f.Fix = "see docs/auth.md (Credential store), or set settings.credentialStore to \"file\""
+		f.Fix = "see docs/configuration.md (The credential store): on a machine without a keychain, set settings.credentialStore to \"encrypted-file\""
 		if o.Store != nil {
 			f.Fix = "see the store finding, and docs/configuration.md (Shared store)"
 		}
