@@ -202,7 +202,7 @@ func statusFixture(t *testing.T) (string, *env) {
 	home := t.TempDir()
 	files := map[string]string{
 		".config/mcp/mcp.json": `{"mcpServers": {"lower": {"command": "lower-server", "bogusField": 1}}}`,
-		".config/switchboard/config.json": `{"imports": ["cursor"], "mcpServers": {
+		".config/switchboard/config.json": `{"imports": ["cursor"], "settings": {"credentialStore": "file"}, "mcpServers": {
 			"good": {"command": "good-server", "approve": ["nomatch_*"]},
 			"api": {"url": "https://example.com/mcp"},
 			"lower": {"disabled": true},
