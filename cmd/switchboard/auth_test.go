@@ -178,7 +178,7 @@ func TestAuthEndToEnd(t *testing.T) {
 	// seeing it.
 	as.ExpireAccessTokens()
 	out, errOut, code = run("", "call", "echo", "--server", "api", "text=again", "--no-login")
-	if code != 0 || strings.TrimSpace(out) != "again" || errOut != "" || as.Counts().Refreshes != 1 {
+	if code != 0 || strings.TrimSpace(out) != "again" || withoutUnencryptedWarning(errOut) != "" || as.Counts().Refreshes != 1 {
 		t.Fatalf("after expiry: exit %d, stdout %q, stderr %q, counts %+v", code, out, errOut, as.Counts())
 	}
 

@@ -59,3 +59,16 @@ func TestEncryptedDoesNotWarn(t *testing.T) {
 		t.Errorf("stderr = %q, want nothing", stderr.String())
 	}
 }
+
+// withoutUnencryptedWarning removes the warning about the unencrypted file
+// store from a command's output, for tests that use that store on purpose
+// and check the rest of what the command says.
+func withoutUnencryptedWarning(s string) string {
+	var out []string
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(line, "warning: credentials (secrets and OAuth tokens) are kept unencrypted in ") {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
+}

@@ -95,7 +95,7 @@ func TestSecretsLeaveNoTrace(t *testing.T) {
 		call := switchboardCmd(t, home, "call", tool, "--server", "h", "name=LEAKED")
 		call.Stdout, call.Stderr = &out, &out
 		_ = call.Run()
-		seen.WriteString("cli " + tool + ": " + out.String())
+		seen.WriteString("cli " + tool + ": " + withoutUnencryptedWarning(out.String()))
 	}
 	var logsOut bytes.Buffer
 	logs := switchboardCmd(t, home, "logs")
