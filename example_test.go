@@ -176,7 +176,11 @@ func ExampleOptions_prompt() {
 		return "", nil
 	}
 	cfg := config.Load(config.FromEnv(os.Getenv, ".", runtime.GOOS))
-	store, _, err := credstore.Open(cfg.Settings.CredentialStore, cfg.Dirs.StateDir())
+	key, err := cfg.Settings.CredentialKey(context.Background(), nil) // "encrypted-file"'s; nil for another store
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, _, err := credstore.Open(cfg.Settings.CredentialStore, cfg.Dirs.StateDir(), &credstore.OpenOptions{Key: key, KeyRef: cfg.Settings.CredentialKeyRef()})
 	if err != nil {
 		log.Fatal(err)
 	}
