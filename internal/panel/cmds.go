@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/switchboard-mcp/switchboard/front"
 	"github.com/switchboard-mcp/switchboard/proxy"

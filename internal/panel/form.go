@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/switchboard-mcp/switchboard/internal/callargs"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -26,7 +25,7 @@ type form struct {
 type field struct {
 	name, label string // label: the name, * when required, and the type
 	help        string // the parameter's description
-	in          textinput.Model
+	in          input
 }
 
 func newForm(m *Model, t *proxy.ToolDetail) *form {
@@ -47,37 +46,32 @@ func newForm(m *Model, t *proxy.ToolDetail) *form {
 		if ts := f.schema.Types(n); len(ts) > 0 {
 			label += " (" + callargs.TypeList(ts) + ")"
 		}
-		in := m.newInput("", "")
-		in.Prompt = "> "
+		in := m.newInput("> ", "")
 		f.fields = append(f.fields, field{name: n, label: label, help: oneLine(f.schema.Describe(n)), in: in})
 	}
 	return f
 }
 
 // focus moves the focus to field i (clamped).
-func (f *form) focus(i int) tea.Cmd {
+func (f *form) focus(i int) {
 	if len(f.fields) == 0 {
-		return nil
+		return
 	}
 	f.at = clampSel(i, len(f.fields))
-	var cmd tea.Cmd
 	for j := range f.fields {
 		if j == f.at {
-			cmd = f.fields[j].in.Focus()
+			f.fields[j].in.Focus()
 		} else {
 			f.fields[j].in.Blur()
 		}
 	}
-	return cmd
 }
 
-func (f *form) update(k tea.KeyMsg) tea.Cmd {
-	if len(f.fields) == 0 {
-		return nil
+// update gives a key or a paste to the focused field.
+func (f *form) update(msg tea.Msg) {
+	if len(f.fields) > 0 {
+		f.fields[f.at].in.update(msg)
 	}
-	var cmd tea.Cmd
-	f.fields[f.at].in, cmd = f.fields[f.at].in.Update(k)
-	return cmd
 }
 
 // args builds the call's arguments, or says which one does not fit.
@@ -98,7 +92,8 @@ func (f *form) view(m *Model, width int) []string {
 		return []string{"This tool takes no arguments.", "", m.pal.Dim("enter calls it")}
 	}
 	var lines []string
-	for i, fl := range f.fields {
+	for i := range f.fields {
+		fl := &f.fields[i]
 		label := fl.label
 		if i == f.at {
 			label = m.pal.Head(label)
@@ -107,8 +102,8 @@ func (f *form) view(m *Model, width int) []string {
 		if fl.help != "" {
 			lines = append(lines, "  "+m.pal.Dim(fl.help))
 		}
-		fl.in.Width = max(10, width-8)
-		lines = append(lines, "  "+fl.in.View())
+		fl.in.width = max(10, width-8)
+		lines = append(lines, "  "+fl.in.View(m.pal))
 	}
 	return lines
 }

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/charmbracelet/bubbles/viewport"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/switchboard-mcp/switchboard/front"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -58,7 +56,7 @@ type Model struct {
 	probSel   int
 
 	// The tools screen.
-	search      textinput.Model
+	search      input
 	searchSeq   int    // the latest search sent; older answers are dropped
 	toolServer  string // the server whose tools are listed when not searching
 	tools       []proxy.ToolInfo
@@ -80,9 +78,9 @@ type Model struct {
 func newModel(ctx context.Context, b Backend, opts Options) *Model {
 	m := &Model{ctx: ctx, b: b, opts: opts, pal: opts.Palette, width: 80, height: 24}
 	m.search = m.newInput("search: ", "words that say what the tool does")
-	m.vp = viewport.New(80, 10)
+	m.vp = viewport.New(viewport.WithWidth(80), viewport.WithHeight(10))
 	m.vp.KeyMap = viewport.KeyMap{
-		PageDown: key.NewBinding(key.WithKeys("pgdown", " ")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "space")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup")),
 		Down:     key.NewBinding(key.WithKeys("down", "j")),
 		Up:       key.NewBinding(key.WithKeys("up", "k")),
@@ -90,20 +88,9 @@ func newModel(ctx context.Context, b Backend, opts Options) *Model {
 	return m
 }
 
-// newInput is a one-line text input in the panel's style: a cursor that
-// does not blink (a blinking one redraws the screen for nothing).
-func (m *Model) newInput(prompt, placeholder string) textinput.Model {
-	in := textinput.New()
-	in.Prompt = prompt
-	in.Placeholder = placeholder
-	in.Cursor.SetMode(cursor.CursorStatic)
-	in.Cursor.Style = m.pal.sel
-	in.Cursor.TextStyle = m.pal.ok.UnsetForeground()
-	in.PromptStyle = m.pal.head
-	in.PlaceholderStyle = m.pal.dim
-	in.TextStyle = m.pal.ok.UnsetForeground()
-	in.CharLimit = 4096
-	return in
+// newInput is a one-line text input.
+func (m *Model) newInput(prompt, placeholder string) input {
+	return input{prompt: prompt, placeholder: placeholder, limit: 4096, width: 10}
 }
 
 // Init implements tea.Model: read status and calls.
@@ -118,8 +105,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
 		return m, nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		if m.typing() {
+			return m, m.typed(msg)
+		}
+		return m, nil
 	case tickMsg:
 		return m, tea.Batch(m.refresh(), m.tick())
 	case statusMsg:
@@ -163,8 +155,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // key handles a key press.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" {
 		m.quitting = true
 		return tea.Quit
 	}
@@ -180,7 +172,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case "shift+tab":
 		return m.switchTab(m.nextTab(-1))
 	case "1", "2", "3", "4":
-		return m.switchTab(tab(k.Runes[0] - '1'))
+		return m.switchTab(tab(k.String()[0] - '1'))
 	}
 	switch m.tab {
 	case tabServers:
@@ -218,12 +210,12 @@ func (m *Model) switchTab(t tab) tea.Cmd {
 	m.tab = t
 	m.msg = ""
 	if t == tabTools && m.page == pageList && m.toolServer == "" && m.search.Value() == "" {
-		return m.search.Focus()
+		m.search.Focus()
 	}
 	return nil
 }
 
-func (m *Model) serversKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) serversKey(k tea.KeyPressMsg) tea.Cmd {
 	if len(m.status.Servers) == 0 {
 		return nil
 	}
@@ -296,12 +288,13 @@ func (m *Model) showServerTools(server string) tea.Cmd {
 	return m.loadTools()
 }
 
-func (m *Model) toolsKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) toolsKey(k tea.KeyPressMsg) tea.Cmd {
 	switch m.page {
 	case pageList:
 		switch k.String() {
 		case "/":
-			return m.search.Focus()
+			m.search.Focus()
+			return nil
 		case "esc":
 			if m.toolServer != "" {
 				m.tab, m.toolServer, m.tools = tabServers, "", nil
@@ -324,7 +317,8 @@ func (m *Model) toolsKey(k tea.KeyMsg) tea.Cmd {
 			m.form = newForm(m, m.detail)
 			m.page = pageForm
 			m.layout()
-			return m.form.focus(0)
+			m.form.focus(0)
+			return nil
 		}
 		return m.scroll(k)
 	case pageResult:
@@ -335,7 +329,8 @@ func (m *Model) toolsKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		case "enter", "c":
 			m.page = pageForm
-			return m.form.focus(m.form.at)
+			m.form.focus(m.form.at)
+			return nil
 		}
 		return m.scroll(k)
 	}
@@ -343,28 +338,36 @@ func (m *Model) toolsKey(k tea.KeyMsg) tea.Cmd {
 }
 
 // typingKey handles a key while a text input has the focus.
-func (m *Model) typingKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) typingKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.page == pageForm {
 		return m.formKey(k)
 	}
-	switch k.Type {
-	case tea.KeyEsc:
+	switch k.String() {
+	case "esc", "enter", "down", "tab":
 		m.search.Blur()
 		return nil
-	case tea.KeyEnter, tea.KeyDown, tea.KeyTab:
-		m.search.Blur()
+	case "/":
+		// The key that opens the search, pressed again in it (the help
+		// line names it): not part of the query.
 		return nil
 	}
-	before := m.search.Value()
-	var cmd tea.Cmd
-	m.search, cmd = m.search.Update(k)
-	if m.search.Value() != before {
-		return tea.Batch(cmd, m.loadTools())
-	}
-	return cmd
+	return m.typed(k)
 }
 
-func (m *Model) formKey(k tea.KeyMsg) tea.Cmd {
+// typed gives a key or a paste to the focused input: the search, whose
+// change starts a new search, or the form's field.
+func (m *Model) typed(msg tea.Msg) tea.Cmd {
+	if m.page == pageForm {
+		m.form.update(msg)
+		return nil
+	}
+	if m.search.update(msg) {
+		return m.loadTools()
+	}
+	return nil
+}
+
+func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 	f := m.form
 	switch k.String() {
 	case "esc":
@@ -372,18 +375,22 @@ func (m *Model) formKey(k tea.KeyMsg) tea.Cmd {
 		m.setViewport(m.describeText())
 		return nil
 	case "tab", "down":
-		return f.focus(f.at + 1)
+		f.focus(f.at + 1)
+		return nil
 	case "shift+tab", "up":
-		return f.focus(f.at - 1)
+		f.focus(f.at - 1)
+		return nil
 	case "ctrl+s":
 		return m.submit()
 	case "enter":
 		if f.at >= len(f.fields)-1 {
 			return m.submit()
 		}
-		return f.focus(f.at + 1)
+		f.focus(f.at + 1)
+		return nil
 	}
-	return f.update(k)
+	f.update(k)
+	return nil
 }
 
 // submit calls the tool with the form's arguments, once they fit its
@@ -407,7 +414,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 }
 
-func (m *Model) scroll(k tea.KeyMsg) tea.Cmd {
+func (m *Model) scroll(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.vp, cmd = m.vp.Update(k)
 	return cmd

@@ -1,16 +1,15 @@
 package panel
 
 import (
-	"io"
-
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"charm.land/lipgloss/v2"
 )
 
 // Palette is the few styles Switchboard colours text with, in the panel and
 // in the command line's tables and errors: one place, so that "failed" is
 // the same red everywhere. It uses the 16 basic colours, which every
-// colour terminal has and the user's theme maps to its own.
+// colour terminal has and the user's theme maps to its own: nothing here
+// depends on the terminal's background, so nothing asks the terminal for
+// it. Making a palette reads nothing and writes nothing.
 //
 // The zero value renders text as it is, with no escape sequence at all.
 type Palette struct {
@@ -27,23 +26,21 @@ func NewPalette(color, escapes bool) Palette {
 	if !escapes {
 		return Palette{}
 	}
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.ANSI)
 	p := Palette{
 		on:    true,
-		ok:    r.NewStyle(),
-		warn:  r.NewStyle().Bold(true),
-		bad:   r.NewStyle().Bold(true),
-		dim:   r.NewStyle().Faint(true),
-		head:  r.NewStyle().Bold(true),
-		title: r.NewStyle().Bold(true),
-		sel:   r.NewStyle().Reverse(true),
+		ok:    lipgloss.NewStyle(),
+		warn:  lipgloss.NewStyle().Bold(true),
+		bad:   lipgloss.NewStyle().Bold(true),
+		dim:   lipgloss.NewStyle().Faint(true),
+		head:  lipgloss.NewStyle().Bold(true),
+		title: lipgloss.NewStyle().Bold(true),
+		sel:   lipgloss.NewStyle().Reverse(true),
 	}
 	if color {
-		p.ok = p.ok.Foreground(lipgloss.Color("2"))
-		p.warn = r.NewStyle().Foreground(lipgloss.Color("3"))
-		p.bad = r.NewStyle().Foreground(lipgloss.Color("1"))
-		p.title = p.title.Foreground(lipgloss.Color("6"))
+		p.ok = p.ok.Foreground(lipgloss.Green)
+		p.warn = lipgloss.NewStyle().Foreground(lipgloss.Yellow)
+		p.bad = lipgloss.NewStyle().Foreground(lipgloss.Red)
+		p.title = p.title.Foreground(lipgloss.Cyan)
 	}
 	return p
 }

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/charmbracelet/x/exp/teatest"
+	teatest "github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard"
@@ -179,15 +179,15 @@ func (r *run) keys(ks ...string) {
 	for _, k := range ks {
 		switch k {
 		case "enter":
-			r.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+			r.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 		case "tab":
-			r.tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+			r.tm.Send(tea.KeyPressMsg{Code: tea.KeyTab})
 		case "esc":
-			r.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			r.tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 		case "down":
-			r.tm.Send(tea.KeyMsg{Type: tea.KeyDown})
+			r.tm.Send(tea.KeyPressMsg{Code: tea.KeyDown})
 		case "up":
-			r.tm.Send(tea.KeyMsg{Type: tea.KeyUp})
+			r.tm.Send(tea.KeyPressMsg{Code: tea.KeyUp})
 		default:
 			r.tm.Type(k)
 		}
@@ -264,7 +264,7 @@ func TestCallFlow(t *testing.T) {
 	r.waitFor("must be a number")
 	t.Run("form-error", r.golden)
 	// Correct b and call.
-	r.tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
+	r.tm.Send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	r.keys("3.5", "enter")
 	r.waitFor("The sum of 2 and 3.5 is 5.5.")
 	t.Run("result", r.golden)
@@ -386,7 +386,7 @@ func TestServersScreenQuarantine(t *testing.T) {
 		Name: "calc", State: proxy.StateConnected, Transport: "http", Tools: 3, Quarantined: 2,
 		Warnings: []string{`approve glob "nope*" matches no tool`}}}}}
 	m.Update(statusMsg{status: st})
-	view := m.View()
+	view := m.View().Content
 	for _, want := range []string{"3 (2 changed)", "2 quarantined", "switchboard approve calc", `approve glob "nope*" matches no tool`} {
 		if !strings.Contains(view, want) {
 			t.Errorf("the servers screen does not show %q:\n%s", want, view)

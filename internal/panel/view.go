@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -20,17 +21,21 @@ func (m *Model) bodyHeight() int { return max(1, m.height-chrome) }
 
 // layout fits the scrolling parts to the window.
 func (m *Model) layout() {
-	m.vp.Width, m.vp.Height = max(10, m.width), max(1, m.bodyHeight()-1)
-	m.search.Width = max(10, m.width-len(m.search.Prompt)-2)
+	m.vp.SetWidth(max(10, m.width))
+	m.vp.SetHeight(max(1, m.bodyHeight()-1))
+	m.search.width = max(10, m.width-len(m.search.prompt)-2)
 }
 
-// View implements tea.Model. The last view, once the user quits, is
-// empty: the terminal is left as it was.
-func (m *Model) View() string {
-	if m.quitting {
-		return ""
+// View implements tea.Model: the screen, on the terminal's alternate
+// screen. The last view, once the user quits, is empty: the terminal is
+// left as it was.
+func (m *Model) View() tea.View {
+	var v tea.View
+	if !m.quitting {
+		v.SetContent(m.screen())
 	}
-	return m.screen()
+	v.AltScreen = true
+	return v
 }
 
 // screen renders the whole screen.
@@ -244,7 +249,7 @@ func (m *Model) toolsView() []string {
 		}
 		return append([]string{m.pal.Head(head), ""}, lines...)
 	}
-	out := []string{m.search.View()}
+	out := []string{m.search.View(m.pal)}
 	q := strings.TrimSpace(m.search.Value())
 	switch {
 	case m.toolsBusy && len(m.tools) == 0:
