@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/switchboard-mcp/switchboard/front"
@@ -67,7 +65,7 @@ type Model struct {
 	form        *form
 	result      *proxy.Result
 	resultTitle string
-	vp          viewport.Model
+	vp          scroller // the description or the result
 
 	busy     string // the operation running, shown in the message line
 	msg      string // the last action's outcome
@@ -78,13 +76,7 @@ type Model struct {
 func newModel(ctx context.Context, b Backend, opts Options) *Model {
 	m := &Model{ctx: ctx, b: b, opts: opts, pal: opts.Palette, width: 80, height: 24}
 	m.search = m.newInput("search: ", "words that say what the tool does")
-	m.vp = viewport.New(viewport.WithWidth(80), viewport.WithHeight(10))
-	m.vp.KeyMap = viewport.KeyMap{
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "space")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup")),
-		Down:     key.NewBinding(key.WithKeys("down", "j")),
-		Up:       key.NewBinding(key.WithKeys("up", "k")),
-	}
+	m.vp.setSize(80, 10)
 	return m
 }
 
@@ -415,9 +407,8 @@ func (m *Model) submit() tea.Cmd {
 }
 
 func (m *Model) scroll(k tea.KeyPressMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.vp, cmd = m.vp.Update(k)
-	return cmd
+	m.vp.key(k.String())
+	return nil
 }
 
 // say shows an action's outcome: the error if there is one, else text.

@@ -1,7 +1,9 @@
 package panel
 
 import (
-	"charm.land/lipgloss/v2"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Palette is the few styles Switchboard colours text with, in the panel and
@@ -14,8 +16,8 @@ import (
 // The zero value renders text as it is, with no escape sequence at all.
 type Palette struct {
 	on                              bool
-	ok, warn, bad, dim, head, title lipgloss.Style
-	sel                             lipgloss.Style
+	ok, warn, bad, dim, head, title ansi.Style
+	sel                             ansi.Style
 }
 
 // NewPalette returns a palette. Without escapes (not a terminal, or
@@ -28,19 +30,18 @@ func NewPalette(color, escapes bool) Palette {
 	}
 	p := Palette{
 		on:    true,
-		ok:    lipgloss.NewStyle(),
-		warn:  lipgloss.NewStyle().Bold(true),
-		bad:   lipgloss.NewStyle().Bold(true),
-		dim:   lipgloss.NewStyle().Faint(true),
-		head:  lipgloss.NewStyle().Bold(true),
-		title: lipgloss.NewStyle().Bold(true),
-		sel:   lipgloss.NewStyle().Reverse(true),
+		warn:  ansi.NewStyle().Bold(),
+		bad:   ansi.NewStyle().Bold(),
+		dim:   ansi.NewStyle().Faint(),
+		head:  ansi.NewStyle().Bold(),
+		title: ansi.NewStyle().Bold(),
+		sel:   ansi.NewStyle().Reverse(true),
 	}
 	if color {
-		p.ok = p.ok.Foreground(lipgloss.Green)
-		p.warn = lipgloss.NewStyle().Foreground(lipgloss.Yellow)
-		p.bad = lipgloss.NewStyle().Foreground(lipgloss.Red)
-		p.title = p.title.Foreground(lipgloss.Cyan)
+		p.ok = ansi.NewStyle().ForegroundColor(ansi.Green)
+		p.warn = ansi.NewStyle().ForegroundColor(ansi.Yellow)
+		p.bad = ansi.NewStyle().ForegroundColor(ansi.Red)
+		p.title = ansi.NewStyle().Bold().ForegroundColor(ansi.Cyan)
 	}
 	return p
 }
@@ -48,11 +49,19 @@ func NewPalette(color, escapes bool) Palette {
 // On reports whether the palette colours anything.
 func (p Palette) On() bool { return p.on }
 
-func (p Palette) render(s lipgloss.Style, text string) string {
-	if !p.on {
+// render styles each line of text on its own, so that a line break does
+// not carry the style into what the terminal shows next.
+func (p Palette) render(s ansi.Style, text string) string {
+	if !p.on || len(s) == 0 {
 		return text
 	}
-	return s.Render(text)
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = s.String() + l + "\x1b[0m"
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // OK styles what went well (connected, ok).

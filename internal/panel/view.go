@@ -21,8 +21,7 @@ func (m *Model) bodyHeight() int { return max(1, m.height-chrome) }
 
 // layout fits the scrolling parts to the window.
 func (m *Model) layout() {
-	m.vp.SetWidth(max(10, m.width))
-	m.vp.SetHeight(max(1, m.bodyHeight()-1))
+	m.vp.setSize(max(10, m.width), max(1, m.bodyHeight()-1))
 	m.search.width = max(10, m.width-len(m.search.prompt)-2)
 }
 
@@ -231,7 +230,7 @@ func shownState(s string) string {
 func (m *Model) toolsView() []string {
 	switch m.page {
 	case pageDescribe, pageResult:
-		return strings.Split(m.vp.View(), "\n")
+		return m.vp.view()
 	case pageForm:
 		head := fmt.Sprintf("call %s on %s", m.detail.Name, m.detail.Server)
 		lines := m.form.view(m, m.width)
@@ -323,8 +322,7 @@ func (m *Model) resultText() string {
 
 func (m *Model) setViewport(s string) {
 	m.layout()
-	m.vp.SetContent(s)
-	m.vp.GotoTop()
+	m.vp.setContent(s)
 }
 
 func (m *Model) callsView() []string {
