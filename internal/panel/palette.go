@@ -3,6 +3,7 @@ package panel
 import (
 	"strings"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -15,7 +16,7 @@ import (
 //
 // The zero value renders text as it is, with no escape sequence at all.
 type Palette struct {
-	on                              bool
+	on, color                       bool
 	ok, warn, bad, dim, head, title ansi.Style
 	sel                             ansi.Style
 }
@@ -38,6 +39,7 @@ func NewPalette(color, escapes bool) Palette {
 		sel:   ansi.NewStyle().Reverse(true),
 	}
 	if color {
+		p.color = true
 		p.ok = ansi.NewStyle().ForegroundColor(ansi.Green)
 		p.warn = ansi.NewStyle().ForegroundColor(ansi.Yellow)
 		p.bad = ansi.NewStyle().ForegroundColor(ansi.Red)
@@ -48,6 +50,19 @@ func NewPalette(color, escapes bool) Palette {
 
 // On reports whether the palette colours anything.
 func (p Palette) On() bool { return p.on }
+
+// profile is what the palette writes, for the panel's renderer: the 16
+// basic colours, or attributes only. The panel does not ask the terminal
+// or the terminfo database what it can show (bubbletea would, and run
+// "tmux info" under tmux): the basic colours are what every colour
+// terminal has, and NO_COLOR and TERM=dumb were decided when the palette
+// was made.
+func (p Palette) profile() colorprofile.Profile {
+	if p.color {
+		return colorprofile.ANSI
+	}
+	return colorprofile.ASCII
+}
 
 // render styles each line of text on its own, so that a line break does
 // not carry the style into what the terminal shows next.

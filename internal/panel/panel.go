@@ -61,7 +61,7 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 // Run shows the panel on the terminal until the user quits or ctx ends.
 func Run(ctx context.Context, b Backend, opts Options, progOpts ...tea.ProgramOption) error {
 	m := New(ctx, b, opts)
-	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)...)
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithColorProfile(opts.Palette.profile())}, progOpts...)...)
 	_, err := p.Run()
 	if ctx.Err() != nil {
 		return ctx.Err()
