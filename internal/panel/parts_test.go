@@ -79,3 +79,56 @@ func TestSearchSlash(t *testing.T) {
 		t.Errorf("the screen does not show the search:\n%s", m.View().Content)
 	}
 }
+
+// TestInputKeys: the search and the form's fields edit with the usual
+// line-editing keys; a modified key types nothing; the limit holds.
+func TestInputKeys(t *testing.T) {
+	press := func(in *input, ks ...string) {
+		for _, k := range ks {
+			var msg tea.KeyPressMsg
+			switch k {
+			case "left":
+				msg = tea.KeyPressMsg{Code: tea.KeyLeft}
+			case "home":
+				msg = tea.KeyPressMsg{Code: tea.KeyHome}
+			case "backspace":
+				msg = tea.KeyPressMsg{Code: tea.KeyBackspace}
+			case "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+a", "ctrl+e", "ctrl+x":
+				msg = tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
+			case "alt+b", "alt+d":
+				msg = tea.KeyPressMsg{Code: rune(k[4]), Mod: tea.ModAlt}
+			default:
+				for _, r := range k {
+					in.update(tea.KeyPressMsg{Code: r, Text: string(r)})
+				}
+				continue
+			}
+			in.update(msg)
+		}
+	}
+	for _, tc := range []struct {
+		keys []string
+		want string
+	}{
+		{[]string{"one two", "ctrl+w"}, "one "},
+		{[]string{"one two", "alt+b", "ctrl+k"}, "one "},
+		{[]string{"one two", "alt+b", "ctrl+u"}, "two"},
+		{[]string{"one two", "ctrl+a", "alt+d"}, " two"},
+		{[]string{"one", "home", "x", "ctrl+e", "y"}, "xoney"},
+		{[]string{"abc", "left", "backspace"}, "ac"},
+		{[]string{"ab", "ctrl+x"}, "ab"},
+		{[]string{"abcdefgh"}, "abcdefg"}, // the limit
+	} {
+		in := input{limit: 7, width: 10}
+		in.Focus()
+		press(&in, tc.keys...)
+		if got := in.Value(); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.keys, got, tc.want)
+		}
+	}
+	blurred := input{width: 10}
+	press(&blurred, "abc")
+	if blurred.Value() != "" {
+		t.Errorf("a field without the focus took keys: %q", blurred.Value())
+	}
+}
