@@ -11,7 +11,11 @@ import (
 // descriptions with are development tools, and must not be linked in; gRPC
 // and the protobuf runtime were 10 MB of the binary and a fifth of its
 // start-up for the OTLP exporter alone (telemetry/otlphttp.go replaced it),
-// and must not come back unnoticed.
+// and must not come back unnoticed. Nor may packages whose initialisation
+// reaches beyond environment variables (issue 30): termenv and lipgloss ask
+// the terminal or the terminfo database (and run "tmux info"), bubbletea v1
+// asked for the background colour, bubbles links both and a clipboard
+// library that searches $PATH; see TestSilentTerminal.
 func TestShippedDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
 	if err != nil {
@@ -25,6 +29,12 @@ func TestShippedDeps(t *testing.T) {
 		for _, banned := range []string{"/internal/searchbench", "github.com/pkoukk/tiktoken-go"} {
 			if strings.Contains(d, banned) {
 				t.Errorf("the switchboard binary imports %s, which is for development only", d)
+			}
+		}
+		for _, initIO := range []string{"github.com/muesli/termenv", "github.com/charmbracelet/lipgloss", "charm.land/lipgloss",
+			"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/bubbles", "charm.land/bubbles", "github.com/atotto/clipboard"} {
+			if d == initIO || strings.HasPrefix(d, initIO+"/") {
+				t.Errorf("the switchboard binary imports %s, whose package initialisation reaches the terminal or beyond the environment: see docs/bench.md (no terminal I/O at start)", d)
 			}
 		}
 		for _, heavy := range []string{"google.golang.org/grpc", "google.golang.org/protobuf"} {
