@@ -37,6 +37,7 @@ type process struct {
 	stderr    *os.File // our end of the child's stderr
 	report    *os.File // our end of the supervisor's report; nil without one
 	errRing   *ring
+	errDone   chan struct{} // closed when stderr has been read to its end
 	errLines  io.Writer     // besides errRing; nil for none
 	redact    *redact.Set   // replaced in stderr before errRing and errLines see it
 	terminate time.Duration // how long close waits after closing stdin
@@ -104,7 +105,7 @@ func startProcess(s *config.Server, env []string, o procOptions) (*process, erro
 	p := &process{
 		cmd: cmd, pid: cmd.Process.Pid, tree: t,
 		stdin: files[1], stdout: files[2], stderr: files[4], report: report,
-		errRing: newRing(stderrRingSize), errLines: newLineWriter(o.stderr), redact: o.redact, terminate: o.terminate, writeMax: o.writeMax,
+		errRing: newRing(stderrRingSize), errDone: make(chan struct{}), errLines: newLineWriter(o.stderr), redact: o.redact, terminate: o.terminate, writeMax: o.writeMax,
 		exited: make(chan struct{}), closed: make(chan struct{}), reported: make(chan struct{}),
 	}
 	p.wg.Add(3)
@@ -153,6 +154,7 @@ func unwrapExec(err error) error {
 // line: in the ring, whose tail errors quote, and for the line callback.
 func (p *process) copyStderr() {
 	defer p.wg.Done()
+	defer close(p.errDone)
 	var w io.Writer = p.errRing
 	if p.errLines != nil {
 		w = io.MultiWriter(p.errRing, p.errLines)
@@ -210,7 +212,10 @@ func (p *process) close() {
 		p.waitGroupGone()
 		p.tree.release()
 		// A grandchild that left the group may still hold the pipes: closing
-		// our ends unblocks the readers.
+		// our ends unblocks the readers. What the child wrote last to
+		// stderr is read first (its end comes with the child's exit
+		// unless such a grandchild holds it): errors quote it.
+		p.drainStderr()
 		_ = p.stdout.Close()
 		_ = p.stderr.Close()
 		p.wg.Wait()
@@ -247,6 +252,20 @@ func (p *process) waitExit(d time.Duration) bool {
 	}
 }
 
+// stderrDrain bounds how long drainStderr waits.
+const stderrDrain = 250 * time.Millisecond
+
+// drainStderr waits until the child's stderr has been read to its end, or
+// stderrDrain, whichever comes first.
+func (p *process) drainStderr() {
+	t := time.NewTimer(stderrDrain)
+	defer t.Stop()
+	select {
+	case <-p.errDone:
+	case <-t.C:
+	}
+}
+
 // exitError describes how the child ended ("exited with status 1"), followed
 // by the line of its stderr that best says why. Call it after exited is
 // closed.
@@ -269,6 +288,7 @@ func (p *process) exitError() error {
 	default:
 		msg = p.waitErr.Error()
 	}
+	p.drainStderr()
 	if why := explain(p.errRing.tail(2048)); why != "" {
 		msg += ": " + why
 	}
