@@ -43,16 +43,22 @@ func TestServeStdioDeepArguments(t *testing.T) {
 			t.Fatalf("writing to serve: %v", err)
 		}
 	}
+	// recv returns the next response; notifications (the prompts of
+	// servers the search indexed, say) are skipped, as a client would.
 	recv := func() map[string]any {
 		t.Helper()
-		if !out.Scan() {
-			t.Fatalf("serve's output ended: %v", out.Err())
+		for {
+			if !out.Scan() {
+				t.Fatalf("serve's output ended: %v", out.Err())
+			}
+			var m map[string]any
+			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+				t.Fatalf("serve wrote %.200q: %v", out.Bytes(), err)
+			}
+			if _, ok := m["id"]; ok {
+				return m
+			}
 		}
-		var m map[string]any
-		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
-			t.Fatalf("serve wrote %.200q: %v", out.Bytes(), err)
-		}
-		return m
 	}
 	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if m := recv(); m["result"] == nil {
