@@ -264,13 +264,18 @@ type Project struct {
 
 // Settings are the global settings, merged from our own files.
 type Settings struct {
-	ToolPrefix     string // "server" (default), "short" or "none"
-	IdleTimeout    time.Duration
-	RequestTimeout time.Duration
-	Output         Output
-	DirectTools    bool // default for servers that do not set directTools
-	Imports        []string
-	Embeddings     *Embeddings
+	ToolPrefix string // "server" (default), "short", "none" or "mcp" (see ToolPrefixes)
+	// FreezeDirectTools keeps the direct tools a client was first offered:
+	// later connects, reconnects and list changes do not add, change or
+	// remove one (settings.freezeDirectTools, for hosts that cache the
+	// prompt).
+	FreezeDirectTools bool
+	IdleTimeout       time.Duration
+	RequestTimeout    time.Duration
+	Output            Output
+	DirectTools       bool // default for servers that do not set directTools
+	Imports           []string
+	Embeddings        *Embeddings
 	// CredentialStore names where ${secret:NAME} references and OAuth
 	// tokens are kept: "keychain", "encrypted-file", "file" (unencrypted),
 	// or "" for the default (see credstore.Open).

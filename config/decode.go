@@ -27,6 +27,7 @@ type document struct {
 // fileSettings holds the settings a file sets; nil fields are unset.
 type fileSettings struct {
 	toolPrefix     *string
+	freezeDirect   *bool
 	idleTimeout    *time.Duration
 	requestTimeout *time.Duration
 	maxBytes       *int
@@ -454,7 +455,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -473,6 +474,26 @@ func (d *decoder) allowTools(v *hujson.Value, p string) map[string][]string {
 		out[server] = append(out[server], glob)
 	}
 	return out
+}
+
+// ToolPrefixes are the ways a server's tools are named as direct tools
+// (and its prompts): "server" (github_create_issue), "short" (a -mcp or
+// _mcp suffix of the server's name dropped), "none" (create_issue) and
+// "mcp" (mcp__github__create_issue, as Claude Code and pi-mcp-adapter
+// name them).
+var ToolPrefixes = []string{"server", "short", "none", "mcp"}
+
+// toolPrefix decodes a toolPrefix value; "" when it is not one.
+func (d *decoder) toolPrefix(v *hujson.Value, p string) string {
+	str, ok := d.str(v, p)
+	if !ok {
+		return ""
+	}
+	if !slices.Contains(ToolPrefixes, str) {
+		d.errorf(v, p, `must be "server", "short", "none" or "mcp", not %q`, str)
+		return ""
+	}
+	return str
 }
 
 // SplitToolPattern splits a tool pattern written mcp__SERVER__GLOB (the
@@ -502,12 +523,12 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 		p := joinPath(path, m.key)
 		switch m.key {
 		case "toolPrefix":
-			if str, ok := d.str(m.value, p); ok {
-				if str != "server" && str != "short" && str != "none" {
-					d.errorf(m.value, p, `must be "server", "short" or "none", not %q`, str)
-				} else {
-					s.toolPrefix = &str
-				}
+			if str := d.toolPrefix(m.value, p); str != "" {
+				s.toolPrefix = &str
+			}
+		case "freezeDirectTools":
+			if b, ok := d.boolean(m.value, p); ok {
+				s.freezeDirect = &b
 			}
 		case "idleTimeout":
 			if n, ok := d.integer(m.value, p, 0, 7*24*60); ok {

@@ -16,7 +16,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
-	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects", "roots",
+	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects", "roots", "toolPrefix",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -183,6 +183,8 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		r.ExcludeTools, _ = d.strings(v, p)
 	case "directTools":
 		d.directTools(r, v, p)
+	case "toolPrefix":
+		r.ToolPrefix = d.toolPrefix(v, p)
 	case "searchKeywords":
 		d.searchKeywords(r, v, p)
 	case "oauth":

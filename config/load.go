@@ -400,6 +400,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.toolPrefix != nil {
 		st.ToolPrefix = *fs.toolPrefix
 	}
+	if fs.freezeDirect != nil {
+		st.FreezeDirectTools = *fs.freezeDirect
+	}
 	if fs.idleTimeout != nil {
 		st.IdleTimeout = *fs.idleTimeout
 	}

@@ -1211,3 +1211,28 @@ func TestStrictAndAllowList(t *testing.T) {
 		}
 	}
 }
+
+// TestToolPrefixes: "mcp" is a toolPrefix, in settings and per server, and
+// settings.freezeDirectTools is read; another value is an error naming the
+// four.
+func TestToolPrefixes(t *testing.T) {
+	d := Dirs{Home: t.TempDir()}
+	writeFile(t, d.UserFile(), `{"settings": {"toolPrefix": "mcp", "freezeDirectTools": true},
+		"mcpServers": {"a": {"command": "a", "toolPrefix": "short"}, "b": {"command": "b", "toolPrefix": "camel"}}}`)
+	cfg := Load(d)
+	if cfg.Settings.ToolPrefix != "mcp" || !cfg.Settings.FreezeDirectTools {
+		t.Errorf("settings: toolPrefix %q, freezeDirectTools %v", cfg.Settings.ToolPrefix, cfg.Settings.FreezeDirectTools)
+	}
+	if a, ok := cfg.Server("a"); !ok || a.ToolPrefix != "short" {
+		t.Errorf("a's toolPrefix: %+v", a)
+	}
+	var found bool
+	for _, p := range cfg.Problems {
+		if p.Path == "mcpServers.b.toolPrefix" && strings.Contains(p.Message, `"server", "short", "none" or "mcp", not "camel"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no problem for b's toolPrefix among %+v", cfg.Problems)
+	}
+}

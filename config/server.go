@@ -103,6 +103,7 @@ type Server struct {
 	allowSet        bool     // settings.includeTools is set: allowTools is this server's part of it
 	allowTools      []string // the globs settings.includeTools has for this server
 	DirectTools     DirectTools
+	ToolPrefix      string // "": settings.toolPrefix; else one of ToolPrefixes for this server's direct tools and prompts
 	SearchKeywords  map[string][]string
 	ProtocolVersion string    // "auto", "latest", "legacy" or an exact revision
 	OAuth           *OAuth    // nil: the defaults (see config/oauth.go)

@@ -58,6 +58,7 @@ type Definition struct {
 	IncludeTools     []string             `json:"includeTools,omitempty"`
 	ExcludeTools     []string             `json:"excludeTools,omitempty"`
 	DirectTools      any                  `json:"directTools,omitempty"` // nil, a bool or a list of tool names
+	ToolPrefix       string               `json:"toolPrefix,omitempty"`
 	SearchKeywords   map[string][]string  `json:"searchKeywords,omitempty"`
 	ProtocolVersion  string               `json:"protocolVersion,omitempty"`
 	OAuth            any                  `json:"oauth,omitempty"` // nil, false or an *OAuthDefinition
@@ -77,7 +78,7 @@ func (s *Server) Definition() Definition {
 	def := Definition{
 		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Headers: s.Headers, Redirects: string(s.Redirects),
 		Disabled: s.Disabled, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
-		SearchKeywords: s.SearchKeywords, OAuth: s.OAuth.definition(),
+		SearchKeywords: s.SearchKeywords, OAuth: s.OAuth.definition(), ToolPrefix: s.ToolPrefix,
 	}
 	if s.Type == TransportSSE {
 		def.Type = string(s.Type)

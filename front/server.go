@@ -153,7 +153,9 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	s.opts.Metrics.attach(eng)
 	s.prefix = cfg.Settings.ToolPrefix
 	if usable := eng.Usable(); len(usable) == 1 && s.prefix == "none" {
-		s.single = usable[0]
+		if srv, _ := cfg.Server(usable[0]); srv.ToolPrefix == "" || srv.ToolPrefix == "none" {
+			s.single = usable[0]
+		}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
 	s.bridge.attach(s.mcp)
@@ -391,17 +393,26 @@ func (s *Server) changed(ctx context.Context, ev gateway.Event) {
 		}
 		return
 	}
-	s.syncDirect(ctx, false)
+	if !s.cfg.Settings.FreezeDirectTools {
+		s.syncDirect(ctx, false)
+	}
 	s.syncPrompts(ctx)
 }
 
-// exposedName names a server's tool as a direct tool.
+// exposedName names a server's tool as a direct tool (and its prompts):
+// by the server's own toolPrefix, else settings.toolPrefix.
 func (s *Server) exposedName(server, tool string) string {
-	switch s.prefix {
+	prefix := s.prefix
+	if srv, ok := s.eng.Config().Server(server); ok && srv.ToolPrefix != "" {
+		prefix = srv.ToolPrefix
+	}
+	switch prefix {
 	case "none":
 		return tool
 	case "short":
 		return strings.TrimSuffix(strings.TrimSuffix(server, "-mcp"), "_mcp") + "_" + tool
+	case "mcp":
+		return "mcp__" + server + "__" + tool
 	}
 	return server + "_" + tool
 }

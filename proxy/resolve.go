@@ -93,10 +93,16 @@ func (n *Names) Resolve(name, server string) (ToolRef, error) {
 		ErrAmbiguous, name, strings.Join(list, " and "), n.Audience.ServerField(), cands[0].Prefixed())
 }
 
-// prefixed finds tools named as server_tool.
+// prefixed finds tools named as server_tool, or mcp__server__tool (as
+// Claude Code and pi-mcp-adapter name them, and toolPrefix "mcp").
 func (n *Names) prefixed(name string) []ToolRef {
 	norm := Normalize(name)
 	var out []ToolRef
+	if rest, ok := strings.CutPrefix(norm, "mcp__"); ok {
+		if server, tool, ok := strings.Cut(rest, "__"); ok && tool != "" {
+			out = append(out, n.tools[server+"\x00"+tool]...)
+		}
+	}
 	for ns := range n.servers {
 		if rest, ok := strings.CutPrefix(norm, ns+"_"); ok && rest != "" {
 			out = append(out, n.tools[ns+"\x00"+rest]...)
@@ -108,7 +114,7 @@ func (n *Names) prefixed(name string) []ToolRef {
 func exactMatches(cands []ToolRef, name string) []ToolRef {
 	var out []ToolRef
 	for _, c := range cands {
-		if c.Name == name || c.Prefixed() == name {
+		if c.Name == name || c.Prefixed() == name || "mcp__"+c.Server+"__"+c.Name == name {
 			out = append(out, c)
 		}
 	}

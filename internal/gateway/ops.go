@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/catalog"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -177,11 +178,18 @@ func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRe
 	return ref, nil, nil
 }
 
-// prefixServers returns the servers whose name, as a prefix (server_…),
-// begins name, as proxy.Names matches prefixed names.
+// prefixServers returns the servers whose name, as a prefix (server_…, or
+// mcp__server__…), begins name, as proxy.Names matches prefixed names.
 func prefixServers(name string, servers []string) []string {
 	norm := proxy.Normalize(name)
 	var out []string
+	if server, _, ok := config.SplitToolPattern(norm); ok {
+		for _, s := range servers {
+			if proxy.Normalize(s) == server {
+				out = append(out, s)
+			}
+		}
+	}
 	for _, s := range servers {
 		if rest, ok := strings.CutPrefix(norm, proxy.Normalize(s)+"_"); ok && rest != "" {
 			out = append(out, s)
