@@ -307,7 +307,7 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 	if !r.typeSet {
 		r.Type = TransportStdio
 		if r.URL != "" {
-			r.Type = TransportHTTP
+			r.Type, r.TypeInferred = TransportHTTP, true
 		}
 	}
 	if r.Type == TransportStdio {

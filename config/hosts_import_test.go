@@ -209,7 +209,7 @@ func hostCases() []hostCase {
 			servers: []*Server{
 				importedServer("cursor", cursorFile, "mcpServers.notion", Server{Type: TransportStdio, Command: "npx",
 					Args: []string{"-y", "@notionhq/notion-mcp-server"}, Env: map[string]string{"NOTION_TOKEN": "${NOTION_TOKEN}"}}),
-				importedServer("cursor", cursorFile, "mcpServers.remote-server", Server{Type: TransportHTTP, URL: "https://api.example.com/mcp",
+				importedServer("cursor", cursorFile, "mcpServers.remote-server", Server{Type: TransportHTTP, TypeInferred: true, URL: "https://api.example.com/mcp",
 					Headers: map[string]string{"Authorization": "Bearer ${MY_SERVICE_TOKEN}"}}),
 			},
 			problems: []Problem{
@@ -225,7 +225,7 @@ func hostCases() []hostCase {
 				importedServer("windsurf", windsurfFile, "mcpServers.github", Server{Type: TransportStdio, Command: "npx",
 					Args: []string{"-y", "@modelcontextprotocol/server-github"},
 					Env:  map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}}),
-				importedServer("windsurf", windsurfFile, "mcpServers.remote-http-mcp", Server{Type: TransportHTTP, URL: "https://example.com/mcp",
+				importedServer("windsurf", windsurfFile, "mcpServers.remote-http-mcp", Server{Type: TransportHTTP, TypeInferred: true, URL: "https://example.com/mcp",
 					Headers: map[string]string{"API_KEY": "${API_KEY}"}}),
 			},
 			problems: []Problem{
@@ -243,9 +243,9 @@ func hostCases() []hostCase {
 				importedServer("codex", codexFile, "mcp_servers.docs", Server{Type: TransportStdio, Command: "docs-mcp", Args: []string{"--stdio"},
 					Cwd: "/home/me/docs", Env: map[string]string{"LOG_LEVEL": "debug"}, Disabled: true,
 					IncludeTools: []string{"search", "open"}, RequestTimeout: 90 * time.Second}),
-				importedServer("codex", codexFile, "mcp_servers.figma", Server{Type: TransportHTTP, URL: "https://mcp.figma.com/mcp",
+				importedServer("codex", codexFile, "mcp_servers.figma", Server{Type: TransportHTTP, TypeInferred: true, URL: "https://mcp.figma.com/mcp",
 					Headers: map[string]string{"Authorization": "Bearer ${FIGMA_TOKEN}"}, ExcludeTools: []string{"delete_file"}}),
-				importedServer("codex", codexFile, "mcp_servers.linear", Server{Type: TransportHTTP, URL: "https://mcp.linear.app/mcp",
+				importedServer("codex", codexFile, "mcp_servers.linear", Server{Type: TransportHTTP, TypeInferred: true, URL: "https://mcp.linear.app/mcp",
 					Headers: map[string]string{"X-Team": "eng", "X-Api-Key": "${LINEAR_API_KEY}"}}),
 			},
 			problems: []Problem{

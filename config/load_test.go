@@ -480,7 +480,7 @@ func TestDecodeServer(t *testing.T) {
 		},
 		{
 			Name: "web", Source: src, Path: "mcpServers.web",
-			Type: TransportHTTP, URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer ${API_TOKEN}"},
+			Type: TransportHTTP, TypeInferred: true, URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer ${API_TOKEN}"},
 			Lifecycle: LifecycleLazy, IdleTimeout: -1, // -1: from settings, filled by Load
 			Reconnect:       Reconnect{MaxAttempts: 3, BaseDelay: 500 * time.Millisecond},
 			ProtocolVersion: "auto",

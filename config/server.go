@@ -82,13 +82,19 @@ type Server struct {
 	Source Source // the file (or host import) that defined it
 	Path   string // JSON path of the definition in Source, e.g. mcpServers.github
 
-	Type    Transport
-	Command string
-	Args    []string
-	Cwd     string
-	Env     map[string]string
-	URL     string
-	Headers map[string]string
+	Type Transport
+	// TypeInferred says that the definition has a "url" and no "type":
+	// Type is TransportHTTP, and a server that rejects Streamable HTTP's
+	// POST outright (HTTP 404, 405, 406 or 415) is tried over legacy SSE
+	// (docs/configuration.md, "Transports"). A server whose type is
+	// written, and one a Go host defines, is used as its Type says.
+	TypeInferred bool
+	Command      string
+	Args         []string
+	Cwd          string
+	Env          map[string]string
+	URL          string
+	Headers      map[string]string
 	// Redirects says which redirects requests follow (HTTP servers);
 	// "" is RedirectsSameOrigin.
 	Redirects Redirects

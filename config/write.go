@@ -80,7 +80,9 @@ func (s *Server) Definition() Definition {
 		Disabled: s.Disabled, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
 		SearchKeywords: s.SearchKeywords, OAuth: s.OAuth.definition(), ToolPrefix: s.ToolPrefix,
 	}
-	if s.Type == TransportSSE {
+	if s.Type == TransportSSE || s.Type == TransportHTTP && !s.TypeInferred {
+		// A written "http" stays written: without it, a server that
+		// rejects Streamable HTTP would be tried over SSE.
 		def.Type = string(s.Type)
 	}
 	if s.Lifecycle != LifecycleLazy {

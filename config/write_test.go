@@ -563,7 +563,9 @@ func TestProjectWriteTrust(t *testing.T) {
 }
 
 func TestDefinitionRoundTrip(t *testing.T) {
-	// What Definition returns, written to our file, loads as the same server.
+	// What Definition returns, written to our file, loads as the same server:
+	// a written "type" stays written, and a "url" without one stays
+	// without (TypeInferred: only it may fall back to legacy SSE).
 	d := newDirs(t)
 	p := pathsOf(d)
 	writeFile(t, p.shared, `{"mcpServers": {
@@ -572,6 +574,7 @@ func TestDefinitionRoundTrip(t *testing.T) {
 			"includeTools": ["a*"], "excludeTools": ["ab"], "directTools": ["a1"], "searchKeywords": {"a": ["b"]}, "protocolVersion": "legacy"},
 		"sse": {"type": "sse", "url": "https://h/sse", "headers": {"Authorization": "Bearer ${T}"}, "idleTimeout": 3, "directTools": true, "reconnect": {}},
 		"http": {"type": "streamable-http", "url": "https://h/mcp", "directTools": false, "redirects": "follow-without-credentials"},
+		"untyped": {"url": "https://h/u"},
 		"plain": {"command": "p"}
 	}}`)
 	writeFile(t, p.user, `{"settings": {"idleTimeout": 7, "directTools": true}}`) // defaults stay defaults
