@@ -61,8 +61,9 @@ type httpTransport struct {
 	probing atomic.Bool
 
 	mu      sync.Mutex
-	lastErr error // the last transport error, until taken
-	authErr error // the last authorization failure, until taken
+	lastErr error   // the last transport error, until taken
+	authErr error   // the last authorization failure, until taken
+	answer  *answer // the URL's last answer that was not MCP, until taken (see fallback.go)
 }
 
 // newHTTPTransport returns the transport of a connection to endpoint, the
@@ -125,6 +126,9 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Header.Del("WWW-Authenticate")
 	}
 	t.noteAnswer(resp)
+	if own {
+		t.noteMCP(req, resp)
+	}
 	var cp *cappedPost
 	if bytes.Contains(head, []byte(`"resources/read"`)) || bytes.Contains(head, []byte(`"prompts/get"`)) {
 		cp = cappedRequest(head, t.readCap)
@@ -374,11 +378,12 @@ func (b *sseBody) Close() error {
 	return err
 }
 
-// httpClientTransport returns the SDK transport for an HTTP server. life
-// bounds the lifetime of a legacy SSE stream.
-func httpClientTransport(life context.Context, s *config.Server, url string, rt *httpTransport, auth *oauth.Handler) mcp.Transport {
+// httpClientTransport returns the SDK transport of typ, Streamable HTTP or
+// legacy SSE, for an HTTP server. life bounds the lifetime of a legacy SSE
+// stream.
+func httpClientTransport(life context.Context, typ config.Transport, url string, rt *httpTransport, auth *oauth.Handler) mcp.Transport {
 	client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
-	if s.Type == config.TransportSSE {
+	if typ == config.TransportSSE {
 		rt.auth, rt.sse = auth, true
 		sse := &sseTransport{life: life, inner: &mcp.SSEClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: rt.maxBytes}}
 		return readCapTransport{Transport: sse, limit: rt.readCap}

@@ -188,7 +188,7 @@ func (s *server) probe(ctx context.Context, res *config.Resolved, endpoint strin
 		return nil, err
 	}
 	client := &http.Client{Transport: rt, CheckRedirect: rt.checkRedirect}
-	if s.cfg.Type == config.TransportSSE {
+	if s.transport() == config.TransportSSE {
 		return probeOnce(ctx, client, endpoint, http.MethodGet, "", "")
 	}
 	resp, err := probeOnce(ctx, client, endpoint, http.MethodPost, "", probeInitialize)

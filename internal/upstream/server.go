@@ -39,8 +39,9 @@ type server struct {
 	lastUse  time.Time
 	connAt   time.Time // when the last connection was made
 	idle     *time.Timer
-	fellBack bool // "latest" negotiation fell back once: pin the legacy version
-	modern   bool // "auto" over stdio: the server refused 2025-11-25's handshake once, so probe for 2026-07-28
+	fellBack bool   // "latest" negotiation fell back once: pin the legacy version
+	overSSE  string // why the last connection is legacy SSE's (a URL without a type rejected Streamable HTTP); "" if it is not
+	modern   bool   // "auto" over stdio: the server refused 2025-11-25's handshake once, so probe for 2026-07-28
 	recon    *reconnectLoop
 	procs    map[*process]bool // children alive, dialing or connected
 	stderr   *ring             // of the last child
@@ -434,7 +435,7 @@ func (s *server) status() Status {
 		st.Tools = c.len
 	}
 	if s.sess != nil {
-		st.Protocol = s.sess.protocol
+		st.Protocol, st.Fallback = s.sess.protocol, s.overSSE
 		if s.sess.proc != nil {
 			st.PID = s.sess.proc.serverPid()
 		}

@@ -233,7 +233,45 @@ func (s *server) track(p *process) bool {
 	return true
 }
 
+// openHTTP connects over Streamable HTTP, or legacy SSE for a server of
+// type "sse". A server whose definition has a "url" and no "type", and
+// whose URL rejects Streamable HTTP's POST outright, is tried once more
+// over legacy SSE (see fallback.go).
 func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session) (*mcp.ClientSession, error) {
+	cs, err := s.dialHTTP(ctx, client, opts, res, sess, s.cfg.Type)
+	if err == nil || !fallsBack(err) || ctx.Err() != nil {
+		s.setOverSSE("", err)
+		return cs, err
+	}
+	var r *refusal
+	errors.As(err, &r)
+	telemetry.Event(ctx, "retry", attribute.String("switchboard.transport", string(config.TransportSSE)))
+	cs, sseErr := s.dialHTTP(ctx, client, opts, res, sess, config.TransportSSE)
+	if sseErr != nil {
+		return nil, alsoOverSSE(err, sseErr)
+	}
+	why := fmt.Sprintf("connected over legacy SSE: the URL rejected Streamable HTTP (HTTP %d)", r.answers[0].status)
+	s.log.Info(why)
+	s.setOverSSE(why, nil)
+	return cs, nil
+}
+
+// setOverSSE records why the connection just made is over legacy SSE
+// after a fallback, "" for none; a failed attempt (err) leaves what the
+// last connection was.
+func (s *server) setOverSSE(why string, err error) {
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.overSSE = why
+	s.mu.Unlock()
+}
+
+// dialHTTP makes one connection over typ, Streamable HTTP or legacy SSE,
+// with the server's headers, OAuth and origin rules. A failure names what
+// the URL answered, when that was not MCP (see whatAnswered).
+func (s *server) dialHTTP(ctx context.Context, client *mcp.Client, opts *mcp.ClientSessionOptions, res *config.Resolved, sess *session, typ config.Transport) (*mcp.ClientSession, error) {
 	o := &s.pool.opts
 	endpoint := res.URL.Reveal()
 	if endpoint == "" {
@@ -252,10 +290,10 @@ func (s *server) openHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 	// Not through a cancelTransport: go-sdk's HTTP connection has methods
 	// of its own that a wrapper would hide; rt counts the cancellations.
 	rt.cancels = sess.cancels
-	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, s.cfg, endpoint, rt, auth), opts)
+	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, typ, endpoint, rt, auth), opts)
 	rt.probing.Store(false)
 	if err != nil {
-		return nil, rt.classify(withClass(ClassTransport, err))
+		return nil, whatAnswered(rt, s.cfg, rt.classify(withClass(ClassTransport, err)))
 	}
 	sess.rt = rt
 	return cs, nil

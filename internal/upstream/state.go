@@ -30,6 +30,10 @@ type Status struct {
 	ConnAt     time.Time // when the last connection was made; zero before the first
 	PID        int       // the stdio server's pid while connected (not its supervisor's); 0 otherwise
 	Protocol   string    // the negotiated protocol revision while connected
+	// Fallback says, while connected, why a server defined by a "url"
+	// without a "type" is reached over legacy SSE: "connected over legacy
+	// SSE: the URL rejected Streamable HTTP (HTTP 405)"; "" otherwise.
+	Fallback string
 }
 
 // failure is the last error of a server, kept for status.
