@@ -155,7 +155,9 @@ type ServerStatus struct {
 	// approved (docs/policy.md).
 	Quarantined int `json:"quarantined,omitempty"`
 	// Warnings are problems of the server's policy found against its
-	// tools, such as an approve glob that matches none.
+	// tools, such as an approve glob that matches none, and what else the
+	// user should know of the server, such as a URL without a type that
+	// is reached over legacy SSE because it rejected Streamable HTTP.
 	Warnings []string `json:"warnings,omitempty"`
 }
 

@@ -39,6 +39,11 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 			l := live[s.Name]
 			st.State, st.Tools = string(l.State), l.Tools
 			st.ErrorClass, st.Error, st.ErrorAt = string(l.ErrorClass), l.Error, l.ErrorAt
+			if l.Fallback != "" {
+				// A URL without a type that rejected Streamable HTTP.
+				st.Transport = string(config.TransportSSE)
+				st.Warnings = append(st.Warnings, l.Fallback)
+			}
 			if f, ok := fails[s.Name]; ok && untouched(l) && f.Hash == e.memo.hash(s) {
 				st.State, st.ErrorClass, st.Error, st.ErrorAt = stateAfter(f.Class), f.Class, f.Error, f.At
 			}
@@ -50,7 +55,7 @@ func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
 			st.IndexedAt = ent.FetchedAt
 			st.Headline = proxy.Headline(ent.Instructions, 80)
 			st.Quarantined = len(e.quarantined(ctx, s.Name))
-			st.Warnings = e.approveWarnings(s.Name, ent)
+			st.Warnings = append(st.Warnings, e.approveWarnings(s.Name, ent)...)
 		}
 		if s.Packaged() {
 			// A configured definition it shadows, which the user may look for.
