@@ -17,6 +17,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"manyservers": cmdManyServers,
 	"expand":      cmdExpand,
 	"stabilize":   cmdStabilize,
+	"httpserver":  cmdHTTPServer,
 }
 
 // Values in --json answers that differ between runs, and what stabilize
