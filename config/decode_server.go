@@ -270,8 +270,12 @@ func (d *decoder) directTools(r *rawServer, v *hujson.Value, p string) {
 		r.directTools = &DirectTools{All: lit.Bool()}
 		return
 	}
+	if lit, ok := v.Value.(hujson.Literal); ok && lit.Kind() == '"' && lit.String() == "search" {
+		r.directTools = &DirectTools{OnDemand: true}
+		return
+	}
 	if _, ok := v.Value.(*hujson.Array); !ok {
-		d.errorf(v, p, "must be true, false or an array of tool names, not %s", kindName(v))
+		d.errorf(v, p, `must be true, false, "search" or an array of tool names, not %s`, kindName(v))
 		return
 	}
 	if names, ok := d.strings(v, p); ok {

@@ -294,7 +294,7 @@ func TestDecodeProblems(t *testing.T) {
 		{"disabled string", ours, srv(`{"command": "x", "disabled": "yes"}`), errAt("mcpServers.s.disabled", "must be true or false, not a string")},
 		{"lifecycle number", ours, srv(`{"command": "x", "lifecycle": 5}`), errAt("mcpServers.s.lifecycle", "must be a string, not a number")},
 		{"idleTimeout string", ours, srv(`{"command": "x", "idleTimeout": "10"}`), errAt("mcpServers.s.idleTimeout", "must be a number, not a string")},
-		{"directTools string", ours, srv(`{"command": "x", "directTools": "all"}`), errAt("mcpServers.s.directTools", "must be true, false or an array of tool names, not a string")},
+		{"directTools string", ours, srv(`{"command": "x", "directTools": "all"}`), errAt("mcpServers.s.directTools", "must be true, false, \"search\" or an array of tool names, not a string")},
 		{"directTools element", ours, srv(`{"command": "x", "directTools": [true]}`), errAt("mcpServers.s.directTools[0]", "must be a string, not a boolean")},
 		{"includeTools string", ours, srv(`{"command": "x", "includeTools": "a*"}`), errAt("mcpServers.s.includeTools", "must be an array of strings")},
 		{"searchKeywords array", ours, srv(`{"command": "x", "searchKeywords": []}`), errAt("mcpServers.s.searchKeywords", "must be an object, not an array")},

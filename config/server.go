@@ -65,10 +65,13 @@ const (
 type DirectTools struct {
 	All   bool     // every tool of the server
 	Names []string // original tool names or globs
+	// OnDemand ("search"): no tool is a direct tool at first; one becomes
+	// one when a search or a describe of the mcp tool shows it.
+	OnDemand bool
 }
 
-// Set reports whether any tool is selected.
-func (d DirectTools) Set() bool { return d.All || len(d.Names) > 0 }
+// Set reports whether any tool is selected, or may be.
+func (d DirectTools) Set() bool { return d.All || len(d.Names) > 0 || d.OnDemand }
 
 // Server is one server definition as written in a file, after validation.
 //

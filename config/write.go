@@ -57,7 +57,7 @@ type Definition struct {
 	Disabled         bool                 `json:"disabled,omitempty"`
 	IncludeTools     []string             `json:"includeTools,omitempty"`
 	ExcludeTools     []string             `json:"excludeTools,omitempty"`
-	DirectTools      any                  `json:"directTools,omitempty"` // nil, a bool or a list of tool names
+	DirectTools      any                  `json:"directTools,omitempty"` // nil, a bool, "search" or a list of tool names
 	ToolPrefix       string               `json:"toolPrefix,omitempty"`
 	SearchKeywords   map[string][]string  `json:"searchKeywords,omitempty"`
 	ProtocolVersion  string               `json:"protocolVersion,omitempty"`
@@ -110,6 +110,9 @@ func (s *Server) Definition() Definition {
 		def.DirectTools = s.DirectTools.All
 		if s.DirectTools.Names != nil {
 			def.DirectTools = s.DirectTools.Names
+		}
+		if s.DirectTools.OnDemand {
+			def.DirectTools = "search"
 		}
 	}
 	return def

@@ -120,6 +120,7 @@ func (s *Server) callProxy(ctx context.Context, tc *toolCall) *mcp.CallToolResul
 	f := s.enter(ctx, tc, "mcp")
 	defer f.leave()
 	r := f.es.Handle(s.approving(f.ctx, tc.ss), tc.args)
+	s.activate(f.ctx, &r.Details)
 	f.done(r.Details.Server, r.IsError)
 	s.observeProxy(f.ctx, tc, f.span, r, f.began)
 	return r.MCP()

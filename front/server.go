@@ -87,6 +87,7 @@ type Server struct {
 	sessions map[*mcp.ServerSession]*clientSession
 	direct   map[string]directTool    // exposed name → tool
 	prompts  map[string]offeredPrompt // proxy mode: exposed name → a server's prompt
+	shown    map[string]map[string]bool // directTools "search": server → tools a search or describe showed
 	mirrored mirrored                 // transparent mode's registrations
 	plain    map[string]bool          // mirrored tools the fast lane may call: no output schema
 	level    mcp.LoggingLevel         // asked of the server in transparent mode
@@ -430,8 +431,8 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 			continue
 		}
 		ent, ok := s.eng.Cached(ctx, name)
-		if !ok && !connect {
-			continue
+		if !ok && (!connect || srv.DirectTools.OnDemand) {
+			continue // an on-demand server's tools come when they are shown
 		}
 		if !ok {
 			var err error
@@ -441,7 +442,7 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 			}
 		}
 		for _, t := range ent.Tools {
-			if srv.Direct(t.Name) {
+			if srv.Direct(t.Name) || srv.DirectTools.OnDemand && s.wasShown(name, t.Name) {
 				exposed := s.exposedName(name, t.Name)
 				if exposed == proxy.ToolName {
 					continue
