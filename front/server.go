@@ -85,12 +85,12 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*clientSession
-	direct   map[string]directTool    // exposed name → tool
-	prompts  map[string]offeredPrompt // proxy mode: exposed name → a server's prompt
+	direct   map[string]directTool      // exposed name → tool
+	prompts  map[string]offeredPrompt   // proxy mode: exposed name → a server's prompt
 	shown    map[string]map[string]bool // directTools "search": server → tools a search or describe showed
-	mirrored mirrored                 // transparent mode's registrations
-	plain    map[string]bool          // mirrored tools the fast lane may call: no output schema
-	level    mcp.LoggingLevel         // asked of the server in transparent mode
+	mirrored mirrored                   // transparent mode's registrations
+	plain    map[string]bool            // mirrored tools the fast lane may call: no output schema
+	level    mcp.LoggingLevel           // asked of the server in transparent mode
 	unsub    func()
 
 	bg      *lifecycle.Group // session watchers, suspended calls, listings of client roots
