@@ -17,6 +17,7 @@ var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
 	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects", "roots", "toolPrefix",
+	"bearerToken",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -26,7 +27,9 @@ type rawServer struct {
 	idleTimeout    *time.Duration
 	requestTimeout *time.Duration
 	directTools    *DirectTools
-	fields         int // how many fields were present
+	bearer         *string       // bearerToken as written
+	bearerAt       *hujson.Value // where
+	fields         int           // how many fields were present
 }
 
 // MaxServers bounds the servers of one file and of the whole
@@ -145,6 +148,10 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		r.URL, _ = d.str(v, p)
 	case "headers":
 		r.Headers, _ = d.stringMap(v, p)
+	case "bearerToken":
+		if str, ok := d.str(v, p); ok {
+			r.bearer, r.bearerAt = &str, v
+		}
 	case "redirects":
 		if rd, ok := d.str(v, p); ok {
 			switch Redirects(rd) {
@@ -323,6 +330,10 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 			d.errorf(v, joinPath(path, "headers"), `"headers" belong to HTTP servers; a stdio server takes "env"`)
 			return false
 		}
+		if r.bearer != nil {
+			d.errorf(r.bearerAt, joinPath(path, "bearerToken"), `"bearerToken" belongs to HTTP servers; a stdio server takes "env"`)
+			return false
+		}
 		if r.Redirects != "" {
 			d.errorf(v, joinPath(path, "redirects"), `"redirects" belongs to HTTP servers: a stdio server makes no HTTP requests`)
 			return false
@@ -340,6 +351,9 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 				d.errorf(v, joinPath(path, f.name), "%q belongs to stdio servers; an HTTP server takes \"headers\"", f.name)
 				return false
 			}
+		}
+		if !d.bearerToken(r, joinPath(path, "bearerToken")) {
+			return false
 		}
 		if !d.checkURL(r.Name, v, joinPath(path, "url"), &r.URL) {
 			return false
@@ -361,6 +375,49 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 		return false
 	}
 	return d.checkSecrets(r, path, v)
+}
+
+// bearerToken turns a server's bearerToken (pi-mcp-adapter's field) into
+// the Authorization header it stands for: "Bearer " and the token, which
+// must be a reference (${VAR}, $env:VAR, ${secret:NAME}, ${cmd:…} or
+// !COMMAND), as any credential in a file. It reports whether the
+// definition can be used.
+func (d *decoder) bearerToken(r *rawServer, p string) bool {
+	if r.bearer == nil {
+		return true
+	}
+	for k := range r.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			d.errorf(r.bearerAt, p, `both "bearerToken" and an Authorization header: keep one`)
+			return false
+		}
+	}
+	token := *r.bearer
+	switch {
+	case strings.HasPrefix(token, "!"):
+		// Whole-value forms stay whole behind "Bearer ".
+		if strings.Contains(token, "}") {
+			d.errorf(r.bearerAt, p, "a !COMMAND in bearerToken cannot contain '}': write the command in a script and name the script")
+			return false
+		}
+		token = "${cmd:" + token[1:] + "}"
+	case strings.HasPrefix(token, "$env:"):
+		token = "${" + token[len("$env:"):] + "}"
+	}
+	refs, err := parseRefs(token)
+	if err != nil {
+		d.errorf(r.bearerAt, p, "%v", err)
+		return false
+	}
+	if len(refs) == 0 {
+		d.serverError(r.Name, r.bearerAt, p, "bearerToken must be a reference such as ${API_TOKEN} or ${secret:NAME}, not a literal (the value is not shown); hint: switchboard secret set NAME stores it")
+		return true // the server is not used; nothing keeps the literal
+	}
+	if r.Headers == nil {
+		r.Headers = map[string]string{}
+	}
+	r.Headers["Authorization"] = "Bearer " + token
+	return true
 }
 
 // checkURL checks a server's URL. It reports whether the URL can be used at

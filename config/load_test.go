@@ -1236,3 +1236,44 @@ func TestToolPrefixes(t *testing.T) {
 		t.Errorf("no problem for b's toolPrefix among %+v", cfg.Problems)
 	}
 }
+
+// TestBearerTokenField: bearerToken is the Authorization header it stands
+// for, a reference in each of the forms references take; a literal, a
+// stdio server's and one beside an Authorization header are errors.
+func TestBearerTokenField(t *testing.T) {
+	d := Dirs{Home: t.TempDir()}
+	writeFile(t, d.UserFile(), `{"mcpServers": {
+		"a": {"url": "https://a.example/mcp", "bearerToken": "${A_TOKEN}"},
+		"b": {"url": "https://b.example/mcp", "bearerToken": "!pass show b"},
+		"c": {"url": "https://c.example/mcp", "bearerToken": "$env:C_TOKEN"},
+		"d": {"url": "https://d.example/mcp", "bearerToken": "ghp_0123456789abcdefghij0123456789abcd"},
+		"e": {"command": "e", "bearerToken": "${E}"},
+		"f": {"url": "https://f.example/mcp", "bearerToken": "${F}", "headers": {"authorization": "Bearer ${G}"}}}}`)
+	cfg := Load(d)
+	for name, want := range map[string]string{"a": "Bearer ${A_TOKEN}", "b": "Bearer ${cmd:pass show b}", "c": "Bearer ${C_TOKEN}"} {
+		if s, ok := cfg.Server(name); !ok || s.Headers["Authorization"] != want {
+			t.Errorf("%s: headers %v, want Authorization %q", name, s.Headers, want)
+		}
+	}
+	problems := map[string]string{}
+	for _, p := range cfg.Problems {
+		problems[p.Path] += p.Message
+	}
+	for path, want := range map[string]string{
+		"mcpServers.d.bearerToken": "must be a reference",
+		"mcpServers.e.bearerToken": "belongs to HTTP servers",
+		"mcpServers.f.bearerToken": "keep one",
+	} {
+		if !strings.Contains(problems[path], want) {
+			t.Errorf("%s: %q, want %q", path, problems[path], want)
+		}
+	}
+	if s, _ := cfg.Server("d"); s != nil && strings.Contains(fmt.Sprint(s.Headers), "ghp_") {
+		t.Error("the literal token is kept")
+	}
+	for _, p := range cfg.Problems {
+		if strings.Contains(p.Message, "ghp_") {
+			t.Error("a problem shows the literal token")
+		}
+	}
+}
