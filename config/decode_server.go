@@ -2,14 +2,15 @@ package config
 
 import (
 	"fmt"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tailscale/hujson"
 )
 
@@ -17,7 +18,7 @@ var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
 	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects", "roots", "toolPrefix",
-	"bearerToken",
+	"bearerToken", "socket",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -146,6 +147,8 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		r.Env, _ = d.env(v, p)
 	case "url":
 		r.URL, _ = d.str(v, p)
+	case "socket":
+		r.Socket, _ = d.str(v, p)
 	case "headers":
 		r.Headers, _ = d.stringMap(v, p)
 	case "bearerToken":
@@ -241,8 +244,10 @@ func (d *decoder) transport(r *rawServer, v *hujson.Value, p, t string) {
 		r.Type = TransportHTTP
 	case "sse":
 		r.Type = TransportSSE
+	case "socket", "unix":
+		r.Type = TransportSocket
 	default:
-		d.errorf(v, p, `must be "stdio", "http" (or "streamable-http") or "sse", not %q`, t)
+		d.errorf(v, p, `must be "stdio", "http" (or "streamable-http"), "sse" or "socket", not %q`, t)
 	}
 }
 
@@ -307,6 +312,9 @@ func (d *decoder) searchKeywords(r *rawServer, v *hujson.Value, path string) {
 // that belong to it, references, and the rule that credentials are
 // references. It reports whether the definition is usable at all.
 func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
+	if r.Socket != "" || r.Type == TransportSocket {
+		return d.checkSocket(r, v, path)
+	}
 	switch {
 	case r.Command != "" && r.URL != "":
 		d.errorf(v, path, `has both "command" and "url": a server is either a command (stdio) or a URL (HTTP)`)
@@ -375,6 +383,37 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 		return false
 	}
 	return d.checkSecrets(r, path, v)
+}
+
+// checkSocket checks a server reached over a Unix socket: an absolute path
+// ("~/" is the home directory), and none of the fields of the other
+// transports.
+func (d *decoder) checkSocket(r *rawServer, v *hujson.Value, path string) bool {
+	p := joinPath(path, "socket")
+	if r.typeSet && r.Type != TransportSocket {
+		d.errorf(v, p, `"socket" belongs to servers of type "socket", not %q`, r.Type)
+		return false
+	}
+	r.Type = TransportSocket
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"command", r.Command != ""}, {"args", r.Args != nil}, {"cwd", r.Cwd != ""}, {"env", r.Env != nil},
+		{"url", r.URL != ""}, {"headers", r.Headers != nil}, {"bearerToken", r.bearer != nil}, {"redirects", r.Redirects != ""}} {
+		if f.set {
+			d.errorf(v, joinPath(path, f.name), "%q does not belong to a socket server: the program behind the socket is started, and given its environment, elsewhere", f.name)
+			return false
+		}
+	}
+	if r.Socket == "" {
+		d.errorf(v, path, `type "socket" needs "socket", the path of a Unix socket`)
+		return false
+	}
+	if !strings.HasPrefix(r.Socket, "~/") && !filepath.IsAbs(r.Socket) { // Load expands "~/"
+		d.errorf(v, p, "must be an absolute path (or start with ~/), not %q", r.Socket)
+		return false
+	}
+	return true
 }
 
 // bearerToken turns a server's bearerToken (pi-mcp-adapter's field) into

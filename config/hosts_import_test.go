@@ -199,7 +199,7 @@ func hostCases() []hostCase {
 			problems: []Problem{
 				importWarning(claudeCodeFile, "mcpServers.db.args", "db", "args is passed literally: the reference ${DB_DSN} is not expanded there (only in env, headers and url)"),
 				importWarning(claudeCodeFile, "mcpServers.linear.headersHelper", "linear", "headersHelper is not supported: the headers it prints are not sent"),
-				importWarning(claudeCodeFile, "mcpServers.sockets.type", "sockets", `must be "stdio", "http" (or "streamable-http") or "sse", not "ws" (server skipped)`),
+				importWarning(claudeCodeFile, "mcpServers.sockets.type", "sockets", `must be "stdio", "http" (or "streamable-http"), "sse" or "socket", not "ws" (server skipped)`),
 			},
 		},
 		{

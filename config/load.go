@@ -341,6 +341,9 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 		if !s.rootsSet {
 			s.Roots = c.Settings.Roots
 		}
+		if rest, ok := strings.CutPrefix(s.Socket, "~/"); ok {
+			s.Socket = c.Dirs.join(c.Dirs.Home, rest)
+		}
 		s.Roots = s.Roots.expanded(c.Dirs)
 		if c.Settings.Offline {
 			s.Offline = s.offlineRefusal()

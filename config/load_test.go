@@ -1277,3 +1277,38 @@ func TestBearerTokenField(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketServer: "socket" makes a server of type socket, "~/" is the
+// home directory, a relative path and another transport's fields are
+// errors.
+func TestSocketServer(t *testing.T) {
+	d := Dirs{Home: t.TempDir()}
+	writeFile(t, d.UserFile(), `{"mcpServers": {
+		"a": {"socket": "/run/mux/a.sock"},
+		"b": {"type": "socket", "socket": "~/mux/b.sock"},
+		"c": {"socket": "mux.sock"},
+		"d": {"socket": "/run/d.sock", "command": "x"},
+		"e": {"type": "socket"},
+		"f": {"type": "http", "socket": "/run/f.sock"}}}`)
+	cfg := Load(d)
+	if a, ok := cfg.Server("a"); !ok || a.Type != TransportSocket || a.Socket != "/run/mux/a.sock" || a.Target() != "unix:/run/mux/a.sock" {
+		t.Errorf("a: %+v", a)
+	}
+	if b, ok := cfg.Server("b"); !ok || b.Socket != filepath.Join(d.Home, "mux/b.sock") {
+		t.Errorf("b: %+v", b)
+	}
+	problems := map[string]string{}
+	for _, p := range cfg.Problems {
+		problems[p.Path] += p.Message
+	}
+	for path, want := range map[string]string{
+		"mcpServers.c.socket":  "must be an absolute path",
+		"mcpServers.d.command": "does not belong to a socket server",
+		"mcpServers.e":         `needs "socket"`,
+		"mcpServers.f.socket":  `belongs to servers of type "socket"`,
+	} {
+		if !strings.Contains(problems[path], want) {
+			t.Errorf("%s: %q, want %q (all: %v)", path, problems[path], want, problems)
+		}
+	}
+}

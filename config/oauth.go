@@ -47,7 +47,7 @@ var oauthFields = []string{"clientId", "clientSecret", "scopes", "redirectPort",
 // own (a server given a static token is not sent to a browser when it
 // refuses it).
 func (s *Server) OAuthEnabled() bool {
-	if s.Type == TransportStdio || s.Type == TransportInProcess || (s.OAuth != nil && s.OAuth.Disabled) {
+	if s.Type == TransportStdio || s.Type == TransportSocket || s.Type == TransportInProcess || (s.OAuth != nil && s.OAuth.Disabled) {
 		return false
 	}
 	for k := range s.Headers {
@@ -141,8 +141,8 @@ func (d *decoder) checkOAuth(r *rawServer, v *hujson.Value, path string) bool {
 	}
 	p := joinPath(path, "oauth")
 	switch {
-	case r.Type == TransportStdio:
-		d.errorf(v, p, `"oauth" belongs to HTTP servers; a stdio server takes its credentials in "env"`)
+	case r.Type == TransportStdio || r.Type == TransportSocket:
+		d.errorf(v, p, `"oauth" belongs to HTTP servers, not to a %s server`, r.Type)
 		return false
 	case o.ClientSecret != "" && o.ClientID == "":
 		d.errorf(v, p, `has "clientSecret" without "clientId"`)

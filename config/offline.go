@@ -23,8 +23,8 @@ func (c *Config) GoOffline() {
 
 // offlineRefusal says why the server cannot be started offline, or "".
 func (s *Server) offlineRefusal() string {
-	if s.Type == TransportInProcess {
-		return "" // in the host's own binary
+	if s.Type == TransportInProcess || s.Type == TransportSocket {
+		return "" // in the host's own binary, or a local socket
 	}
 	if s.Type != TransportStdio {
 		return fmt.Sprintf("it is reached over the network (%s)", s.Type)

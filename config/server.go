@@ -17,6 +17,10 @@ const (
 	TransportStdio Transport = "stdio"
 	TransportHTTP  Transport = "http"
 	TransportSSE   Transport = "sse"
+	// TransportSocket reaches a server that some other program runs, over
+	// a Unix socket, in stdio's framing (newline-delimited JSON-RPC): a
+	// multiplexer such as rmcp-mux shares one server among its clients.
+	TransportSocket Transport = "socket"
 )
 
 // Lifecycle says when a server is connected and for how long.
@@ -97,6 +101,7 @@ type Server struct {
 	Cwd          string
 	Env          map[string]string
 	URL          string
+	Socket       string // the Unix socket of a "socket" server: an absolute path
 	Headers      map[string]string
 	// Redirects says which redirects requests follow (HTTP servers);
 	// "" is RedirectsSameOrigin.
@@ -162,6 +167,8 @@ func (s *Server) String() string {
 		return fmt.Sprintf("%s: %s", s.Name, packagedTarget)
 	case TransportStdio:
 		return fmt.Sprintf("%s: stdio %s", s.Name, strings.Join(append([]string{s.Command}, s.Args...), " "))
+	case TransportSocket:
+		return fmt.Sprintf("%s: socket %s", s.Name, s.Socket)
 	default:
 		return fmt.Sprintf("%s: %s %s", s.Name, s.Type, redactURL(s.URL))
 	}
@@ -175,6 +182,9 @@ func (s *Server) Target() string {
 	}
 	if s.Type == TransportStdio {
 		return strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	if s.Type == TransportSocket {
+		return "unix:" + s.Socket
 	}
 	return redactURL(s.URL)
 }

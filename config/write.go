@@ -48,6 +48,7 @@ type Definition struct {
 	Cwd              string               `json:"cwd,omitempty"`
 	Env              map[string]string    `json:"env,omitempty"`
 	URL              string               `json:"url,omitempty"`
+	Socket           string               `json:"socket,omitempty"`
 	Headers          map[string]string    `json:"headers,omitempty"`
 	Redirects        string               `json:"redirects,omitempty"`
 	Lifecycle        string               `json:"lifecycle,omitempty"`
@@ -76,7 +77,7 @@ type ReconnectDefinition struct {
 // Defaults are left out; references stay references.
 func (s *Server) Definition() Definition {
 	def := Definition{
-		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Headers: s.Headers, Redirects: string(s.Redirects),
+		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Socket: s.Socket, Headers: s.Headers, Redirects: string(s.Redirects),
 		Disabled: s.Disabled, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
 		SearchKeywords: s.SearchKeywords, OAuth: s.OAuth.definition(), ToolPrefix: s.ToolPrefix,
 	}

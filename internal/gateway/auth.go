@@ -40,7 +40,7 @@ type AuthStatus struct {
 func (e *Engine) AuthStatus(ctx context.Context) ([]AuthStatus, error) {
 	var out []AuthStatus
 	for _, s := range e.cfg.Servers {
-		if s.Type == config.TransportStdio || s.Type == config.TransportInProcess {
+		if s.Type == config.TransportStdio || s.Type == config.TransportSocket || s.Type == config.TransportInProcess {
 			continue
 		}
 		st := AuthStatus{Server: s.Name, OAuth: s.OAuthEnabled() && e.opts.Credentials != nil, Store: "none"}

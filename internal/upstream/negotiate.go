@@ -78,7 +78,7 @@ const (
 func pinnedVersion(setting string, typ config.Transport, fellBack, modern bool) (string, error) {
 	switch setting {
 	case "", "auto":
-		if typ == config.TransportStdio && !modern {
+		if (typ == config.TransportStdio || typ == config.TransportSocket) && !modern {
 			return legacyVersion, nil
 		}
 		fallthrough

@@ -161,8 +161,8 @@ func (s *server) noOAuth() string {
 	switch {
 	case s.pool.opts.Credentials == nil:
 		return "no credential store is configured"
-	case s.cfg.Type == config.TransportStdio:
-		return "it is a stdio server: OAuth is for HTTP servers"
+	case s.cfg.Type == config.TransportStdio || s.cfg.Type == config.TransportSocket:
+		return fmt.Sprintf("it is a %s server: OAuth is for HTTP servers", s.cfg.Type)
 	case s.cfg.Type == config.TransportInProcess:
 		return "it is packaged by the host: OAuth is for HTTP servers"
 	case s.cfg.OAuth != nil && s.cfg.OAuth.Disabled:

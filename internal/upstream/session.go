@@ -122,7 +122,7 @@ func exactRevision(setting string) string {
 // retryRefused when a stdio server answered initialize with an error.
 func (s *server) open(ctx context.Context, res *config.Resolved, version string, underway func()) (sess *session, retry string, err error) {
 	var st *settle
-	if s.cfg.Type == config.TransportStdio || s.cfg.Type == config.TransportInProcess {
+	if s.cfg.Type == config.TransportStdio || s.cfg.Type == config.TransportSocket || s.cfg.Type == config.TransportInProcess {
 		st = newSettle()
 	}
 	client := s.newClient(st)
@@ -134,6 +134,9 @@ func (s *server) open(ctx context.Context, res *config.Resolved, version string,
 	case config.TransportInProcess:
 		underway()
 		sess.cs, err = s.openInProcess(ctx, client, opts, sess.cancels, st)
+	case config.TransportSocket:
+		underway()
+		sess.cs, err = s.openSocket(ctx, client, opts, sess)
 	default:
 		underway()
 		sess.cs, err = s.openHTTP(ctx, client, opts, res, sess)
