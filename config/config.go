@@ -270,12 +270,15 @@ type Settings struct {
 	// remove one (settings.freezeDirectTools, for hosts that cache the
 	// prompt).
 	FreezeDirectTools bool
-	IdleTimeout       time.Duration
-	RequestTimeout    time.Duration
-	Output            Output
-	DirectTools       bool // default for servers that do not set directTools
-	Imports           []string
-	Embeddings        *Embeddings
+	// Trace, when set, has serve write a trace file per client session
+	// (settings.trace; see Trace).
+	Trace          *Trace
+	IdleTimeout    time.Duration
+	RequestTimeout time.Duration
+	Output         Output
+	DirectTools    bool // default for servers that do not set directTools
+	Imports        []string
+	Embeddings     *Embeddings
 	// CredentialStore names where ${secret:NAME} references and OAuth
 	// tokens are kept: "keychain", "encrypted-file", "file" (unencrypted),
 	// or "" for the default (see credstore.Open).

@@ -28,6 +28,7 @@ type document struct {
 type fileSettings struct {
 	toolPrefix     *string
 	freezeDirect   *bool
+	trace          **Trace // set: the file says; *nil: false
 	idleTimeout    *time.Duration
 	requestTimeout *time.Duration
 	maxBytes       *int
@@ -455,7 +456,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "trace"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -529,6 +530,10 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 		case "freezeDirectTools":
 			if b, ok := d.boolean(m.value, p); ok {
 				s.freezeDirect = &b
+			}
+		case "trace":
+			if t, ok := d.trace(m.value, p); ok {
+				s.trace = &t
 			}
 		case "idleTimeout":
 			if n, ok := d.integer(m.value, p, 0, 7*24*60); ok {

@@ -406,6 +406,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.freezeDirect != nil {
 		st.FreezeDirectTools = *fs.freezeDirect
 	}
+	if fs.trace != nil {
+		st.Trace = *fs.trace
+	}
 	if fs.idleTimeout != nil {
 		st.IdleTimeout = *fs.idleTimeout
 	}

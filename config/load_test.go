@@ -1312,3 +1312,23 @@ func TestSocketServer(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceSetting: settings.trace is true (the default bounds, the state
+// directory), or an object; a project's file cannot choose its directory.
+func TestTraceSetting(t *testing.T) {
+	d := Dirs{Home: t.TempDir()}
+	writeFile(t, d.UserFile(), `{"settings": {"trace": true}}`)
+	cfg := Load(d)
+	if tr := cfg.Settings.Trace; tr == nil || tr.MaxBytes != DefaultTraceMaxBytes || cfg.TraceDir() != filepath.Join(d.StateDir(), "traces") {
+		t.Errorf("trace: %+v in %q", tr, cfg.TraceDir())
+	}
+	writeFile(t, d.UserFile(), `{"settings": {"trace": {"dir": "~/t", "maxEvents": 5}}}`)
+	cfg = Load(d)
+	if tr := cfg.Settings.Trace; tr == nil || tr.MaxEvents != 5 || cfg.TraceDir() != filepath.Join(d.Home, "t") {
+		t.Errorf("trace: %+v in %q", tr, cfg.TraceDir())
+	}
+	writeFile(t, d.UserFile(), `{"settings": {"trace": false}}`)
+	if cfg = Load(d); cfg.Settings.Trace != nil {
+		t.Errorf("trace false: %+v", cfg.Settings.Trace)
+	}
+}

@@ -296,6 +296,7 @@ type clientSession struct {
 	level      mcp.LoggingLevel // set by logging/setLevel; "" until then
 	subs       map[string]bool  // resources subscribed to (transparent mode)
 	rootsReady chan struct{}    // closed when its first roots listing ends; nil if none
+	trace      *traceFile       // settings.trace; opened on first use
 }
 
 // track returns what the gateway keeps for a client session, making it on
@@ -314,7 +315,9 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 		end()
 		s.mu.Lock()
 		delete(s.sessions, ss)
+		tf := cs.trace
 		s.mu.Unlock()
+		tf.close()
 		if l := s.lane.Load(); l != nil {
 			l.remove(ss.ID())
 		}

@@ -43,7 +43,8 @@ func clientID(ss *mcp.ServerSession) string {
 // spill files.
 func (s *Server) observeProxy(ctx context.Context, tc *toolCall, span *telemetry.Span, r *proxy.Result, began time.Time) {
 	logging := s.log.Enabled(ctx, slog.LevelInfo)
-	if span == nil && !logging {
+	tf := s.trace(tc.ss)
+	if span == nil && !logging && tf == nil {
 		return
 	}
 	d := r.Details
@@ -55,6 +56,8 @@ func (s *Server) observeProxy(ctx context.Context, tc *toolCall, span *telemetry
 	if r.IsError {
 		outcome = telemetry.OutcomeError
 	}
+	tf.write(traceEvent{Event: "call", Via: "mcp", Operation: d.Operation, Server: d.Server, Tool: tool,
+		Outcome: outcome, Ms: time.Since(began).Milliseconds()})
 	if logging {
 		s.log.InfoContext(ctx, "call", "client", clientID(tc.ss), "server", d.Server, "operation", d.Operation, "tool", tool,
 			"outcome", outcome, "spills", len(d.Spills), "ms", time.Since(began).Milliseconds())
@@ -93,6 +96,8 @@ func (s *Server) observeDirect(ctx context.Context, tc *toolCall, span *telemetr
 	}
 	s.log.InfoContext(ctx, "call", "client", clientID(tc.ss), "server", dt.server, "operation", "call", "tool", dt.name,
 		"outcome", outcome, "ms", time.Since(began).Milliseconds())
+	s.trace(tc.ss).write(traceEvent{Event: "call", Via: "direct", Operation: "call", Server: dt.server, Tool: dt.name,
+		Outcome: outcome, ErrorType: errType, Ms: time.Since(began).Milliseconds()})
 	if span == nil {
 		return
 	}
