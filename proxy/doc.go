@@ -22,6 +22,9 @@
 //	| {"operation": "prompts.get", …}              | Prompt       |
 //	| {"operation": "instructions", …}             | Instructions |
 //	| {"operation": "reconnect", …}                | Reconnected  |
+//	| {"connect": s}                               | Connected    |
+//	| {"action": "auth-start", …}                  | AuthStarted  |
+//	| {"action": "auth-complete", …}               | LoggedIn     |
 //	| any that fails                               | ErrorResult  |
 //
 // Details, and the types it holds, are what the CLI's --json prints and

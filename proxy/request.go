@@ -24,10 +24,14 @@ const (
 	ActionPromptsGet    Action = "prompts.get"
 	ActionInstructions  Action = "instructions"
 	ActionReconnect     Action = "reconnect"
+	ActionConnect       Action = "connect"       // connect now, or again: {"connect": s}
+	ActionAuthStart     Action = "auth-start"    // start an OAuth login: the URL to open
+	ActionAuthComplete  Action = "auth-complete" // finish it with the pasted redirect
 )
 
 // Operations are the values of the "operation" field.
-var Operations = []Action{ActionResourcesList, ActionResourcesRead, ActionPromptsList, ActionPromptsGet, ActionInstructions, ActionReconnect}
+var Operations = []Action{ActionResourcesList, ActionResourcesRead, ActionPromptsList, ActionPromptsGet, ActionInstructions, ActionReconnect,
+	ActionConnect, ActionAuthStart, ActionAuthComplete}
 
 // Request is a validated request.
 type Request struct {
@@ -42,6 +46,11 @@ type Request struct {
 	Args     map[string]any
 	Resource string // resources.read
 	Prompt   string // prompts.get
+
+	// auth-complete: the redirect URL the browser was sent to, or the code
+	// alone; exactly one is set.
+	RedirectURL string
+	Code        string
 }
 
 // Search limits.
@@ -91,6 +100,9 @@ var examples = map[Action]string{
 	ActionPromptsGet:    `{"operation": "prompts.get", "server": "everything", "prompt": "simple-prompt", "args": {}}`,
 	ActionInstructions:  `{"operation": "instructions", "server": "github"}`,
 	ActionReconnect:     `{"operation": "reconnect", "server": "github"}`,
+	ActionConnect:       `{"connect": "github"}`,
+	ActionAuthStart:     `{"action": "auth-start", "server": "github"}`,
+	ActionAuthComplete:  `{"action": "auth-complete", "server": "github", "args": {"redirectUrl": "http://127.0.0.1:PORT/callback?code=…&state=…"}}`,
 }
 
 // fields lists the fields each action accepts besides its own key.
@@ -106,9 +118,12 @@ var fields = map[Action][]string{
 	ActionPromptsGet:    {"operation", "server", "prompt", "args"},
 	ActionInstructions:  {"operation", "server"},
 	ActionReconnect:     {"operation", "server"},
+	ActionConnect:       {"connect", "operation", "server"},
+	ActionAuthStart:     {"operation", "server"},
+	ActionAuthComplete:  {"operation", "server", "args"},
 }
 
-var allFields = []string{"server", "search", "limit", "offset", "regex", "describe", "tool", "args", "operation", "resource", "prompt"}
+var allFields = []string{"server", "search", "limit", "offset", "regex", "describe", "tool", "args", "operation", "action", "connect", "resource", "prompt"}
 
 // Parse validates the arguments of the proxy tool. It accepts nothing it
 // does not understand: unknown fields, two actions at once, fields that do
@@ -126,6 +141,14 @@ func Parse(raw []byte) (*Request, error) {
 		if !contains(allFields, k) {
 			return nil, reqErr(examples[ActionSearch], "unknown field %q (fields: %s)", k, strings.Join(allFields, ", "))
 		}
+	}
+	if raw, ok := m["action"]; ok {
+		// "action" is another name of "operation" (pi-mcp-adapter's).
+		if _, both := m["operation"]; both {
+			return nil, reqErr(examples[ActionAuthStart], `"action" is another name of "operation": give one of them`)
+		}
+		m["operation"] = raw
+		delete(m, "action")
 	}
 	action, err := actionOf(m)
 	if err != nil {
@@ -153,7 +176,7 @@ func describeFields(a Action) string {
 // actionOf finds the one action a request asks for.
 func actionOf(m map[string]json.RawMessage) (Action, error) {
 	var keys []string
-	for _, k := range []string{"search", "describe", "tool", "operation"} {
+	for _, k := range []string{"search", "describe", "tool", "operation", "connect"} {
 		if _, ok := m[k]; ok {
 			keys = append(keys, k)
 		}
@@ -176,6 +199,11 @@ func actionOf(m map[string]json.RawMessage) (Action, error) {
 		return ActionDescribe, nil
 	case "tool":
 		return ActionCall, nil
+	case "connect":
+		if _, ok := m["server"]; ok {
+			return "", reqErr(examples[ActionConnect], `"connect" names the server: leave out "server"`)
+		}
+		return ActionConnect, nil
 	}
 	var op string
 	if err := json.Unmarshal(m["operation"], &op); err != nil {
@@ -202,6 +230,7 @@ func (r *Request) decode(m map[string]json.RawMessage) error {
 		}
 	}
 	str("server", &r.Server)
+	str("connect", &r.Server)
 	if raw, ok := m["search"]; ok && err == nil {
 		err = r.decodeQueries(raw)
 	}
@@ -221,6 +250,11 @@ func (r *Request) decode(m map[string]json.RawMessage) error {
 			return reqErr(ex, "%v", err)
 		}
 		r.Args = args
+	}
+	if r.Action == ActionAuthComplete {
+		if err := r.decodeRedirect(ex); err != nil {
+			return err
+		}
 	}
 	if r.Args == nil && (r.Action == ActionCall || r.Action == ActionPromptsGet) {
 		r.Args = map[string]any{}
@@ -307,7 +341,8 @@ func parseArgs(raw json.RawMessage) (map[string]any, error) {
 // required checks the fields an action cannot do without.
 func (r *Request) required(ex string) error {
 	switch r.Action {
-	case ActionResourcesList, ActionResourcesRead, ActionPromptsList, ActionPromptsGet, ActionInstructions, ActionReconnect:
+	case ActionResourcesList, ActionResourcesRead, ActionPromptsList, ActionPromptsGet, ActionInstructions, ActionReconnect,
+		ActionConnect, ActionAuthStart, ActionAuthComplete:
 		if r.Server == "" {
 			return reqErr(ex, "operation %q needs \"server\"", r.Action)
 		}
@@ -318,6 +353,43 @@ func (r *Request) required(ex string) error {
 	case r.Action == ActionPromptsGet && r.Prompt == "":
 		return reqErr(ex, "prompts.get needs \"prompt\": a name from prompts.list")
 	}
+	return nil
+}
+
+// decodeRedirect takes what an auth-complete carries in its args: the
+// redirect URL ("redirectUrl") or the authorization code alone ("code"),
+// one of them. The values are not repeated in errors: they are secret.
+func (r *Request) decodeRedirect(ex string) error {
+	for k := range r.Args {
+		if k != "redirectUrl" && k != "code" {
+			return reqErr(ex, "auth-complete takes \"redirectUrl\" or \"code\" in args, not %q", k)
+		}
+	}
+	get := func(k string) (string, error) {
+		v, ok := r.Args[k]
+		if !ok {
+			return "", nil
+		}
+		s, isStr := v.(string)
+		if !isStr || strings.TrimSpace(s) == "" {
+			return "", reqErr(ex, "args.%s must be a non-empty string", k)
+		}
+		return strings.TrimSpace(s), nil
+	}
+	var err error
+	if r.RedirectURL, err = get("redirectUrl"); err != nil {
+		return err
+	}
+	if r.Code, err = get("code"); err != nil {
+		return err
+	}
+	switch {
+	case r.RedirectURL == "" && r.Code == "":
+		return reqErr(ex, "auth-complete needs args with \"redirectUrl\": the whole URL the browser was sent to after the login (from its address bar), or \"code\": the code alone")
+	case r.RedirectURL != "" && r.Code != "":
+		return reqErr(ex, "auth-complete takes \"redirectUrl\" or \"code\", not both")
+	}
+	r.Args = nil
 	return nil
 }
 
@@ -352,6 +424,7 @@ func actionStrings(as []Action) []string {
 const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
 	`"search":{"type":["string","array"],"items":{"type":"string"},"maxItems":8},"describe":{"type":"string"},"tool":{"type":"string"},` +
 	`"args":{"type":["object","string"]},"server":{"type":"string"},` +
-	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect"]},` +
+	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},` +
+	`"action":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},"connect":{"type":"string"},` +
 	`"resource":{"type":"string"},"prompt":{"type":"string"},` +
 	`"limit":{"type":"integer","minimum":1,"maximum":50},"offset":{"type":"integer","minimum":0},"regex":{"type":"boolean"}}}`

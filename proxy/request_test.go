@@ -33,6 +33,13 @@ func TestParse(t *testing.T) {
 		{`{"operation":"prompts.get","server":"e","prompt":"p"}`, Request{Action: ActionPromptsGet, Server: "e", Prompt: "p", Args: map[string]any{}, Limit: DefaultLimit}},
 		{`{"operation":"instructions","server":"e"}`, Request{Action: ActionInstructions, Server: "e", Limit: DefaultLimit}},
 		{`{"operation":"reconnect","server":"e"}`, Request{Action: ActionReconnect, Server: "e", Limit: DefaultLimit}},
+		{`{"connect":"e"}`, Request{Action: ActionConnect, Server: "e", Limit: DefaultLimit}},
+		{`{"operation":"connect","server":"e"}`, Request{Action: ActionConnect, Server: "e", Limit: DefaultLimit}},
+		{`{"action":"reconnect","server":"e"}`, Request{Action: ActionReconnect, Server: "e", Limit: DefaultLimit}},
+		{`{"action":"auth-start","server":"e"}`, Request{Action: ActionAuthStart, Server: "e", Limit: DefaultLimit}},
+		{`{"action":"auth-complete","server":"e","args":{"redirectUrl":" http://127.0.0.1:5/callback?code=c&state=s "}}`,
+			Request{Action: ActionAuthComplete, Server: "e", RedirectURL: "http://127.0.0.1:5/callback?code=c&state=s", Limit: DefaultLimit}},
+		{`{"action":"auth-complete","server":"e","args":"{\"code\":\"c1\"}"}`, Request{Action: ActionAuthComplete, Server: "e", Code: "c1", Limit: DefaultLimit}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -86,6 +93,19 @@ func TestParseErrors(t *testing.T) {
 		{`{"operation":"resources.read","server":"s"}`, `resources.read needs "resource"`},
 		{`{"operation":"prompts.get","server":"s"}`, `prompts.get needs "prompt"`},
 		{`{"operation":"prompts.list","server":"s","prompt":"p"}`, `field "prompt" does not belong to a prompts.list request`},
+		{`{"connect":""}`, "connect must not be empty"},
+		{`{"connect":"a","server":"a"}`, `"connect" names the server: leave out "server"`},
+		{`{"connect":"a","search":"x"}`, "one action at a time"},
+		{`{"operation":"connect"}`, `operation "connect" needs "server"`},
+		{`{"action":"auth-start"}`, `operation "auth-start" needs "server"`},
+		{`{"action":"auth-start","operation":"auth-start","server":"s"}`, `"action" is another name of "operation"`},
+		{`{"action":"launch","server":"s"}`, `unknown operation "launch"`},
+		{`{"action":"auth-start","server":"s","args":{}}`, `field "args" does not belong to a auth-start request`},
+		{`{"action":"auth-complete","server":"s"}`, `auth-complete needs args with "redirectUrl"`},
+		{`{"action":"auth-complete","server":"s","args":{"code":" "}}`, "args.code must be a non-empty string"},
+		{`{"action":"auth-complete","server":"s","args":{"redirectUrl":7}}`, "args.redirectUrl must be a non-empty string"},
+		{`{"action":"auth-complete","server":"s","args":{"code":"c","redirectUrl":"u"}}`, "not both"},
+		{`{"action":"auth-complete","server":"s","args":{"code":"c","state":"x"}}`, `not "state"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -56,6 +56,8 @@ type Details struct {
 	// Structured is a tool's structured content, as it came when it fits
 	// the output limits with the rest of the result, else in a spill file.
 	Structured any `json:"structured,omitempty"`
+	// Auth is the login an auth-start started.
+	Auth *AuthInfo `json:"auth,omitempty"`
 }
 
 // ToolInfo is one tool in a listing or a search.

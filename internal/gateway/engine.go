@@ -80,6 +80,8 @@ type Engine struct {
 	outputs    outputSchemas // tools' output schemas, resolved (checkOutput)
 
 	progress progressListeners // calls whose callers asked for progress (WithProgress)
+	logins   logins            // OAuth logins auth-start started (authflow.go)
+	clock    func() time.Time  // tests: the clock of the logins' expiry; nil is time.Now
 
 	fails failureMarks // what recordFailures wrote to the catalog
 	pol   enginePolicy // the audit trail and pins (policy.go)

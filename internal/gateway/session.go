@@ -79,6 +79,12 @@ func (s *Session) do(ctx context.Context, req *proxy.Request) *proxy.Result {
 		return s.instructions(ctx, req.Server)
 	case proxy.ActionReconnect:
 		return s.reconnect(ctx, req.Server)
+	case proxy.ActionConnect:
+		return s.connect(ctx, req.Server)
+	case proxy.ActionAuthStart:
+		return s.authStart(ctx, req.Server)
+	case proxy.ActionAuthComplete:
+		return s.authComplete(ctx, req)
 	}
 	return proxy.ErrorResult(req.Action, req.Server, fmt.Errorf("unsupported action %q: this is a bug", req.Action))
 }
