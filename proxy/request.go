@@ -425,6 +425,6 @@ const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
 	`"search":{"type":["string","array"],"items":{"type":"string"},"maxItems":8},"describe":{"type":"string"},"tool":{"type":"string"},` +
 	`"args":{"type":["object","string"]},"server":{"type":"string"},` +
 	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},` +
-	`"action":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},"connect":{"type":"string"},` +
+	`"action":{},"connect":{"type":"string"},` +
 	`"resource":{"type":"string"},"prompt":{"type":"string"},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":50},"offset":{"type":"integer","minimum":0},"regex":{"type":"boolean"}}}`
+	`"limit":{"type":"integer"},"offset":{"type":"integer"},"regex":{"type":"boolean"}}}`
