@@ -84,6 +84,14 @@ type Session struct {
 	s *gateway.Session
 }
 
+// AllowOnly gives the session an allow list, deny by default: it finds,
+// describes and calls only the tools the patterns match, each written
+// mcp__SERVER__GLOB (mcp__github__* for every tool of github,
+// mcp__github__get_* for some), as agent orchestrators write them. Other
+// sessions are not affected; settings.includeTools still applies. It
+// replaces an earlier list; a pattern not so written is an error.
+func (s *Session) AllowOnly(patterns ...string) error { return s.s.AllowOnly(patterns) }
+
 // Handle is Engine.Handle in this session.
 func (s *Session) Handle(ctx context.Context, args json.RawMessage) *proxy.Result {
 	return s.s.Handle(ctx, args)

@@ -22,7 +22,7 @@ func (s *Session) serverTools(ctx context.Context, server string) *proxy.Result 
 		return proxy.ErrorResult(proxy.ActionServer, server, err)
 	}
 	tools, pol := s.e.listing(ctx, ent)
-	return proxy.ToolsWithPolicy(server, tools, ent.Instructions, pol)
+	return proxy.ToolsWithPolicy(server, s.allowedTools(server, tools), ent.Instructions, pol)
 }
 
 // entry returns a server's catalog entry, connecting and indexing it first
@@ -57,13 +57,13 @@ func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, erro
 // searched, and the answer says why. With settings.embeddings the search
 // is hybrid when it can be, and says why when it is lexical instead.
 func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result {
-	servers := s.e.searchable(req.Server)
+	servers := s.allowedServers(s.e.searchable(req.Server))
 	failed := s.e.ensureIndexed(ctx, servers)
 	if err := failed[req.Server]; req.Server != "" && err != nil {
 		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
 	}
 	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex,
-		Exclude: s.e.unsearchable(ctx, servers)}
+		Exclude: s.excludeDenied(ctx, servers, s.e.unsearchable(ctx, servers))}
 	needs := req.Needs()
 	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers}
 	if len(needs) > 1 {
@@ -99,7 +99,8 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 	}
 	found.Failed = serverErrors(failed)
 	for _, h := range res.Results {
-		ti := proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score, Implied: h.Implied, Also: h.Also}
+		also := slices.DeleteFunc(slices.Clone(h.Also), func(server string) bool { return s.allowed(server, h.Name) != nil })
+		ti := proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score, Implied: h.Implied, Also: also}
 		if len(needs) > 1 {
 			ti.Need = needs[h.Need]
 		}
@@ -222,6 +223,9 @@ func (e *Engine) unresolved(name, server string, err error, names *proxy.Names, 
 // describe shows one tool in full, from the catalog when it can.
 func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Result {
 	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
+	if err == nil {
+		err = s.allowed(ref.Server, ref.Name)
+	}
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionDescribe, req.Server, err)
 	}
@@ -238,6 +242,9 @@ func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Resul
 // call calls a tool exactly once.
 func (s *Session) call(ctx context.Context, req *proxy.Request) *proxy.Result {
 	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
+	if err == nil {
+		err = s.allowed(ref.Server, ref.Name)
+	}
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionCall, req.Server, err)
 	}

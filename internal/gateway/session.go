@@ -22,7 +22,8 @@ type Session struct {
 	refs  []resourceRef  // reference "rN" is refs[N-1], of any server
 	byURI map[refKey]int // N of the references of current connections
 
-	pol sessionPolicy // approvals given for the session (approve.go)
+	pol   sessionPolicy // approvals given for the session (approve.go)
+	allow allowList     // nil: every tool (allow.go)
 }
 
 // NewSession returns a session with no references of its own yet.
