@@ -212,11 +212,52 @@ func (e serversEdit) set(val any) error { return jsonc.SetMember(e.servers, e.na
 // and writes it atomically; an edit that fails, or a result that would not
 // validate, leaves the file as it was.
 func editServers(d Dirs, scope Scope, name string, edit func(serversEdit) error) (string, error) {
+	p, err := planServers(d, scope, name, edit)
+	if err != nil {
+		return p.path, err
+	}
+	return p.path, p.commit(d, scope)
+}
+
+// planServers is editServers up to the write: it returns the file as it is
+// and as it would be, validated.
+func planServers(d Dirs, scope Scope, name string, edit func(serversEdit) error) (*fileEdit, error) {
+	return planEdit(d, scope, name, func(path string, top *hujson.Object) error {
+		if jsonc.MemberIndex(top, "mcpServers") < 0 {
+			if err := jsonc.SetMember(top, "mcpServers", map[string]any{}, ""); err != nil {
+				return err
+			}
+		}
+		i := jsonc.MemberIndex(top, "mcpServers")
+		servers, ok := top.Members[i].Value.Value.(*hujson.Object)
+		if !ok {
+			return fmt.Errorf("not changing %s: mcpServers must be an object", path)
+		}
+		return edit(serversEdit{path: path, name: name, servers: servers, indent: jsonc.IndentOf(&top.Members[i]), member: jsonc.MemberIndex(servers, name)})
+	})
+}
+
+// fileEdit is a planned change of one of our files: the file as it is
+// (data) and as it will be (out).
+type fileEdit struct {
+	path      string
+	data, out []byte
+}
+
+// Changed reports whether the edit changes the file.
+func (p *fileEdit) changed() bool { return !bytes.Equal(p.out, p.data) }
+
+// planEdit reads our file of the scope (an empty one when it does not
+// exist), applies edit to its top-level object, and validates the result:
+// it must parse, server (when not "") must have no error, and the file must
+// have no error it did not have before.
+func planEdit(d Dirs, scope Scope, server string, edit func(path string, top *hujson.Object) error) (*fileEdit, error) {
 	d = d.withDefaults()
 	path, err := d.File(scope)
 	if err != nil {
-		return "", err
+		return &fileEdit{}, err
 	}
+	p := &fileEdit{path: path}
 	src := Source{Kind: KindUser, Path: path}
 	if scope == ScopeProject {
 		src.Kind = KindProject
@@ -227,52 +268,97 @@ func editServers(d Dirs, scope Scope, name string, edit func(serversEdit) error)
 	case created:
 		data = []byte("{\n  \"mcpServers\": {}\n}\n")
 	case err != nil:
-		return path, err
+		return p, err
 	}
 	root, err := jsonc.Parse(data)
 	if err != nil {
 		_, probs, _ := decodeFile(src, data)
-		return path, fmt.Errorf("not changing %s: it does not parse: %s (hint: fix it, or run switchboard config validate)", path, firstError(probs))
+		return p, fmt.Errorf("not changing %s: it does not parse: %s (hint: fix it, or run switchboard config validate)", path, firstError(probs))
 	}
 	top, ok := root.Value.(*hujson.Object)
 	if !ok {
-		return path, fmt.Errorf("not changing %s: the file must hold a JSON object", path)
+		return p, fmt.Errorf("not changing %s: the file must hold a JSON object", path)
 	}
-	if jsonc.MemberIndex(top, "mcpServers") < 0 {
-		if err := jsonc.SetMember(top, "mcpServers", map[string]any{}, ""); err != nil {
-			return path, err
-		}
+	if err := edit(path, top); err != nil {
+		return p, err
 	}
-	i := jsonc.MemberIndex(top, "mcpServers")
-	servers, ok := top.Members[i].Value.Value.(*hujson.Object)
-	if !ok {
-		return path, fmt.Errorf("not changing %s: mcpServers must be an object", path)
+	p.out = root.Pack()
+	if !created {
+		p.data = data
 	}
-	e := serversEdit{path: path, name: name, servers: servers, indent: jsonc.IndentOf(&top.Members[i]), member: jsonc.MemberIndex(servers, name)}
-	if err := edit(e); err != nil {
-		return path, err
+	if bytes.Equal(p.out, data) {
+		p.out = p.data // nothing changed: not even a new, empty file
+		return p, nil
 	}
-	out := root.Pack()
-	if bytes.Equal(out, data) {
-		return path, nil // nothing changed: not even a new, empty file
+	var before []Problem
+	if !created {
+		_, before, _ = decodeFile(src, data)
 	}
-	if _, probs, fatal := decodeFile(src, out); fatal || hasServerError(probs, name) {
-		return path, fmt.Errorf("not changing %s: the result would be invalid: %s", path, firstError(probs))
+	if _, probs, fatal := decodeFile(src, p.out); fatal || server != "" && hasServerError(probs, server) || len(newErrors(before, probs)) > 0 {
+		return p, fmt.Errorf("not changing %s: the result would be invalid: %s", path, worstError(before, probs, server))
 	}
+	return p, nil
+}
+
+// commit writes the planned file atomically, and keeps the project trusted
+// when it was trusted as it was.
+func (p *fileEdit) commit(d Dirs, scope Scope) error {
+	if !p.changed() {
+		return nil
+	}
+	d = d.withDefaults()
 	var oldHash string
 	if scope == ScopeProject {
 		oldHash = Load(d).Project.Hash
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return path, fmt.Errorf("writing %s: %w", path, err)
+	if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", p.path, err)
 	}
-	if err := writeAtomic(path, out, 0o600); err != nil {
-		return path, err
+	if err := writeAtomic(p.path, p.out, 0o600); err != nil {
+		return err
 	}
 	if scope == ScopeProject {
-		return path, retrust(d, oldHash, time.Now())
+		return retrust(d, oldHash, time.Now())
 	}
-	return path, nil
+	return nil
+}
+
+// newErrors returns the errors of after that before did not have, compared
+// by path and message (an edit moves lines).
+func newErrors(before, after []Problem) []Problem {
+	had := map[[2]string]bool{}
+	for _, p := range before {
+		if p.Severity == SeverityError {
+			had[[2]string{p.Path, p.Message}] = true
+		}
+	}
+	var out []Problem
+	for _, p := range after {
+		if p.Severity == SeverityError && !had[[2]string{p.Path, p.Message}] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// worstError names the error that refuses an edit: a new one of the server
+// edited, else any new one, else the first.
+func worstError(before, after []Problem, server string) string {
+	fresh := newErrors(before, after)
+	for _, p := range fresh {
+		if p.Server == server {
+			return p.Error()
+		}
+	}
+	if len(fresh) > 0 {
+		return fresh[0].Error()
+	}
+	for _, p := range after {
+		if p.Severity == SeverityError && p.Server == server {
+			return p.Error()
+		}
+	}
+	return firstError(after)
 }
 
 func hasServerError(probs []Problem, name string) bool {
