@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/tailscale/hujson"
@@ -132,6 +134,9 @@ func SetEmbeddings(d Dirs, scope Scope, edits []FieldEdit, off bool) (*Edit, err
 		}
 		if off {
 			jsonc.RemoveMember(settings, "embeddings")
+			if len(settings.Members) == 0 && strings.TrimSpace(string(settings.AfterExtra)) == "" {
+				jsonc.RemoveMember(top, "settings") // it held only the embeddings
+			}
 			return nil
 		}
 		indent := jsonc.IndentOf(&top.Members[i])
@@ -148,3 +153,6 @@ func SetEmbeddings(d Dirs, scope Scope, edits []FieldEdit, off bool) (*Edit, err
 	}
 	return newEdit(d, scope, p), nil
 }
+
+// ServerFields returns the fields a server definition of ours may hold.
+func ServerFields() []string { return slices.Clone(serverFields) }

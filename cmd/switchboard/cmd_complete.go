@@ -150,7 +150,7 @@ func flagValues(e *env, line lineState, name string) []string {
 func positional(ctx context.Context, e *env, name string, line lineState) []string {
 	n := len(line.pos)
 	switch name {
-	case "tools", "resources", "read", "prompts", "prompt", "instructions", "reconnect", "remove", "enable", "disable":
+	case "tools", "resources", "read", "prompts", "prompt", "instructions", "reconnect", "remove", "set", "enable", "disable":
 		if n == 0 {
 			return serverNames(config.Load(e.dirs(line.values["config"])), name)
 		}
@@ -198,7 +198,7 @@ func serverNames(c *config.Config, command string) []string {
 	var out []string
 	for _, s := range c.Servers {
 		switch {
-		case command == "remove", command == "enable" && s.Disabled, command != "enable" && !s.Disabled:
+		case command == "remove", command == "set", command == "enable" && s.Disabled, command != "enable" && !s.Disabled:
 			out = append(out, s.Name)
 		}
 	}
