@@ -41,7 +41,9 @@ With --json, prints {"action": "changed", "server", "file", "scope",
 Examples:
   switchboard set github --env GITHUB_TOKEN --unset-env DEBUG
   switchboard set everything -- npx -y @modelcontextprotocol/server-everything@latest
-  switchboard set api --lifecycle keep-alive --approve 'delete_*,write_*' --dry-run`,
+  switchboard set api --lifecycle keep-alive --approve 'delete_*,write_*' --dry-run
+
+` + flagHelp(setFlags(new(setOptions))),
 		run: runSet,
 	}
 }
@@ -78,10 +80,16 @@ func (o *setOptions) addFlags(f *flags) {
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the change as a diff; write nothing")
 }
 
-func runSet(ctx context.Context, e *env, args []string) error {
+// setFlags returns set's flag set, filling o.
+func setFlags(o *setOptions) *flags {
 	f := newFlags("set", true)
-	var o setOptions
 	o.addFlags(f)
+	return f
+}
+
+func runSet(ctx context.Context, e *env, args []string) error {
+	var o setOptions
+	f := setFlags(&o)
 	pos, cmdline, err := f.parse(args)
 	if err != nil {
 		return err

@@ -30,7 +30,9 @@ embed the catalog's tools.
 
 With --json, prints {"action", "file", "embeddings"}: action is "set",
 "removed" or "unchanged"; embeddings the section as written afterwards
-(null when there is none), with the key as its reference.`,
+(null when there is none), with the key as its reference.
+
+` + flagHelp(setEmbedFlags()),
 		run: runSetEmbed,
 	}
 }
@@ -48,13 +50,20 @@ type embeddingsJSON struct {
 	Model   string `json:"model,omitempty"`
 }
 
-func runSetEmbed(ctx context.Context, e *env, args []string) error {
+// setEmbedFlags returns set-embed's flag set; runSetEmbed reads the
+// values by name.
+func setEmbedFlags() *flags {
 	f := newFlags("set-embed", true)
 	f.String("base-url", "", "the endpoint's `URL`, e.g. http://127.0.0.1:11434/v1")
 	f.String("model", "", "the embedding `model` to ask for")
 	f.String("api-key-ref", "", "the API key as a `reference` such as ${OPENAI_API_KEY}")
-	off := f.Bool("off", false, "remove settings.embeddings")
-	dryRun := f.Bool("dry-run", false, "print the change as a diff; write nothing")
+	f.Bool("off", false, "remove settings.embeddings")
+	f.Bool("dry-run", false, "print the change as a diff; write nothing")
+	return f
+}
+
+func runSetEmbed(ctx context.Context, e *env, args []string) error {
+	f := setEmbedFlags()
 	pos, rest, err := f.parse(args)
 	if err != nil {
 		return err
@@ -64,6 +73,7 @@ func runSetEmbed(ctx context.Context, e *env, args []string) error {
 	}
 	given := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	off, dryRun := f.Lookup("off").Value.String() == "true", f.Lookup("dry-run").Value.String() == "true"
 	var edits []config.FieldEdit
 	for _, fl := range []struct{ flag, field string }{{"base-url", "baseUrl"}, {"model", "model"}, {"api-key-ref", "apiKey"}} {
 		switch v := f.Lookup(fl.flag).Value.String(); {
@@ -75,19 +85,19 @@ func runSetEmbed(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	switch {
-	case *off && len(edits) > 0:
+	case off && len(edits) > 0:
 		return usagef("--off removes the section: give it alone")
-	case !*off && len(edits) == 0:
+	case !off && len(edits) == 0:
 		return usagef("give --base-url, --model or --api-key-ref to change, or --off")
-	case *dryRun && f.json:
+	case dryRun && f.json:
 		return usagef("--dry-run prints a diff: leave out --json")
 	}
 	d := e.dirs(f.config)
-	ed, err := config.SetEmbeddings(d, config.ScopeGlobal, edits, *off)
+	ed, err := config.SetEmbeddings(d, config.ScopeGlobal, edits, off)
 	if err != nil {
 		return err
 	}
-	if *dryRun {
+	if dryRun {
 		if !ed.Changed() {
 			fmt.Fprintf(e.stderr, "no change to settings.embeddings in %s\n", e.pretty(ed.Path))
 		}
@@ -97,7 +107,7 @@ func runSetEmbed(ctx context.Context, e *env, args []string) error {
 	if err := ed.Write(); err != nil {
 		return err
 	}
-	return reportEmbed(e, d, ed, *off, f.json)
+	return reportEmbed(e, d, ed, off, f.json)
 }
 
 func reportEmbed(e *env, d config.Dirs, ed *config.Edit, off, asJSON bool) error {
