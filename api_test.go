@@ -24,20 +24,23 @@ import (
 // be one a host needs: add it to the list with why.
 func TestEngineIsTheLibrary(t *testing.T) {
 	why := map[string]string{
-		"Close":       "an engine owns connections, child processes and spill files",
-		"Tool":        "the host registers the mcp tool with its model",
-		"Handle":      "the host passes each call of the tool on",
-		"Do":          "a host (the CLI) makes a request in Go rather than JSON",
-		"NewSession":  "each agent of a host gets its own resource references",
-		"Status":      "a host shows its servers without connecting them",
-		"Subscribe":   "a host follows servers' states and lists as they change",
-		"Index":       "a host lists servers ahead of time, for search",
-		"Prune":       "after indexing, a host drops servers no longer configured from the catalog",
-		"AuthStatus":  "a host shows which remote servers are logged in, and until when",
-		"Login":       "a host's user logs in to a remote server when they choose to",
-		"Logout":      "a host's user logs out of a remote server",
-		"Quarantined": "a host shows its user the tools whose definitions changed since approved",
-		"Approve":     "a host's user accepts a changed definition, making the tool callable again",
+		"Close":          "an engine owns connections, child processes and spill files",
+		"Tool":           "the host registers the mcp tool with its model",
+		"Handle":         "the host passes each call of the tool on",
+		"Do":             "a host (the CLI) makes a request in Go rather than JSON",
+		"NewSession":     "each agent of a host gets its own resource references",
+		"Status":         "a host shows its servers without connecting them",
+		"Subscribe":      "a host follows servers' states and lists as they change",
+		"Index":          "a host lists servers ahead of time, for search",
+		"Prune":          "after indexing, a host drops servers no longer configured from the catalog",
+		"AuthStatus":     "a host shows which remote servers are logged in, and until when",
+		"Login":          "a host's user logs in to a remote server when they choose to",
+		"Logout":         "a host's user logs out of a remote server",
+		"Quarantined":    "a host shows its user the tools whose definitions changed since approved",
+		"Approve":        "a host's user accepts a changed definition, making the tool callable again",
+		"AddSection":     "a host puts a server's resource (a guide, a schema) in its system prompt, read once",
+		"Sections":       "a host builds its system prompt from the sections it added",
+		"RemoveSections": "a host that stops using a server drops its sections (terret-mcp's unmount)",
 	}
 	typ := reflect.TypeFor[*switchboard.Engine]()
 	for i := range typ.NumMethod() {

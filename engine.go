@@ -16,7 +16,8 @@ import (
 // operation behind it, over one configuration. Its methods are safe for
 // concurrent use.
 type Engine struct {
-	core *gateway.Engine
+	core     *gateway.Engine
+	sections sections // AddSection
 }
 
 // New returns an engine over cfg. It starts no server unless one's
