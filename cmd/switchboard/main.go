@@ -183,10 +183,12 @@ func run(ctx context.Context, e *env, args []string) int {
 	switch name {
 	case "-h", "--help", "help":
 		if len(rest) > 0 {
-			if c := findCommand(rest[0]); c != nil {
-				printCommandHelp(e.stdout, c)
-				return exitOK
+			c := findCommand(rest[0])
+			if c == nil {
+				return unknownCommand(e, rest[0])
 			}
+			printCommandHelp(e.stdout, c)
+			return exitOK
 		}
 		printUsage(e.stdout)
 		return exitOK
@@ -195,18 +197,25 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	c := findCommand(name)
 	if c == nil {
-		fmt.Fprintf(e.stderr, "switchboard: unknown command %q\n", name)
-		if near := proxy.Closest(name, commandNames(), 3); len(near) > 0 {
-			fmt.Fprintf(e.stderr, "did you mean: %s\n", strings.Join(near, ", "))
-		}
-		fmt.Fprintln(e.stderr, "hint: run switchboard help to list the commands")
-		return exitUsage
+		return unknownCommand(e, name)
 	}
 	err := c.run(ctx, e, rest)
 	if cerr := e.closeStates(); cerr != nil { // after the command's engines
 		err = errors.Join(err, cerr)
 	}
 	return e.exit(c, err)
+}
+
+// unknownCommand reports a command name that names no command, with the
+// closest names there are, and returns the usage exit code: for
+// "switchboard NAME" and "switchboard help NAME" alike.
+func unknownCommand(e *env, name string) int {
+	fmt.Fprintf(e.stderr, "switchboard: unknown command %q\n", name)
+	if near := proxy.Closest(name, commandNames(), 3); len(near) > 0 {
+		fmt.Fprintf(e.stderr, "did you mean: %s\n", strings.Join(near, ", "))
+	}
+	fmt.Fprintln(e.stderr, "hint: run switchboard help to list the commands")
+	return exitUsage
 }
 
 // exit maps an error to an exit code and prints it: the one place that does.
