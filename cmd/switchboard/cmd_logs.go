@@ -14,7 +14,7 @@ func logsCommand() *command {
 	return &command{
 		name:    "logs",
 		summary: "show what serve logged, and servers' stderr",
-		usage:   "[-f] [--server NAME] [--since DURATION]",
+		usage:   "[-f] [--server NAME] [--since DURATION] [--json]",
 		help: `Prints the log that every switchboard serve writes to serve.log in the state
 directory ($XDG_STATE_HOME/switchboard, by default ~/.local/state/switchboard),
 oldest line first, including the rotated files. Each line names the serve
@@ -26,6 +26,10 @@ arguments or results.
   -f               keep printing lines as serve writes them, until Ctrl-C
   --server NAME    only the lines about that server, its stderr included
   --since DURATION only the lines of the last DURATION (30s, 10m, 2h)
+  --json           one JSON object a line: time, level, session, server,
+                   stream ("serve", or "stderr" for a server's stderr),
+                   message (serve's message, or the line the server wrote),
+                   and fields (the line's other key=value pairs, as strings)
 
 Examples:
   switchboard logs --since 1h
@@ -38,7 +42,7 @@ Examples:
 const logsPoll = 250 * time.Millisecond
 
 func runLogs(ctx context.Context, e *env, args []string) error {
-	f := newFlags("logs", false)
+	f := newFlags("logs", true)
 	var follow bool
 	var filter logfile.Filter
 	var since time.Duration
@@ -59,7 +63,11 @@ func runLogs(ctx context.Context, e *env, args []string) error {
 		filter.Since = time.Now().Add(-since)
 	}
 	path := serveLogPath(e.dirs(f.config))
-	err = logfile.Show(ctx, e.stdout, path, filter, follow, logsPoll)
+	out := e.stdout
+	if f.json {
+		out = logfile.JSONLines(out)
+	}
+	err = logfile.Show(ctx, out, path, filter, follow, logsPoll)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no log yet: %s does not exist\nhint: switchboard serve writes it when an agent starts it; logs -f waits for it", e.pretty(path))
 	}

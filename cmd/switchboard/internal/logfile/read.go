@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"os"
 	"strconv"
 	"strings"
@@ -41,40 +42,53 @@ func (f Filter) Match(line string) bool {
 // (key=value or key="quoted value", separated by spaces), and whether the
 // line has it. Only whole keys at the start of a pair match.
 func Field(line, key string) (string, bool) {
-	for i := 0; i < len(line); {
-		for i < len(line) && line[i] == ' ' {
-			i++
-		}
-		eq := strings.IndexByte(line[i:], '=')
-		if eq < 0 {
-			return "", false
-		}
-		k := line[i : i+eq]
-		i += eq + 1
-		var v string
-		if i < len(line) && line[i] == '"' {
-			end := quoteEnd(line, i)
-			raw := line[i:end]
-			u, err := strconv.Unquote(raw)
-			if err != nil {
-				u = raw
-			}
-			v, i = u, end
-		} else {
-			end := strings.IndexByte(line[i:], ' ')
-			if end < 0 {
-				end = len(line) - i
-			}
-			v, i = line[i:i+end], i+end
-		}
-		if strings.ContainsRune(k, ' ') {
-			continue
-		}
+	for k, v := range pairs(line) {
 		if k == key {
 			return v, true
 		}
 	}
 	return "", false
+}
+
+// pairs yields the key=value pairs of a line of slog's text format, in
+// order, with quoted values unquoted. A stretch with a space before its
+// "=" is no key (text inside a message) and is skipped.
+func pairs(line string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for i := 0; i < len(line); {
+			for i < len(line) && line[i] == ' ' {
+				i++
+			}
+			eq := strings.IndexByte(line[i:], '=')
+			if eq < 0 {
+				return
+			}
+			k := line[i : i+eq]
+			i += eq + 1
+			var v string
+			if i < len(line) && line[i] == '"' {
+				end := quoteEnd(line, i)
+				raw := line[i:end]
+				u, err := strconv.Unquote(raw)
+				if err != nil {
+					u = raw
+				}
+				v, i = u, end
+			} else {
+				end := strings.IndexByte(line[i:], ' ')
+				if end < 0 {
+					end = len(line) - i
+				}
+				v, i = line[i:i+end], i+end
+			}
+			if strings.ContainsRune(k, ' ') {
+				continue
+			}
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
 }
 
 // quoteEnd returns the index just past the closing quote of the quoted
@@ -95,7 +109,7 @@ func quoteEnd(line string, start int) int {
 const maxLine = 1 << 20
 
 // Show writes the lines of the log files at path that pass f to w, oldest
-// first; with follow, it then waits for more, checking every poll, until
+// first, each whole line in one Write (so that w may be JSONLines); with follow, it then waits for more, checking every poll, until
 // ctx is done (and then returns nil). A missing file is not an error when
 // following: the lines come once serve writes them.
 func Show(ctx context.Context, w io.Writer, path string, f Filter, follow bool, poll time.Duration) error {
