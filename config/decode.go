@@ -56,6 +56,7 @@ type decoder struct {
 	strict   bool
 	problems []Problem
 	fatal    bool  // a problem that fails the whole configuration closed
+	entry    string // the server whose entry is being decoded: its errors are its own
 	newlines []int // offsets of the line breaks in data, found on first use
 }
 
@@ -107,8 +108,14 @@ func (d *decoder) add(sev Severity, v *hujson.Value, path, server, format string
 	})
 }
 
-// errorf records a schema violation, which fails the configuration closed.
+// errorf records a schema violation. Inside one server's entry it makes
+// that server invalid and leaves the others alone (serverError); anywhere
+// else it fails the configuration closed.
 func (d *decoder) errorf(v *hujson.Value, path, format string, args ...any) {
+	if d.entry != "" {
+		d.serverError(d.entry, v, path, format, args...)
+		return
+	}
 	d.fatal = true
 	d.add(SeverityError, v, path, serverOf(path), format, args...)
 }

@@ -67,28 +67,49 @@ func (d *decoder) servers(v *hujson.Value) []*Server {
 }
 
 func (d *decoder) server(name string, v *hujson.Value, path string) *Server {
-	obj, ok := d.object(v, path)
-	if !ok {
-		return nil
-	}
 	r := &rawServer{Server: Server{Name: name, Source: d.src, Path: path}}
 	r.line, r.col = d.position(v)
+	// An error in this entry is this server's: the server is kept, invalid
+	// (Load gives it the error), so that it still overrides what lower
+	// files define under its name, and the other servers work.
+	d.entry = name
+	defer func() { d.entry = "" }()
 	before := len(d.problems)
+	obj, ok := d.object(v, path)
+	if !ok {
+		return d.invalid(r, before)
+	}
 	for _, m := range d.members(obj, path) {
 		r.fields++
 		d.serverField(r, m, joinPath(path, m.key))
 	}
 	if d.hasErrorSince(before) {
-		return nil
+		return d.invalid(r, before)
 	}
 	if r.fields == 1 && r.Disabled {
 		r.stub = true
 		return r.finish()
 	}
 	if !d.checkServer(r, v, path) {
-		return nil
+		return d.invalid(r, before)
 	}
 	return r.finish()
+}
+
+// invalid returns the definition of a server whose entry has an error
+// (the first since problem before): nothing of it is used but its name and
+// place, and its values are dropped, so that no half-checked value (a
+// literal credential) goes anywhere. Its Err is that error.
+func (d *decoder) invalid(r *rawServer, before int) *Server {
+	s := &Server{Name: r.Name, Source: r.Source, Path: r.Path, line: r.line, col: r.col, IdleTimeout: -1,
+		Lifecycle: LifecycleLazy, ProtocolVersion: "auto"}
+	for _, p := range d.problems[before:] {
+		if p.Severity == SeverityError {
+			s.Err = fmt.Errorf("server %q: %s", r.Name, p.Error())
+			break
+		}
+	}
+	return s
 }
 
 func (d *decoder) hasErrorSince(n int) bool {

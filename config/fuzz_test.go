@@ -151,6 +151,13 @@ func checkDecodedServer(t *testing.T, src Source, s *Server) {
 		}
 		return
 	}
+	if s.Type == "" {
+		// An entry with an error: invalid, with nothing of it kept.
+		if s.Err == nil || s.Command != "" || s.URL != "" || s.Env != nil || s.Headers != nil || s.Args != nil {
+			t.Errorf("server %q: got %+v, want an invalid server with nothing kept", s.Name, s)
+		}
+		return
+	}
 	switch s.Type {
 	case TransportStdio:
 		if s.Command == "" || s.URL != "" || s.Headers != nil {

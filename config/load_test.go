@@ -259,7 +259,11 @@ func TestDecodeProblems(t *testing.T) {
 		message string // in the message
 		fatal   bool
 	}
-	errAt := func(path, msg string) want { return want{SeverityError, path, msg, true} }
+	// An error in one server's entry makes that server invalid and leaves
+	// the others (issue 30); anywhere else it fails the file closed.
+	errAt := func(path, msg string) want { return want{SeverityError, path, msg, serverOf(path) == ""} }
+	// A server's name is not in its entry: a bad one fails the file.
+	nameErrAt := func(path, msg string) want { return want{SeverityError, path, msg, true} }
 	tests := []struct {
 		name string
 		kind Kind
@@ -304,14 +308,14 @@ func TestDecodeProblems(t *testing.T) {
 		// Duplicates.
 		{"duplicate field, ours", ours, srv(`{"command": "x", "command": "y"}`), errAt("mcpServers.s.command", `duplicate key "command"`)},
 		{"duplicate field, shared", shared, srv(`{"command": "x", "command": "y"}`), want{SeverityWarning, "mcpServers.s.command", `duplicate key "command": the last one counts`, false}},
-		{"duplicate server, ours", ours, `{"mcpServers": {"s": {"command": "a"}, "s": {"command": "b"}}}`, errAt("mcpServers.s", `duplicate key "s"`)},
+		{"duplicate server, ours", ours, `{"mcpServers": {"s": {"command": "a"}, "s": {"command": "b"}}}`, nameErrAt("mcpServers.s", `duplicate key "s"`)},
 		{"duplicate top-level, ours", ours, `{"mcpServers": {}, "mcpServers": {}}`, errAt("mcpServers", `duplicate key "mcpServers"`)},
 
 		// Names.
-		{"name with a space", ours, `{"mcpServers": {"bad name": {"command": "x"}}}`, errAt("mcpServers.bad name", `invalid server name "bad name"`)},
+		{"name with a space", ours, `{"mcpServers": {"bad name": {"command": "x"}}}`, nameErrAt("mcpServers.bad name", `invalid server name "bad name"`)},
 		{"empty name", shared, `{"mcpServers": {"": {"command": "x"}}}`, errAt("mcpServers.", `invalid server name ""`)},
-		{"long name", ours, `{"mcpServers": {"` + strings.Repeat("n", 65) + `": {"command": "x"}}}`, errAt("mcpServers."+strings.Repeat("n", 65), "invalid server name")},
-		{"dotted name", ours, `{"mcpServers": {"a.b": {"command": "x"}}}`, errAt("mcpServers.a.b", `invalid server name "a.b"`)},
+		{"long name", ours, `{"mcpServers": {"` + strings.Repeat("n", 65) + `": {"command": "x"}}}`, nameErrAt("mcpServers."+strings.Repeat("n", 65), "invalid server name")},
+		{"dotted name", ours, `{"mcpServers": {"a.b": {"command": "x"}}}`, nameErrAt("mcpServers.a.b", `invalid server name "a.b"`)},
 
 		// Transports.
 		{"command and url", ours, srv(`{"command": "x", "url": "https://h/mcp"}`), errAt("mcpServers.s", `has both "command" and "url"`)},
@@ -426,6 +430,9 @@ func TestDecodeProblems(t *testing.T) {
 			}
 			if fatal != tt.want.fatal {
 				t.Errorf("fatal: got %v, want %v", fatal, tt.want.fatal)
+			}
+			if p.Server != serverOf(tt.want.path) {
+				t.Errorf("server: got %q, want %q", p.Server, serverOf(tt.want.path))
 			}
 			if p.File != "/cfg/"+string(tt.kind)+".json" || p.Line == 0 || p.Col == 0 {
 				t.Errorf("got position %s:%d:%d, want the file with a line and a column", p.File, p.Line, p.Col)
@@ -696,7 +703,7 @@ func TestFailClosed(t *testing.T) {
 	// file that counts is broken, since that file might have disabled it.
 	broken := map[string]string{
 		"syntax": "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"x\"}\n  \n}\n",
-		"schema": "{\"mcpServers\": {\"x\": {\"command\": \"x\", \"lifecycle\": \"never\"}}}",
+		"schema": "{\"mcpServers\": [\"x\"]}",
 	}
 	tests := []struct {
 		name  string
@@ -752,6 +759,53 @@ func TestFailClosed(t *testing.T) {
 	}
 }
 
+// An error in one server's entry makes that server invalid and leaves the
+// others working, as a literal credential does; the invalid entry still
+// overrides what a lower file defines under its name, so that a broken
+// override never brings back what it replaced (issue 30).
+func TestServerErrorIsScoped(t *testing.T) {
+	entries := map[string]string{
+		"unknown approve": `{"command": "x", "approve": "sometimes"}`,
+		"unknown field":   `{"command": "x", "comand": "y"}`,
+		"bad lifecycle":   `{"command": "x", "lifecycle": "never"}`,
+		"wrong type":      `{"command": 1}`,
+		"not an object":   `"npx"`,
+		"no command":      `{"args": ["x"]}`,
+		"bad reference":   `{"command": "x", "env": {"A": "${A"}}`,
+		"bad pattern":     `{"command": "x", "includeTools": "a*"}`,
+	}
+	for name, entry := range entries {
+		t.Run(name, func(t *testing.T) {
+			d := newDirs(t)
+			p := pathsOf(d)
+			writeFile(t, p.shared, `{"mcpServers": {"bad": {"command": "lower"}}}`)
+			writeFile(t, p.user, `{"mcpServers": {"good": {"command": "good"}, "bad": `+entry+`}}`)
+			c := Load(d)
+			if c.Err() != nil {
+				t.Fatalf("Err: got %v, want nil: the error is one server's", c.Err())
+			}
+			if _, err := c.Usable("good"); err != nil {
+				t.Errorf("Usable(good): got %v, want usable", err)
+			}
+			s, err := c.Usable("bad")
+			if err == nil || !strings.Contains(err.Error(), `server "bad"`) || !strings.Contains(err.Error(), p.user) {
+				t.Errorf("Usable(bad): got %v, %v; want the entry's error, naming the server and the file", s, err)
+			}
+			if s, ok := c.Server("bad"); !ok || s.Source.Path != p.user || s.Command == "lower" {
+				t.Errorf("Server(bad): got %+v, want the invalid entry of %s, not the lower definition", s, p.user)
+			}
+			if errs := c.Errors(); len(errs) == 0 || errs[0].Server != "bad" {
+				t.Errorf("Errors: got %v, want the entry's error, naming the server", errs)
+			}
+			for _, f := range c.Files {
+				if f.Path == p.user && f.State != FileLoaded {
+					t.Errorf("file state: got %s, want %s", f.State, FileLoaded)
+				}
+			}
+		})
+	}
+}
+
 func TestUntrustedBrokenProject(t *testing.T) {
 	// An ignored project file cannot disable anything, so it cannot fail
 	// the configuration closed: its problems are warnings.
@@ -760,7 +814,7 @@ func TestUntrustedBrokenProject(t *testing.T) {
 		write func(t *testing.T, p paths)
 	}{
 		{"syntax", func(t *testing.T, p paths) { writeFile(t, p.projectShared, `{"mcpServers": {`) }},
-		{"schema", func(t *testing.T, p paths) { writeFile(t, p.project, `{"mcpServers": {"x": {"comand": "x"}}}`) }},
+		{"schema", func(t *testing.T, p paths) { writeFile(t, p.project, `{"mcpServers": {"x": {"command": "x"}}, "servers": {}}`) }},
 		{"unreadable", func(t *testing.T, p paths) {
 			if err := os.MkdirAll(p.projectShared, 0o755); err != nil { // a directory where the file should be
 				t.Fatal(err)

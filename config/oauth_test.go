@@ -46,7 +46,7 @@ func TestDecodeOAuthProblems(t *testing.T) {
 	tests := []struct {
 		name, def, path, msg string
 		kind                 Kind
-		fatal                bool
+		invalid              bool // the entry is invalid as decoded; a literal is made invalid by Load
 	}{
 		{"a string", `{"url": "https://h/mcp", "oauth": "yes"}`, "mcpServers.s.oauth", "must be false or an object", KindUser, true},
 		{"unknown field", `{"url": "https://h/mcp", "oauth": {"client_id": "x"}}`, "mcpServers.s.oauth", `unknown field "client_id" (known fields: clientId, clientSecret, scopes, redirectPort, clientMetadataUrl, grant)`, KindUser, true},
@@ -66,13 +66,20 @@ func TestDecodeOAuthProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, problems, fatal := decode(tt.kind, srv(tt.def))
+			doc, problems, fatal := decode(tt.kind, srv(tt.def))
 			if len(problems) != 1 {
 				t.Fatalf("got %d problems %v, want 1", len(problems), problems)
 			}
 			p := problems[0]
-			if p.Path != tt.path || !strings.Contains(p.Message, tt.msg) || fatal != tt.fatal {
-				t.Errorf("got %q at %q (fatal %v), want %q at %q (fatal %v)", p.Message, p.Path, fatal, tt.msg, tt.path, tt.fatal)
+			if p.Path != tt.path || !strings.Contains(p.Message, tt.msg) {
+				t.Errorf("got %q at %q, want %q at %q", p.Message, p.Path, tt.msg, tt.path)
+			}
+			// An error in a server's entry is that server's (issue 30).
+			if fatal {
+				t.Errorf("fatal: got true, want the error scoped to the server")
+			}
+			if invalid := doc.servers[0].Err != nil; invalid != tt.invalid {
+				t.Errorf("invalid: got %v (%v), want %v", invalid, doc.servers[0].Err, tt.invalid)
 			}
 			if strings.Contains(p.Error(), "canary") {
 				t.Errorf("the problem shows the literal: %s", p.Error())

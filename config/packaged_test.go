@@ -6,7 +6,7 @@ import (
 )
 
 // A packaged server shadows a configured one of the same name (an enabled
-// one, one a higher file disables, or one too broken to keep): the
+// one, one a higher file disables, or an invalid one): the
 // packaged one is in the copy, and a warning names where the other is.
 func TestWithPackagedShadows(t *testing.T) {
 	packaged := func(name string) []*Server {
@@ -15,7 +15,7 @@ func TestWithPackagedShadows(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		files map[string]string // path under home → content
-		want  []string          // in the warning; none for a definition too broken to keep
+		want  []string          // in the warning
 	}{
 		{"configured", map[string]string{".config/switchboard/config.json": "{\"mcpServers\": {\n  \"shop\": {\"command\": \"x\"}}}"},
 			[]string{"config.json:2:11: mcpServers.shop: shadowed: the host packages a server named \"shop\" with its binary, and that one is used, not this definition (hint: rename this one to use it too)"}},
@@ -23,7 +23,7 @@ func TestWithPackagedShadows(t *testing.T) {
 			".config/mcp/mcp.json":            `{"mcpServers": {"shop": {"command": "x"}}}`,
 			".config/switchboard/config.json": `{"mcpServers": {"shop": {"disabled": true}}}`,
 		}, []string{"mcp.json:1:25", "shadowed"}},
-		{"broken", map[string]string{".config/switchboard/config.json": `{"mcpServers": {"shop": {"command": 1}}}`}, nil},
+		{"broken", map[string]string{".config/switchboard/config.json": `{"mcpServers": {"shop": {"command": 1}}}`}, []string{"config.json:1:25", "shadowed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()

@@ -93,8 +93,17 @@ func TestRootsProblems(t *testing.T) {
 			d := newDirs(t)
 			writeFile(t, pathsOf(d).user, tt.text)
 			c := Load(d)
-			if c.Err() == nil {
+			if serverOf(tt.path) == "" && c.Err() == nil {
 				t.Fatalf("Err() = nil, want an error")
+			}
+			// An error in a server's entry is that server's (issue 30).
+			if serverOf(tt.path) != "" {
+				if c.Err() != nil {
+					t.Errorf("Err() = %v, want the error scoped to the server", c.Err())
+				}
+				if _, err := c.Usable("s"); err == nil {
+					t.Errorf("Usable(s): got no error, want the server invalid")
+				}
 			}
 			var found bool
 			for _, p := range c.Errors() {

@@ -243,7 +243,7 @@ func TestParseRefs(t *testing.T) {
 
 func TestInvalidReferenceFailsClosed(t *testing.T) {
 	// A reference that does not parse is a schema error: the value cannot
-	// be what the user meant.
+	// be what the user meant. It makes the server invalid (issue 30).
 	tests := []struct{ body, path string }{
 		{`{"command": "x", "env": {"A": "${A"}}`, "mcpServers.s.env.A"},
 		{`{"command": "x", "env": {"TOKEN": "${1}"}}`, "mcpServers.s.env.TOKEN"},
@@ -254,9 +254,12 @@ func TestInvalidReferenceFailsClosed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			for _, kind := range []Kind{KindUser, KindShared} {
-				_, problems, fatal := decode(kind, srv(tt.body))
-				if !fatal || len(problems) != 1 || problems[0].Path != tt.path || !strings.Contains(problems[0].Message, "reference") {
-					t.Errorf("%s: got %v (fatal %v), want one fatal reference error at %s", kind, problems, fatal, tt.path)
+				doc, problems, fatal := decode(kind, srv(tt.body))
+				if fatal || len(problems) != 1 || problems[0].Path != tt.path || !strings.Contains(problems[0].Message, "reference") {
+					t.Errorf("%s: got %v (fatal %v), want one reference error at %s, the server's", kind, problems, fatal, tt.path)
+				}
+				if doc.servers[0].Err == nil || doc.servers[0].Env != nil || doc.servers[0].URL != "" {
+					t.Errorf("%s: got server %+v, want it invalid, its values dropped", kind, doc.servers[0])
 				}
 			}
 		})

@@ -41,10 +41,14 @@ func TestBadText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, problems, fatal := decode(tt.kind, tt.text)
+			doc, problems, fatal := decode(tt.kind, tt.text)
 			errs := problemList(problems).errors()
-			if len(errs) != 1 || !fatal {
-				t.Fatalf("got errors %v (fatal %v), want one, fatal", errs, fatal)
+			// In a server's entry the error is the server's (issue 30).
+			if scoped := serverOf(tt.path) != ""; len(errs) != 1 || fatal == scoped {
+				t.Fatalf("got errors %v (fatal %v), want one, fatal %v", errs, fatal, !scoped)
+			}
+			if serverOf(tt.path) != "" && doc.servers[0].Err == nil {
+				t.Errorf("server: got %+v, want it invalid", doc.servers[0])
 			}
 			got := errs[0].Error()
 			prefix := fmt.Sprintf("/cfg/%s.json:1:%d: %s: ", tt.kind, 1+strings.Index(tt.text, tt.at), tt.path)

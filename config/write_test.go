@@ -349,7 +349,7 @@ func TestBrokenFileNotWritten(t *testing.T) {
 		name, text, message string
 	}{
 		{"syntax", "{\"mcpServers\": {\"x\": {\"command\": \"x\"}\n", "does not parse"},
-		{"schema", `{"mcpServers": {"x": {"command": "x"}, "y": {"command": "y", "lifecycle": "never"}}}`, "the result would be invalid"},
+		{"schema", `{"mcpServers": {"x": {"command": "x"}}, "settings": {"toolPrefix": 1}}`, "the result would be invalid"},
 		{"unknown field", `{"mcpServers": {"x": {"command": "x"}}, "servers": {}}`, "the result would be invalid"},
 		{"not an object", `[]`, "must hold a JSON object"},
 		{"mcpServers not an object", `{"mcpServers": []}`, "mcpServers must be an object"},

@@ -12,7 +12,8 @@ import (
 
 // TestAdminStatusProblemsJSON pins the problems of /admin/status, byte for
 // byte: errors, then warnings, each with its severity and the fields it
-// has (the panel and other tools read them).
+// has (the panel and other tools read them). One server's error blocks
+// nothing else (issue 30).
 func TestAdminStatusProblemsJSON(t *testing.T) {
 	home := t.TempDir()
 	d := config.Dirs{Home: home}
@@ -31,7 +32,7 @@ func TestAdminStatusProblemsJSON(t *testing.T) {
 	want := strings.ReplaceAll(`{"servers":[],"problems":[`+
 		`{"severity":"error","file":FILE,"line":4,"col":24,"path":"mcpServers.bad.command","server":"bad","message":"must be a string, not a number"},`+
 		`{"severity":"warning","file":FILE,"line":3,"col":11,"path":"mcpServers.ok.args","server":"ok","message":"args is passed literally: the reference ${TOKEN} is not expanded there (only in env, headers and url)"}`+
-		`],"blocked":true}`, "FILE", string(file))
+		`]}`, "FILE", string(file))
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -35,14 +35,19 @@ tool counts and failures come from the catalog, which every command that
 uses a server (index, search, call, serve, …) keeps up to date.
 
 States: enabled, disabled, invalid (this definition cannot be used),
-blocked (the configuration has an error, so no server is usable),
+blocked (the configuration cannot be read, so no server is usable),
 needs-auth (the server refused authorization when last used: HTTP 401, or
 403 insufficient_scope), failed (the server could not be used when last
 tried). needs-auth and failed clear once the server answers again.
 
 With settings.store, it also says which PostgreSQL database holds the
 shared state and whether it answers (docs/team.md); --json always has a
-store field, "local" without it.`,
+store field, "local" without it.
+
+It exits 1 when the configuration cannot be read (a file named with
+--config or SWITCHBOARD_CONFIG that does not exist, a file that does not
+parse): then no server is usable. An error in one server's entry makes
+only that server invalid, and status exits 0.`,
 		run: runStatus,
 	}
 }
@@ -128,9 +133,18 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	st := statusOf(c, e.serverStatus(ctx, c, state))
 	st.Store = store
 	if f.json {
-		return writeJSON(e.stdout, st)
+		if err := writeJSON(e.stdout, st); err != nil {
+			return err
+		}
+	} else {
+		printStatus(e, c, st, schemaOf(ctx, state))
 	}
-	printStatus(e, c, st, schemaOf(ctx, state))
+	if c.Err() != nil {
+		// The configuration cannot be read (a file that is missing when
+		// named, or does not parse): the listing above says why; the
+		// exit code says it too.
+		return errSilent
+	}
 	return nil
 }
 
