@@ -55,9 +55,9 @@ type decoder struct {
 	data     []byte
 	strict   bool
 	problems []Problem
-	fatal    bool  // a problem that fails the whole configuration closed
+	fatal    bool   // a problem that fails the whole configuration closed
 	entry    string // the server whose entry is being decoded: its errors are its own
-	newlines []int // offsets of the line breaks in data, found on first use
+	newlines []int  // offsets of the line breaks in data, found on first use
 }
 
 // hostFields are fields other hosts are known to write into server entries.

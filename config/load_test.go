@@ -814,7 +814,9 @@ func TestUntrustedBrokenProject(t *testing.T) {
 		write func(t *testing.T, p paths)
 	}{
 		{"syntax", func(t *testing.T, p paths) { writeFile(t, p.projectShared, `{"mcpServers": {`) }},
-		{"schema", func(t *testing.T, p paths) { writeFile(t, p.project, `{"mcpServers": {"x": {"command": "x"}}, "servers": {}}`) }},
+		{"schema", func(t *testing.T, p paths) {
+			writeFile(t, p.project, `{"mcpServers": {"x": {"command": "x"}}, "servers": {}}`)
+		}},
 		{"unreadable", func(t *testing.T, p paths) {
 			if err := os.MkdirAll(p.projectShared, 0o755); err != nil { // a directory where the file should be
 				t.Fatal(err)
