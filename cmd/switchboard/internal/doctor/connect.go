@@ -55,6 +55,11 @@ func connectOne(ctx context.Context, pool *upstream.Pool, s *config.Server, time
 	}
 	f := Finding{Check: CheckConnect, Severity: Error, Server: s.Name, What: fmt.Sprintf("%q does not connect: %v", s.Name, err), Where: s.Source.Path + " " + s.Path,
 		Fix: "switchboard logs --server " + s.Name + " shows what it wrote to stderr under serve; switchboard tools " + s.Name + " tries again"}
+	if s.Type != config.TransportStdio {
+		// Only a stdio server has a stderr to read: for an HTTP one, the
+		// question is whether anything answers at its URL.
+		f.Fix = fmt.Sprintf("is the server at %s running, and is that its MCP endpoint? then switchboard tools %s tries again", s.Target(), s.Name)
+	}
 	var ue *upstream.Error
 	if errors.As(err, &ue) && ue.Class == upstream.ClassAuth {
 		f.Fix = "switchboard auth login " + s.Name

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -207,6 +208,23 @@ func TestConnectCheck(t *testing.T) {
 	want(t, c, Error, `"bad" does not connect`, "Cannot find module", "switchboard logs --server bad")
 	if n := len(only(Run(t.Context(), Options{Config: cfg}), CheckConnect)); n != 0 {
 		t.Errorf("without Connect: %d connect findings", n)
+	}
+}
+
+// TestConnectRefusedNamesURL: an HTTP server that refuses the connection
+// has no stderr to read: the fix names its URL (issue 30).
+func TestConnectRefusedNamesURL(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close() // nothing listens there now: the connection is refused
+	_, cfg := home(t, servers(t, map[string]any{"web": map[string]any{"url": url}}))
+	c := only(Run(t.Context(), Options{Config: cfg, Connect: true}), CheckConnect)
+	f := want(t, c, Error, `"web" does not connect`, "is the server at "+url+" running")
+	if strings.Contains(f.Fix, "switchboard logs") {
+		t.Errorf("fix: got %q, want no stderr logs for an HTTP server", f.Fix)
 	}
 }
 
