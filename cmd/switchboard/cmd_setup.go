@@ -54,8 +54,8 @@ second time beside Switchboard: Codex gets enabled = false, opencode
 "enabled": false (or "disabled": true in its V2 shape); the other hosts keep
 no such field in the file, so the entry is removed (the backup keeps it).
 Without --write it prints the change as a diff; with --write it mounts
-Switchboard first if needed, then makes the change after a backup. Running
-it again changes nothing.
+Switchboard first if needed, then makes the change after a backup: one
+backup and one --undo for both writes. Running it again changes nothing.
 
 --undo reverses the last write setup made to HOST's file (--write or
 --migrate --write): it puts the backup back byte for byte, or removes a file
@@ -145,7 +145,7 @@ func runSetup(ctx context.Context, e *env, args []string) error {
 		setupHints(e, s, args)
 	}
 	if o.migrate {
-		if out.Migrate, err = runMigrate(e, host, o, args); err != nil {
+		if out.Migrate, err = runMigrate(e, host, o, args, out.Written); err != nil {
 			return err
 		}
 	}

@@ -29,11 +29,13 @@ type migrateJSON struct {
 }
 
 // runMigrate plans, and with --write makes, the migration of host: after
-// setup mounted Switchboard there, so that the file is read anew.
-func runMigrate(e *env, host string, o setupOptions, args []string) (*migrateJSON, error) {
+// setup mounted Switchboard there, so that the file is read anew. mounted
+// says this command's setup wrote the file: the migration then joins that
+// write, one backup and one change for --undo.
+func runMigrate(e *env, host string, o setupOptions, args []string, mounted bool) (*migrateJSON, error) {
 	d := e.dirs("")
 	served, kept := config.Load(d).ServedFrom(config.ImportHost(d, host))
-	m, err := hosts.PlanMigrate(d.Hosts(), host, hosts.MigrateOptions{Name: o.name, Servers: served, Journal: setupJournal(d)})
+	m, err := hosts.PlanMigrate(d.Hosts(), host, hosts.MigrateOptions{Name: o.name, Servers: served, Journal: setupJournal(d), Continues: mounted})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/privfile"
@@ -21,6 +22,7 @@ type hostWrite struct {
 	data              []byte // the file as read
 	exists            bool   // false: the write creates it
 	journal           string // the journal's path, or "" for none
+	continues         bool   // join the journal's last change to the file (MigrateOptions.Continues)
 }
 
 // commit replaces the file with out: it refuses a file that changed since
@@ -32,26 +34,59 @@ func (w hostWrite) commit(out []byte, now time.Time, check func([]byte) error) (
 	if err != nil {
 		return false, "", err
 	}
-	if !w.exists {
+	joined, prev := w.joins()
+	switch {
+	case joined >= 0:
+		// The earlier write of this command backed the file up already.
+	case !w.exists:
 		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 			return false, "", fmt.Errorf("creating %s: %w", filepath.Dir(target), err)
 		}
-	} else if backup, err = w.backup(target, now); err != nil {
-		return false, "", err
+	default:
+		if backup, err = w.backup(target, now); err != nil {
+			return false, "", err
+		}
 	}
+	kept := cmp.Or(backup, prev.Backup, "no backup: it was new")
 	if err := privfile.WriteAtomic(target, out, 0o600); err != nil {
 		return false, backup, err
 	}
 	if err := readBack(target, out, check); err != nil {
-		return true, backup, fmt.Errorf("wrote %s, but %v (the file as it was is in %s)", w.file, err, cmp.Or(backup, "no backup: it was new"))
+		return true, backup, fmt.Errorf("wrote %s, but %v (the file as it was is in %s)", w.file, err, kept)
 	}
 	if w.journal != "" {
 		c := Change{Host: w.host, File: w.file, What: w.what, Backup: backup, SHA256: sha(out), Time: now.UTC()}
-		if err := record(w.journal, c); err != nil {
-			return true, backup, fmt.Errorf("wrote %s, but cannot record it for --undo: %w (the file as it was is in %s)", w.file, err, cmp.Or(backup, "no backup: it was new"))
+		if joined >= 0 {
+			c.Backup, c.Time = prev.Backup, prev.Time
+		}
+		if err := record(w.journal, c, joined); err != nil {
+			return true, backup, fmt.Errorf("wrote %s, but cannot record it for --undo: %w (the file as it was is in %s)", w.file, err, kept)
 		}
 	}
 	return true, backup, nil
+}
+
+// joins returns the index in the journal of the change this write joins,
+// and that change, or -1: with continues, the journal's last change to the
+// host's file, when the file is still as that change left it.
+func (w hostWrite) joins() (int, Change) {
+	if !w.continues || w.journal == "" {
+		return -1, Change{}
+	}
+	j, err := readJournal(w.journal)
+	if err != nil {
+		return -1, Change{}
+	}
+	for i, c := range slices.Backward(j.Changes) {
+		if c.Host != w.host {
+			continue
+		}
+		if c.File == w.file && c.SHA256 == sha(w.data) {
+			return i, c
+		}
+		break
+	}
+	return -1, Change{}
 }
 
 // target returns the file to replace: a symbolic link (dotfile managers use

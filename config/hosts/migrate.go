@@ -40,6 +40,13 @@ type MigrateOptions struct {
 	// Journal is the file where the write is recorded for Undo; ""
 	// records nothing.
 	Journal string
+	// Continues says the migration continues a write of the same command
+	// (setup --migrate --write mounts Switchboard, then migrates): when
+	// the journal's last change to the file is that write and the file is
+	// still as it left it, the migration makes no backup of its own and
+	// joins that change, so that one Undo restores the file as it was
+	// before the command.
+	Continues bool
 }
 
 // Migration is what turning off servers in a host's file takes. PlanMigrate
@@ -57,8 +64,9 @@ type Migration struct {
 	Kept []Kept
 	Err  error // why the file cannot be changed
 
-	s   *Setup // the file as read
-	out []byte // the file as a write leaves it
+	s         *Setup // the file as read
+	out       []byte // the file as a write leaves it
+	continues bool   // MigrateOptions.Continues
 }
 
 // Turned is a server a migration turns off.
@@ -111,7 +119,7 @@ func PlanMigrate(d Dirs, host string, opts MigrateOptions) (*Migration, error) {
 		plans = append(plans, s)
 	}
 	s := choosePlan(plans)
-	m := &Migration{Host: host, Title: s.Title, File: s.File, Key: s.Key, s: s, Err: s.Err}
+	m := &Migration{Host: host, Title: s.Title, File: s.File, Key: s.Key, s: s, Err: s.Err, continues: opts.Continues}
 	if s.State == SetupNoFile || s.State == SetupInvalid {
 		return m, nil
 	}
@@ -296,6 +304,6 @@ func (m *Migration) Write(now time.Time) (written bool, backup string, err error
 	case !m.Changes():
 		return false, "", nil
 	}
-	w := hostWrite{host: m.Host, title: m.Title, file: m.File, what: "migrate", data: m.s.data, exists: true, journal: m.s.journal}
+	w := hostWrite{host: m.Host, title: m.Title, file: m.File, what: "migrate", data: m.s.data, exists: true, journal: m.s.journal, continues: m.continues}
 	return w.commit(m.out, now, m.check)
 }

@@ -71,11 +71,16 @@ func writeJournal(path string, j journalFile) error {
 	return privfile.WriteAtomic(path, append(data, '\n'), 0o600)
 }
 
-// record adds c to the journal at path.
-func record(path string, c Change) error {
+// record adds c to the journal at path, or, when replace is an index of
+// it, puts c in that change's place (a write that joins it).
+func record(path string, c Change, replace int) error {
 	j, err := readJournal(path)
 	if err != nil {
 		return err
+	}
+	if replace >= 0 && replace < len(j.Changes) {
+		j.Changes[replace] = c
+		return writeJournal(path, j)
 	}
 	j.Changes = append(j.Changes, c)
 	if n := len(j.Changes); n > maxJournal {
