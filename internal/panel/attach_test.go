@@ -125,7 +125,7 @@ func TestAttachScreen(t *testing.T) {
 	s := r.screen()
 	s = strings.ReplaceAll(s, remote.Base, "URL")
 	r.t.Run("screen", func(t *testing.T) { goldenText(t, s) })
-	if !strings.Contains(s, "[1 servers]") {
+	if !strings.Contains(s, "[1:servers]") {
 		t.Errorf("2 left the servers screen of an attached panel:\n%s", s)
 	}
 }

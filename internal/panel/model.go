@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -447,9 +448,16 @@ func moveSel(sel, n int, k string) int {
 	return clampSel(sel, n)
 }
 
+// plural says n of a noun given in the singular: "1 tool", "2 tools",
+// "3 matches" (a noun ending in s, x, z, ch or sh takes "es").
 func plural(n int, one string) string {
 	if n == 1 {
 		return "1 " + one
+	}
+	for _, end := range []string{"s", "x", "z", "ch", "sh"} {
+		if strings.HasSuffix(one, end) {
+			return fmt.Sprintf("%d %ses", n, one)
+		}
 	}
 	return fmt.Sprintf("%d %ss", n, one)
 }

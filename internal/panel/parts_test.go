@@ -132,3 +132,24 @@ func TestInputKeys(t *testing.T) {
 		t.Errorf("a field without the focus took keys: %q", blurred.Value())
 	}
 }
+
+// TestPlural: counts read as English: "3 matches", not "3 matchs" (issue 30).
+func TestPlural(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		one  string
+		want string
+	}{
+		{0, "tool", "0 tools"},
+		{1, "tool", "1 tool"},
+		{2, "match", "2 matches"},
+		{1, "match", "1 match"},
+		{3, "prefix", "3 prefixes"},
+		{2, "class", "2 classes"},
+		{2, "resource", "2 resources"},
+	} {
+		if got := plural(tt.n, tt.one); got != tt.want {
+			t.Errorf("plural(%d, %q) = %q, want %q", tt.n, tt.one, got, tt.want)
+		}
+	}
+}

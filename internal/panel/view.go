@@ -71,7 +71,10 @@ func (m *Model) titleLine() string {
 		if tab(i) == tabTools && m.b.Local() == nil {
 			continue
 		}
-		label := fmt.Sprintf("%d %s", i+1, n)
+		// "4:problems", not "4 problems": the key that shows the screen
+		// must not read as a count (issue 30); the count, where there is
+		// one, is in parentheses.
+		label := fmt.Sprintf("%d:%s", i+1, n)
 		if tab(i) == tabProblems && len(m.status.Problems) > 0 {
 			label += fmt.Sprintf(" (%d)", len(m.status.Problems))
 		}
