@@ -11,6 +11,18 @@ import (
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 
+// errNoTerminal denies a call no one can be asked about, at the CLI: it
+// matches policy.ErrNoApprover.
+var errNoTerminal error = noTerminal{}
+
+type noTerminal struct{}
+
+func (noTerminal) Error() string {
+	return "standard input is not a terminal, so no one can be asked; pass --yes to approve this call"
+}
+
+func (noTerminal) Is(target error) bool { return target == policy.ErrNoApprover }
+
 // maxAnswer bounds the answer to an approval prompt.
 const maxAnswer = 1 << 10
 
@@ -26,7 +38,10 @@ func (e *env) cliApprover(yes bool) policy.Approver {
 		}
 		tty, ok := e.stdin.(*os.File)
 		if !ok || !isTerminal(tty) {
-			return policy.Deny, errors.New("standard input is not a terminal, so no one can be asked; pass --yes to approve this call")
+			// No one can be asked (policy.ErrNoApprover): the denial's hint
+			// then offers only what works without a terminal, not an
+			// answer no one can give.
+			return policy.Deny, errNoTerminal
 		}
 		fmt.Fprintf(e.stderr, "The call of %q on %q needs approval (rule at %s).\nArguments:\n%s\nAllow it? [o]nce, [s]ession, [d]eny (default deny): ",
 			req.Tool, req.Server, req.Rule.Where(), policy.ArgsPreview(req.Args, 2000))

@@ -107,6 +107,40 @@ func TestCallAsksOnTheTerminal(t *testing.T) {
 	}
 }
 
+// TestCallKeepsTypedAhead: an answer typed before the question shows is
+// the answer, on a terminal that is standard input, output and error
+// alike, as a person's is: nothing at start reads the terminal and drops
+// what was typed ahead (issue 30: bubbletea v1's initialisation asked the
+// terminal for its colours, read what was typed, and dropped it).
+func TestCallKeepsTypedAhead(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	bin := binary(t)
+	home := approveHome(t)
+	file := filepath.Join(t.TempDir(), "calls")
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	if _, err := ptmx.Write([]byte("o\n")); err != nil { // typed ahead
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "call", "record", "--server", "f", "file="+file, "then=")
+	cmd.Env = hermeticEnv(home)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	out, _ := readAll(bufio.NewReader(ptmx)) // until the command ends: EIO
+	if err := cmd.Wait(); err != nil || lines(t, file) != 1 {
+		t.Errorf("answer typed ahead: exit %v, %d calls sent, want the call sent; terminal:\n%s", err, lines(t, file), out)
+	}
+	if !bytes.Contains(out, []byte("Allow it?")) {
+		t.Errorf("no question on the terminal:\n%s", out)
+	}
+}
+
 func readAll(r *bufio.Reader) ([]byte, error) {
 	var b bytes.Buffer
 	_, err := b.ReadFrom(r)
@@ -131,6 +165,11 @@ func TestCallWithoutTerminal(t *testing.T) {
 	stderr, err := run()
 	if err == nil || lines(t, file) != 0 || !strings.Contains(stderr, "not a terminal") || !strings.Contains(stderr, "--yes") {
 		t.Errorf("without a terminal: exit %v, %d calls sent; want a failure that names --yes and nothing sent; stderr:\n%s", err, lines(t, file), stderr)
+	}
+	// The hint offers only what works without a terminal: no answer to
+	// give, since no one was asked (issue 30).
+	if strings.Contains(stderr, "allow for this session") || !strings.Contains(stderr, "no one could be asked") {
+		t.Errorf("without a terminal: the hint offers an answer no one can give, or does not say no one was asked; stderr:\n%s", stderr)
 	}
 	stderr, err = run("--yes")
 	if err != nil || lines(t, file) != 1 || !strings.Contains(stderr, `--yes approves the call of "record" on "f"`) {
