@@ -200,7 +200,7 @@ func TestPackagedServerUsableWhenConfigFailsClosed(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(d.UserFile(), []byte(`{"mcpServers": {"f": {"command": "x", "bogus": 1}}}`), 0o600); err != nil {
+	if err := os.WriteFile(d.UserFile(), []byte(`{"mcpServers": {"f": {"command": "x"}}, "bogus": 1}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Load(d)
