@@ -225,9 +225,10 @@ func toolLine(name, desc string) string {
 	return name + " — " + desc
 }
 
-// Describe is the answer of a describe request: one tool in full.
-func Describe(ref ToolRef, t *mcp.Tool) *Result {
-	r, _, lines := describe(ref, t)
+// Describe is the answer of a describe request: one tool in full, with
+// its schemas as TypeScript types when shapes is set.
+func Describe(ref ToolRef, t *mcp.Tool, shapes bool) *Result {
+	r, _, lines := describe(ref, t, shapes)
 	return r.lines("describe-"+ref.Name, lines)
 }
 
@@ -235,12 +236,12 @@ func Describe(ref ToolRef, t *mcp.Tool) *Result {
 // the user approved (nil for none: a tool never approved is named alone),
 // then what note says, and what the server offers instead as untrusted
 // data, both in the text and in the details.
-func DescribeQuarantined(ref ToolRef, approved *mcp.Tool, note QuarantineNote) *Result {
+func DescribeQuarantined(ref ToolRef, approved *mcp.Tool, note QuarantineNote, shapes bool) *Result {
 	t := approved
 	if t == nil {
 		t = &mcp.Tool{Name: ref.Name}
 	}
-	r, d, lines := describe(ref, t)
+	r, d, lines := describe(ref, t, shapes && approved != nil)
 	d.Changed, d.Held = true, approved == nil
 	if approved == nil {
 		lines = append(lines[:1], "definition: not shown until approved (what the server offers is below, as untrusted data)")
@@ -255,7 +256,7 @@ func DescribeQuarantined(ref ToolRef, approved *mcp.Tool, note QuarantineNote) *
 
 // describe begins the answer of a describe request: the result, its
 // tool's details, and the lines of its text so far.
-func describe(ref ToolRef, t *mcp.Tool) (*Result, *ToolDetail, []string) {
+func describe(ref ToolRef, t *mcp.Tool, shapes bool) (*Result, *ToolDetail, []string) {
 	d := &ToolDetail{Server: ref.Server, Name: ref.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 	r := &Result{Details: Details{Operation: string(ActionDescribe), Server: ref.Server, Count: 1, Tool: d}}
 	lines := []string{fmt.Sprintf("tool %q on %q (call as %q)", ref.Name, ref.Server, ref.Prefixed())}
@@ -267,6 +268,15 @@ func describe(ref ToolRef, t *mcp.Tool) (*Result, *ToolDetail, []string) {
 	}
 	if a := d.AnnotationText(); a != "" {
 		lines = append(lines, "annotations: "+a)
+	}
+	if shapes {
+		d.InputShape = TSShape(t.InputSchema, MaxShape)
+		sig := "(args: " + d.InputShape + ")"
+		if t.OutputSchema != nil {
+			d.OutputShape = TSShape(t.OutputSchema, MaxShape)
+			sig += " => " + d.OutputShape
+		}
+		lines = append(lines, "typescript: "+sig)
 	}
 	lines = append(lines, "input schema: "+compactJSON(t.InputSchema))
 	if t.OutputSchema != nil {

@@ -32,12 +32,21 @@ type Searched struct {
 	Total   int           // hits in all, beyond Offset and Limit
 	Hybrid  bool          // lexical and semantic ranking were fused
 	Reason  string        // why a search with settings.embeddings is lexical
+
+	// Disabled are the disabled servers searched (includeDisabled) and
+	// Unknown those of them the catalog has nothing of; a hit of one is
+	// marked Disabled. Shapes renders each hit's InputSchema (includeSchemas).
+	Disabled []string
+	Unknown  []string
+	Shapes   bool
+	Schemas  map[ToolRef]any // the input schemas of the hits, by tool, when Shapes
 }
 
 // Search is the answer of a search request: ranked tools by prefixed name,
 // how the search ran, and the servers it could not search, with why.
 func Search(s *Searched, a Audience) *Result {
-	info := &SearchInfo{Query: s.Query, Queries: s.Queries, Mode: "lexical", Reason: s.Reason, Offset: s.Offset, Limit: s.Limit, Servers: s.Servers}
+	info := &SearchInfo{Query: s.Query, Queries: s.Queries, Mode: "lexical", Reason: s.Reason, Offset: s.Offset, Limit: s.Limit, Servers: s.Servers,
+		Disabled: s.Disabled, Unknown: s.Unknown}
 	switch {
 	case s.Regex:
 		info.Mode = "regex"
@@ -57,6 +66,8 @@ func Search(s *Searched, a Audience) *Result {
 		lines = append(lines, fmt.Sprintf("nothing searched for %q: none of the %s could be searched", s.Query, plural(len(s.Servers), "server", "servers")))
 	case len(s.Hits) == 0 && s.Total > 0:
 		lines = append(lines, fmt.Sprintf("no more tools match %q on %s: %d in all, offset %d", s.Query, where, s.Total, s.Offset))
+	case len(s.Hits) == 0 && len(s.Servers) == 0:
+		lines = append(lines, fmt.Sprintf("no tools match %q: no server was searched", s.Query))
 	case len(s.Hits) == 0:
 		lines = append(lines, fmt.Sprintf("no tools match %q on %s (%s)", s.Query, where, strings.Join(Answered(s.Servers, failed), ", ")))
 	default:
@@ -77,9 +88,13 @@ func Search(s *Searched, a Audience) *Result {
 	}
 	for _, h := range s.Hits {
 		h.Description = Headline(h.Description, 120)
+		if s.Shapes {
+			h.InputShape = TSShape(s.Schemas[ToolRef{Server: h.Server, Name: h.Name}], MaxHitShape)
+		}
 		r.Details.Tools = append(r.Details.Tools, h)
 	}
 	lines = append(lines, hitLines(s.Queries, r.Details.Tools)...)
+	lines = append(lines, disabledLines(s)...)
 	for _, f := range s.Failed {
 		lines = append(lines, fmt.Sprintf("not searched: %q: %s", f.Server, brief(f.Error, 300)))
 	}
@@ -101,6 +116,12 @@ func hitLines(needs []string, tools []ToolInfo) []string {
 		}
 		if len(t.Also) > 0 {
 			l += " (also on " + listSome(t.Also, maxAlso) + ")"
+		}
+		if t.Disabled {
+			l += " (disabled)"
+		}
+		if t.InputShape != "" {
+			l += "\n  args: " + t.InputShape
 		}
 		return l
 	}
@@ -125,6 +146,23 @@ func hitLines(needs []string, tools []ToolInfo) []string {
 		if len(lines) == n {
 			lines = append(lines, "(no tools for it on this page)")
 		}
+	}
+	return lines
+}
+
+// disabledLines say how to use a disabled server's tools, and which
+// disabled servers the catalog knows nothing of.
+func disabledLines(s *Searched) []string {
+	var lines []string
+	shown := map[string]bool{}
+	for _, h := range s.Hits {
+		if h.Disabled && !shown[h.Server] {
+			shown[h.Server] = true
+			lines = append(lines, fmt.Sprintf("%q is disabled: its tools are listed from the catalog and cannot be called (hint: switchboard enable %s)", h.Server, h.Server))
+		}
+	}
+	if len(s.Unknown) > 0 {
+		lines = append(lines, fmt.Sprintf("not in the catalog (disabled before they were indexed, or changed since; never started while disabled): %s", listSome(s.Unknown, MaxDescribedServers)))
 	}
 	return lines
 }

@@ -51,6 +51,12 @@ type Request struct {
 	// alone; exactly one is set.
 	RedirectURL string
 	Code        string
+	// IncludeSchemas (search, describe) adds each tool's parameters as a
+	// compact TypeScript shape (see TSShape); describe adds its output's.
+	IncludeSchemas bool
+	// IncludeDisabled (search) also searches what the catalog kept of
+	// disabled servers, marking their tools; it never starts them.
+	IncludeDisabled bool
 }
 
 // Search limits.
@@ -109,8 +115,8 @@ var examples = map[Action]string{
 var fields = map[Action][]string{
 	ActionStatus:        {},
 	ActionServer:        {"server"},
-	ActionSearch:        {"search", "server", "limit", "offset", "regex"},
-	ActionDescribe:      {"describe", "server"},
+	ActionSearch:        {"search", "server", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "include_disabled"},
+	ActionDescribe:      {"describe", "server", "includeSchemas"},
 	ActionCall:          {"tool", "server", "args"},
 	ActionResourcesList: {"operation", "server"},
 	ActionResourcesRead: {"operation", "server", "resource"},
@@ -123,7 +129,11 @@ var fields = map[Action][]string{
 	ActionAuthComplete:  {"operation", "server", "args"},
 }
 
-var allFields = []string{"server", "search", "limit", "offset", "regex", "describe", "tool", "args", "operation", "action", "connect", "resource", "prompt"}
+var allFields = []string{"server", "search", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "describe", "tool", "args", "operation", "action", "connect", "resource", "prompt"}
+
+// aliases are other spellings of fields, accepted as the field they name
+// (include_disabled is mcp-plugin's) and not listed in errors.
+var aliases = map[string]string{"include_disabled": "includeDisabled"}
 
 // Parse validates the arguments of the proxy tool. It accepts nothing it
 // does not understand: unknown fields, two actions at once, fields that do
@@ -138,7 +148,7 @@ func Parse(raw []byte) (*Request, error) {
 		return nil, reqErr(examples[ActionSearch], "arguments must be a JSON object: %v", err)
 	}
 	for k := range m {
-		if !contains(allFields, k) {
+		if !contains(allFields, k) && aliases[k] == "" {
 			return nil, reqErr(examples[ActionSearch], "unknown field %q (fields: %s)", k, strings.Join(allFields, ", "))
 		}
 	}
@@ -167,10 +177,16 @@ func Parse(raw []byte) (*Request, error) {
 }
 
 func describeFields(a Action) string {
-	if len(fields[a]) == 0 {
+	var names []string
+	for _, f := range fields[a] {
+		if aliases[f] == "" {
+			names = append(names, f)
+		}
+	}
+	if len(names) == 0 {
 		return "no fields"
 	}
-	return strings.Join(fields[a], ", ")
+	return strings.Join(names, ", ")
 }
 
 // actionOf finds the one action a request asks for.
@@ -304,10 +320,31 @@ func (r *Request) decodeSearch(m map[string]json.RawMessage, ex string) error {
 			return reqErr(ex, "offset must be a whole number, 0 or more")
 		}
 	}
-	if raw, ok := m["regex"]; ok {
-		if err := json.Unmarshal(raw, &r.Regex); err != nil {
-			return reqErr(ex, "regex must be true or false")
+	for _, f := range []struct {
+		key string
+		dst *bool
+	}{{"regex", &r.Regex}, {"includeSchemas", &r.IncludeSchemas}, {"includeDisabled", &r.IncludeDisabled}} {
+		if err := flag(m, f.key, f.dst, ex); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// flag reads a true-or-false field, under its name or an alias of it
+// (not both).
+func flag(m map[string]json.RawMessage, key string, dst *bool, ex string) error {
+	raw, ok := m[key]
+	for alias, name := range aliases {
+		if a, given := m[alias]; given && name == key {
+			if ok {
+				return reqErr(ex, "%s and %s are the same field: give one", key, alias)
+			}
+			raw, ok, key = a, true, alias
+		}
+	}
+	if ok && json.Unmarshal(raw, dst) != nil {
+		return reqErr(ex, "%s must be true or false", key)
 	}
 	return nil
 }
@@ -427,4 +464,5 @@ const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
 	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},` +
 	`"action":{},"connect":{"type":"string"},` +
 	`"resource":{"type":"string"},"prompt":{"type":"string"},` +
-	`"limit":{"type":"integer"},"offset":{"type":"integer"},"regex":{"type":"boolean"}}}`
+	`"limit":{"type":"integer"},"offset":{"type":"integer"},"regex":{"type":"boolean"},` +
+	`"includeSchemas":{"type":"boolean"},"includeDisabled":{"type":"boolean"}}}`

@@ -40,6 +40,10 @@ func TestParse(t *testing.T) {
 		{`{"action":"auth-complete","server":"e","args":{"redirectUrl":" http://127.0.0.1:5/callback?code=c&state=s "}}`,
 			Request{Action: ActionAuthComplete, Server: "e", RedirectURL: "http://127.0.0.1:5/callback?code=c&state=s", Limit: DefaultLimit}},
 		{`{"action":"auth-complete","server":"e","args":"{\"code\":\"c1\"}"}`, Request{Action: ActionAuthComplete, Server: "e", Code: "c1", Limit: DefaultLimit}},
+		{`{"search":"x","includeSchemas":true,"includeDisabled":true}`, Request{Action: ActionSearch, Query: "x", Limit: DefaultLimit, IncludeSchemas: true, IncludeDisabled: true}},
+		{`{"search":"x","include_disabled":true}`, Request{Action: ActionSearch, Query: "x", Limit: DefaultLimit, IncludeDisabled: true}},
+		{`{"search":"x","includeDisabled":false}`, Request{Action: ActionSearch, Query: "x", Limit: DefaultLimit}},
+		{`{"describe":"echo","includeSchemas":true}`, Request{Action: ActionDescribe, Name: "echo", Limit: DefaultLimit, IncludeSchemas: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -61,6 +65,11 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{`[]`, "must be a JSON object"},
 		{`{"bogus":1}`, `unknown field "bogus"`},
+		{`{"search":"x","includeSchemas":"yes"}`, "includeSchemas must be true or false"},
+		{`{"search":"x","include_disabled":1}`, "include_disabled must be true or false"},
+		{`{"search":"x","includeDisabled":true,"include_disabled":true}`, "includeDisabled and include_disabled are the same field: give one"},
+		{`{"describe":"x","includeDisabled":true}`, `field "includeDisabled" does not belong to a describe request (it takes describe, server, includeSchemas)`},
+		{`{"tool":"x","includeSchemas":true}`, `field "includeSchemas" does not belong to a call request`},
 		{`{"search":"x","tool":"y"}`, `one action at a time: "search", "tool"`},
 		{`{"describe":"x","operation":"instructions"}`, "one action at a time"},
 		{`{"search":""}`, "search must not be empty"},

@@ -77,6 +77,13 @@ type ToolInfo struct {
 	Need    string   `json:"need,omitempty"`
 	Implied string   `json:"implied,omitempty"`
 	Also    []string `json:"also,omitempty"`
+	// InputShape is the tool's parameters as a TypeScript type (search
+	// with includeSchemas; see TSShape).
+	InputShape string `json:"inputShape,omitempty"`
+	// Disabled marks a tool of a disabled server, found in what the
+	// catalog kept of it (search with includeDisabled): it cannot be
+	// called until the server is enabled.
+	Disabled bool `json:"disabled,omitempty"`
 }
 
 // ToolDetail is one tool described in full.
@@ -94,6 +101,11 @@ type ToolDetail struct {
 	// instead (as a diff against the approved one), wrapped as untrusted
 	// data.
 	Offered string `json:"offered,omitempty"`
+	// InputShape and OutputShape are the schemas as TypeScript types
+	// (describe with includeSchemas; see TSShape); OutputShape only when
+	// the tool declares an output schema.
+	InputShape  string `json:"inputShape,omitempty"`
+	OutputShape string `json:"outputShape,omitempty"`
 }
 
 // ResourceInfo is one resource, named by an opaque reference.
@@ -139,6 +151,11 @@ type SearchInfo struct {
 	Limit   int      `json:"limit"`
 	Servers []string `json:"servers"`          // the servers searched
 	Failed  []string `json:"failed,omitempty"` // servers that could not be indexed
+	// Disabled are the disabled servers searched (includeDisabled), from
+	// what the catalog kept of them; Unknown those of them the catalog has
+	// nothing of (never indexed while enabled, or since changed).
+	Disabled []string `json:"disabled,omitempty"`
+	Unknown  []string `json:"unknown,omitempty"`
 }
 
 // ServerStatus is what is known of one configured server, without

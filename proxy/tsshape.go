@@ -51,17 +51,6 @@ func TSShape(schema any, limit int) string {
 	return cutShape(r.shape(root, 0, 0), limit)
 }
 
-// Signature renders a tool as describe shows it with includeSchemas:
-// (args: INPUT) => OUTPUT, without the arrow when the tool declares no
-// output schema.
-func Signature(input, output any) string {
-	sig := "(args: " + TSShape(input, MaxShape) + ")"
-	if output != nil {
-		sig += " => " + TSShape(output, MaxShape)
-	}
-	return sig
-}
-
 // schemaValue returns a schema as decoded JSON: a map, a bool, or nil.
 func schemaValue(schema any) any {
 	var data []byte

@@ -107,17 +107,6 @@ func TestTSShapeBounds(t *testing.T) {
 	}
 }
 
-func TestSignature(t *testing.T) {
-	in := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"head":{"type":"integer"}},"required":["path"]}`)
-	out := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
-	if got, want := Signature(in, out), `(args: { path: string; head?: number }) => { n: number }`; got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-	if got, want := Signature(in, nil), `(args: { path: string; head?: number })`; got != want {
-		t.Errorf("without an output schema: got %s, want %s", got, want)
-	}
-}
-
 // FuzzTSShape: any input renders without panicking, within the bound, as
 // valid UTF-8 when the input is.
 func FuzzTSShape(f *testing.F) {

@@ -56,16 +56,28 @@ func (e *Engine) entry(ctx context.Context, server string) (*catalog.Entry, erro
 // definitions: a server that could not be indexed as it is now is not
 // searched, and the answer says why. With settings.embeddings the search
 // is hybrid when it can be, and says why when it is lexical instead.
+//
+// With includeDisabled it also searches what the catalog kept of disabled
+// servers, never starting them, and marks their tools.
 func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result {
-	servers := s.allowedServers(s.e.searchable(req.Server))
+	var servers, off, unknown []string
+	if req.Server == "" || !s.e.isDisabled(req.Server) {
+		servers = s.allowedServers(s.e.searchable(req.Server))
+	}
+	if req.IncludeDisabled {
+		off, _, unknown = s.e.disabledEntries(ctx, req.Server)
+		off = s.allowedServers(off)
+	}
 	failed := s.e.ensureIndexed(ctx, servers)
 	if err := failed[req.Server]; req.Server != "" && err != nil {
 		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
 	}
+	servers = append(servers, off...)
 	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex,
 		Exclude: s.excludeDenied(ctx, servers, s.e.unsearchable(ctx, servers))}
 	needs := req.Needs()
-	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers}
+	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers,
+		Disabled: off, Unknown: unknown, Shapes: req.IncludeSchemas}
 	if len(needs) > 1 {
 		found.Queries = needs
 	}
@@ -80,6 +92,9 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 			}
 			opts.Embeddings, opts.Model = append(opts.Embeddings, vec), s.e.emb.model()
 		}
+	}
+	if len(servers) == 0 {
+		return proxy.Search(found, s.e.opts.Audience) // nothing to search: the catalog would take none as all
 	}
 	res, err := s.e.cat.SearchAll(ctx, needs, opts)
 	if err != nil {
@@ -100,13 +115,36 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 	found.Failed = serverErrors(failed)
 	for _, h := range res.Results {
 		also := slices.DeleteFunc(slices.Clone(h.Also), func(server string) bool { return s.allowed(server, h.Name) != nil })
-		ti := proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score, Implied: h.Implied, Also: also}
+		ti := proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score, Implied: h.Implied, Also: also,
+			Disabled: slices.Contains(off, h.Server)}
 		if len(needs) > 1 {
 			ti.Need = needs[h.Need]
 		}
 		found.Hits = append(found.Hits, ti)
 	}
+	if req.IncludeSchemas {
+		found.Schemas = s.e.inputSchemas(ctx, found.Hits)
+	}
 	return proxy.Search(found, s.e.opts.Audience)
+}
+
+// inputSchemas returns the input schemas of tools, from the catalog.
+func (e *Engine) inputSchemas(ctx context.Context, tools []proxy.ToolInfo) map[proxy.ToolRef]any {
+	out := map[proxy.ToolRef]any{}
+	for _, t := range tools {
+		def, ok := e.cfg.Server(t.Server)
+		if !ok {
+			continue
+		}
+		if ent, ok := e.cached(ctx, def); ok {
+			for _, tool := range ent.Tools {
+				if tool.Name == t.Name {
+					out[proxy.ToolRef{Server: t.Server, Name: t.Name}] = tool.InputSchema
+				}
+			}
+		}
+	}
+	return out
 }
 
 // hashes returns the hash of each server's current definition.
@@ -169,7 +207,7 @@ func (e *Engine) resolve(ctx context.Context, name, server string) (proxy.ToolRe
 		}
 	}
 	if err != nil {
-		return proxy.ToolRef{}, nil, e.unresolved(name, server, err, names, servers, failed)
+		return proxy.ToolRef{}, nil, e.unresolved(ctx, name, server, err, names, servers, failed)
 	}
 	for _, t := range tools[ref.Server] {
 		if t.Name == ref.Name {
@@ -203,8 +241,9 @@ func prefixServers(name string, servers []string) []string {
 // given and that server unreachable, its own error (a failed start, an
 // unset variable, a timeout, a refused authorization); without it, which
 // servers could not be searched and why; for a name prefixed with a server
-// of an ignored project file, that the project is not trusted.
-func (e *Engine) unresolved(name, server string, err error, names *proxy.Names, servers []string, failed map[string]error) error {
+// of an ignored project file, that the project is not trusted; for a tool
+// of a disabled server, that it is disabled and how to enable it.
+func (e *Engine) unresolved(ctx context.Context, name, server string, err error, names *proxy.Names, servers []string, failed map[string]error) error {
 	if ferr := failed[server]; server != "" && ferr != nil {
 		return ferr
 	}
@@ -212,6 +251,9 @@ func (e *Engine) unresolved(name, server string, err error, names *proxy.Names, 
 		return err
 	}
 	if why := e.untrustedPrefix(name); why != nil {
+		return why
+	}
+	if why := e.disabledTool(ctx, name); why != nil {
 		return why
 	}
 	if len(failed) == 0 {
@@ -234,9 +276,9 @@ func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Resul
 	}
 	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
 		// What the server offers now is shown only as untrusted data.
-		return proxy.DescribeQuarantined(ref, q.Approved(), quarantineNote(q))
+		return proxy.DescribeQuarantined(ref, q.Approved(), quarantineNote(q), req.IncludeSchemas)
 	}
-	return proxy.Describe(ref, t)
+	return proxy.Describe(ref, t, req.IncludeSchemas)
 }
 
 // call calls a tool exactly once.

@@ -50,6 +50,9 @@ func (s *Session) Do(ctx context.Context, req *proxy.Request) *proxy.Result {
 func (s *Session) do(ctx context.Context, req *proxy.Request) *proxy.Result {
 	if req.Server != "" {
 		name, err := s.e.server(req.Server)
+		if errors.Is(err, config.ErrDisabled) && req.Action == proxy.ActionSearch && req.IncludeDisabled {
+			err = nil // searched in the catalog alone
+		}
 		if err != nil {
 			return proxy.ErrorResult(req.Action, req.Server, err)
 		}
