@@ -35,7 +35,9 @@ var update = flag.Bool("update", false, "rewrite the answers of testdata/contrac
 // answers, and read the diff.
 //
 // A transcript holds, in this order:
-//   - config.json (optional): the user's configuration file. "$FIXTURE" in
+//   - config.json (optional, and again between requests to change it, as
+//     a user who edits the file between two runs): the user's
+//     configuration file. "$FIXTURE" in
 //     it is the path of the fixture server (package testserver, with
 //     SWITCHBOARD_TESTSERVER in its env), "$FIXTURE_ARGS" its arguments,
 //     and "$NEEDS_AUTH" the URL of an HTTP server that answers every
@@ -122,7 +124,7 @@ func runTranscript(t *testing.T, file string) {
 			if err := os.WriteFile(d.UserFile(), []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			eng = nil
+			closeEngine() // the next request opens one over the new file
 		case strings.HasPrefix(f.Name, "server/"):
 			servers[strings.TrimSuffix(strings.TrimPrefix(f.Name, "server/"), ".json")] = f.Data
 			if eng != nil {

@@ -38,6 +38,7 @@ type Searched struct {
 	// marked Disabled. Shapes renders each hit's InputSchema (includeSchemas).
 	Disabled []string
 	Unknown  []string
+	Off      int // disabled servers not searched (without includeDisabled)
 	Shapes   bool
 	Schemas  map[ToolRef]any // the input schemas of the hits, by tool, when Shapes
 }
@@ -100,6 +101,9 @@ func Search(s *Searched, a Audience) *Result {
 	}
 	if len(s.Hits) == 0 && s.Total == 0 && !s.Regex && len(s.Failed) < len(s.Servers) {
 		lines = append(lines, "hint: try other words, or "+a.ListTools()+" to list a server's tools")
+	}
+	if len(s.Hits) == 0 && s.Total == 0 && s.Off > 0 {
+		lines = append(lines, fmt.Sprintf("hint: %s not searched; includeDisabled searches what the catalog kept of them", plural(s.Off, "disabled server is", "disabled servers are")))
 	}
 	return r.lines("search", lines)
 }

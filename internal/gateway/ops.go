@@ -68,6 +68,10 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 		off, _, unknown = s.e.disabledEntries(ctx, req.Server)
 		off = s.allowedServers(off)
 	}
+	nOff := 0
+	if !req.IncludeDisabled && req.Server == "" {
+		nOff = len(s.e.disabled(""))
+	}
 	failed := s.e.ensureIndexed(ctx, servers)
 	if err := failed[req.Server]; req.Server != "" && err != nil {
 		return proxy.ErrorResult(proxy.ActionSearch, req.Server, err)
@@ -77,7 +81,7 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 		Exclude: s.excludeDenied(ctx, servers, s.e.unsearchable(ctx, servers))}
 	needs := req.Needs()
 	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers,
-		Disabled: off, Unknown: unknown, Shapes: req.IncludeSchemas}
+		Disabled: off, Unknown: unknown, Off: nOff, Shapes: req.IncludeSchemas}
 	if len(needs) > 1 {
 		found.Queries = needs
 	}
