@@ -71,6 +71,11 @@ func (a Audience) Search(query string) string {
 	return a.pick(fmt.Sprintf(`{"search": %q}`, query), "switchboard search "+ShellQuote(query))
 }
 
+// IncludeDisabled names the way to search disabled servers too.
+func (a Audience) IncludeDisabled() string {
+	return a.pick(`"includeDisabled": true`, "--include-disabled")
+}
+
 // ServerField names the way to give a request's server.
 func (a Audience) ServerField() string {
 	return a.pick(`"server"`, "--server SERVER")

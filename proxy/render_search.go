@@ -103,7 +103,7 @@ func Search(s *Searched, a Audience) *Result {
 		lines = append(lines, "hint: try other words, or "+a.ListTools()+" to list a server's tools")
 	}
 	if len(s.Hits) == 0 && s.Total == 0 && s.Off > 0 {
-		lines = append(lines, fmt.Sprintf("hint: %s not searched; includeDisabled searches what the catalog kept of them", plural(s.Off, "disabled server is", "disabled servers are")))
+		lines = append(lines, fmt.Sprintf("hint: %s not searched; %s searches what the catalog kept of them", plural(s.Off, "disabled server is", "disabled servers are"), a.IncludeDisabled()))
 	}
 	return r.lines("search", lines)
 }
