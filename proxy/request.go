@@ -131,6 +131,10 @@ var fields = map[Action][]string{
 
 var allFields = []string{"server", "search", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "describe", "tool", "args", "operation", "action", "connect", "resource", "prompt"}
 
+// unlisted are fields Parse accepts that Schema leaves out, to keep the
+// tool's definition small (see Schema).
+var unlisted = []string{"includeDisabled"}
+
 // aliases are other spellings of fields, accepted as the field they name
 // (include_disabled is mcp-plugin's) and not listed in errors.
 var aliases = map[string]string{"include_disabled": "includeDisabled"}
@@ -457,7 +461,10 @@ func actionStrings(as []Action) []string {
 
 // Schema is the JSON schema of the proxy tool's arguments. It is stable:
 // agents cache tool definitions, so it changes only with the contract. The
-// tool's description explains the fields; the schema stays lean.
+// tool's description explains the fields; the schema stays lean (the
+// whole definition under 400 tokens with ten servers): the unlisted
+// fields, which only a search that finds nothing suggests, are accepted
+// without being listed.
 const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
 	`"search":{"type":["string","array"],"items":{"type":"string"},"maxItems":8},"describe":{"type":"string"},"tool":{"type":"string"},` +
 	`"args":{"type":["object","string"]},"server":{"type":"string"},` +
@@ -465,4 +472,4 @@ const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
 	`"action":{},"connect":{"type":"string"},` +
 	`"resource":{"type":"string"},"prompt":{"type":"string"},` +
 	`"limit":{"type":"integer"},"offset":{"type":"integer"},"regex":{"type":"boolean"},` +
-	`"includeSchemas":{"type":"boolean"},"includeDisabled":{"type":"boolean"}}}`
+	`"includeSchemas":{"type":"boolean"}}}`
