@@ -131,9 +131,10 @@ var fields = map[Action][]string{
 
 var allFields = []string{"server", "search", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "describe", "tool", "args", "operation", "action", "connect", "resource", "prompt"}
 
-// unlisted are fields Parse accepts that Schema leaves out, to keep the
-// tool's definition small (see Schema).
-var unlisted = []string{"includeDisabled"}
+// unlisted are fields Parse accepts that Schema leaves out (see Schema):
+// "action" is pi-mcp-adapter's name of "operation", for requests written
+// for it.
+var unlisted = []string{"action"}
 
 // aliases are other spellings of fields, accepted as the field they name
 // (include_disabled is mcp-plugin's) and not listed in errors.
@@ -462,14 +463,17 @@ func actionStrings(as []Action) []string {
 // Schema is the JSON schema of the proxy tool's arguments. It is stable:
 // agents cache tool definitions, so it changes only with the contract. The
 // tool's description explains the fields; the schema stays lean (the
-// whole definition under 400 tokens with ten servers): the unlisted
-// fields, which only a search that finds nothing suggests, are accepted
-// without being listed.
-const Schema = `{"type":"object","additionalProperties":false,"properties":{` +
+// whole definition under 400 tokens with ten servers). It does not forbid
+// other properties: Parse refuses an unknown field itself, with the fields
+// and an example, and accepts the aliases (include_disabled) that the
+// schema does not list; a client's or go-sdk's validation against
+// "additionalProperties": false would refuse those with a bare error on
+// one face and not on another.
+const Schema = `{"type":"object","properties":{` +
 	`"search":{"type":["string","array"],"items":{"type":"string"},"maxItems":8},"describe":{"type":"string"},"tool":{"type":"string"},` +
 	`"args":{"type":["object","string"]},"server":{"type":"string"},` +
 	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},` +
-	`"action":{},"connect":{"type":"string"},` +
+	`"connect":{"type":"string"},` +
 	`"resource":{"type":"string"},"prompt":{"type":"string"},` +
 	`"limit":{"type":"integer"},"offset":{"type":"integer"},"regex":{"type":"boolean"},` +
-	`"includeSchemas":{"type":"boolean"}}}`
+	`"includeSchemas":{"type":"boolean"},"includeDisabled":{"type":"boolean"}}}`
