@@ -169,6 +169,9 @@ type Source struct {
 	Kind Kind
 	Path string
 	Host string // the host's name, for KindImport
+	// Plugin is the plugin's name, for KindPlugin, whose Path is the
+	// mcp.json at the plugin's root.
+	Plugin string
 }
 
 // Ours reports whether the file is Switchboard's own: strict, and the only
@@ -183,6 +186,9 @@ func (s Source) InProject() bool { return s.Kind == KindProjectShared || s.Kind 
 func (s Source) String() string {
 	if s.Kind == KindImport {
 		return fmt.Sprintf("%s (import from %s)", s.Path, s.Host)
+	}
+	if s.Kind == KindPlugin {
+		return fmt.Sprintf("%s (plugin %s)", s.Path, s.Plugin)
 	}
 	return s.Path
 }
@@ -305,6 +311,11 @@ type Settings struct {
 	// Roots); nil offers none. "~" is not yet expanded here: a server's
 	// Roots has it expanded.
 	Roots *Roots
+
+	// AgentPluginPaths are the Agent Plugins directories whose mcp.json
+	// servers are loaded (settings.agentPluginPaths; see KindPlugin),
+	// absolute or starting with "~/", lowest precedence first.
+	AgentPluginPaths []string
 
 	// Strict refuses every server that is not defined in Switchboard's
 	// own files (the user's, the project's .switchboard/, --config): the

@@ -42,6 +42,7 @@ type fileSettings struct {
 	telemetry      *Telemetry
 	store          *Store
 	roots          *Roots
+	agentPlugins   []string // settings.agentPluginPaths, absolute or ~/
 	strict         *bool
 	allowTools     map[string][]string // settings.includeTools; nil when unset
 	policy         policySettings
@@ -55,9 +56,10 @@ type decoder struct {
 	data     []byte
 	strict   bool
 	problems []Problem
-	fatal    bool   // a problem that fails the whole configuration closed
-	entry    string // the server whose entry is being decoded: its errors are its own
-	newlines []int  // offsets of the line breaks in data, found on first use
+	fatal    bool    // a problem that fails the whole configuration closed
+	entry    string  // the server whose entry is being decoded: its errors are its own
+	newlines []int   // offsets of the line breaks in data, found on first use
+	plugin   *plugin // the plugin whose mcp.json this is; nil for other files
 }
 
 // hostFields are fields other hosts are known to write into server entries.
@@ -463,7 +465,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "trace"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "trace", "agentPluginPaths"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -574,6 +576,8 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			}
 		case "includeTools":
 			s.allowTools = d.allowTools(m.value, p)
+		case "agentPluginPaths":
+			s.agentPlugins = d.agentPluginPaths(m.value, p)
 		case "credentialStore":
 			s.credStore = d.credentialStore(m.value, p)
 		case "credentialStoreKey":

@@ -90,6 +90,9 @@ func (d *decoder) server(name string, v *hujson.Value, path string) *Server {
 		r.stub = true
 		return r.finish()
 	}
+	if d.plugin != nil && !d.pluginServer(r, v, path) {
+		return nil
+	}
 	if !d.checkServer(r, v, path) {
 		return d.invalid(r, before)
 	}
@@ -148,6 +151,10 @@ func (r *rawServer) finish() *Server {
 
 func (d *decoder) serverField(r *rawServer, m member, p string) {
 	v := m.value
+	if d.plugin != nil && !slices.Contains(pluginServerFields, m.key) {
+		d.errorf(v, p, "%q is not a field of an Agent Plugins 1.0 server (its fields: %s)", m.key, strings.Join(pluginServerFields, ", "))
+		return
+	}
 	switch m.key {
 	case "type":
 		if t, ok := d.str(v, p); ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,7 +32,8 @@ func Load(d Dirs) *Config {
 	c.Project.Hash = projectHash(project.canon)
 	c.applyTrust(readTrust(d), project.problems, project.fatal)
 	c.mergeSettings(docs)
-	merged := c.defineServers(docs)
+	pluginFiles, pluginDocs := c.readPlugins()
+	merged := c.defineServers(docs, pluginFiles, pluginDocs)
 	c.checkCount(merged)
 	c.Servers = c.finish(merged)
 	return c
@@ -134,15 +136,18 @@ func (c *Config) mergeSettings(docs []loaded) {
 }
 
 // defineServers merges every definition, lowest precedence first: the
-// imported hosts' servers, then each file's. Files list their servers
-// whether or not they count, so that status can name them.
-func (c *Config) defineServers(docs []loaded) map[string]*Server {
+// imported hosts' servers, then the Agent Plugins', then each file's.
+// Files list their servers whether or not they count, so that status can
+// name them.
+func (c *Config) defineServers(docs []loaded, pluginFiles []File, pluginDocs []loaded) map[string]*Server {
 	merged := map[string]*Server{}
 	files := c.Files
 	c.Files = nil
 	for _, host := range c.Settings.Imports {
 		c.importHost(host, merged) // lowest precedence, so listed first
 	}
+	c.Files = append(c.Files, pluginFiles...)
+	docs = append(pluginDocs, docs...)
 	c.Files = append(c.Files, files...)
 	for i := range c.Files {
 		f := &c.Files[i]
@@ -451,6 +456,11 @@ func (st *Settings) merge(doc *document) {
 	}
 	if fs.roots != nil {
 		st.Roots = fs.roots
+	}
+	for _, dir := range fs.agentPlugins {
+		if !slices.Contains(st.AgentPluginPaths, dir) {
+			st.AgentPluginPaths = append(st.AgentPluginPaths, dir)
+		}
 	}
 	st.mergePolicy(fs.policy)
 }

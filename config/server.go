@@ -102,6 +102,9 @@ type Server struct {
 	Env          map[string]string
 	URL          string
 	Socket       string // the Unix socket of a "socket" server: an absolute path
+	// DataDir is a directory a stdio server's process is given, made
+	// (0700) before it starts: an Agent Plugin's PLUGIN_DATA.
+	DataDir string
 	Headers      map[string]string
 	// Redirects says which redirects requests follow (HTTP servers);
 	// "" is RedirectsSameOrigin.

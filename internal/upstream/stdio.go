@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/privfile"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 )
 
@@ -68,6 +69,12 @@ type procOptions struct {
 // directory. The child's stdin, stdout and stderr are pipes; stderr is kept
 // in a ring buffer.
 func startProcess(s *config.Server, env []string, o procOptions) (*process, error) {
+	if s.DataDir != "" {
+		// An Agent Plugin's PLUGIN_DATA exists before its server starts.
+		if err := privfile.MkdirAll(s.DataDir); err != nil {
+			return nil, withClass(ClassStart, fmt.Errorf("starting %q: creating its data directory: %w", s.Command, err))
+		}
+	}
 	path, err := lookPath(s.Command, s.Cwd, env)
 	if err != nil {
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, errors.Unwrap(err)))
