@@ -105,7 +105,7 @@ type Server struct {
 	// DataDir is a directory a stdio server's process is given, made
 	// (0700) before it starts: an Agent Plugin's PLUGIN_DATA.
 	DataDir string
-	Headers      map[string]string
+	Headers map[string]string
 	// Redirects says which redirects requests follow (HTTP servers);
 	// "" is RedirectsSameOrigin.
 	Redirects Redirects
