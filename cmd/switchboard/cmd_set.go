@@ -173,8 +173,11 @@ func setScope(e *env, d config.Dirs, name string) (config.Scope, *config.Server,
 		return "", nil, fmt.Errorf("not changing %q: it is defined in %s, the file given with --config or SWITCHBOARD_CONFIG, which set does not write (hint: edit that file)", name, e.pretty(s.Source.Path))
 	}
 	where := "a shared file"
-	if s.Source.Kind == config.KindImport {
+	switch s.Source.Kind {
+	case config.KindImport:
 		where = s.Source.Host + "'s file"
+	case config.KindPlugin:
+		where = "Agent Plugin " + s.Source.Plugin + "'s file"
 	}
 	return "", nil, fmt.Errorf("not changing %q: it is defined in %s (%s), which Switchboard does not write (hint: run switchboard add %s --force … to define it in Switchboard's own file, which overrides that definition; switchboard disable %s turns it off)", name, e.pretty(s.Source.Path), where, name, name)
 }
