@@ -194,3 +194,43 @@ func TestAgentPluginDuplicateName(t *testing.T) {
 		t.Errorf("errors:\n%s\nwant one about the second plugin", text)
 	}
 }
+
+// FuzzAgentPlugin feeds a plugin's plugin.json and mcp.json to their
+// decoders: whatever they hold, a server comes out named
+// <plugin>__<server>, valid, with PLUGIN_ROOT and PLUGIN_DATA set when it
+// is a command, and every problem names a file.
+func FuzzAgentPlugin(f *testing.F) {
+	f.Add([]byte(`{"name": "p"}`), []byte(`{"mcpServers": {"s": {"command": "./x", "args": ["${PLUGIN_ROOT}"], "cwd": "${PLUGIN_DATA}/a"}}}`))
+	f.Add([]byte(`{"name": "a.b"}`), []byte(`{"mcpServers": {"s": {"url": "https://e.com/", "headers": {"X": "${A}"}}}}`))
+	f.Add([]byte(`{"name": 1}`), []byte(`{`))
+	f.Add([]byte(`[]`), []byte(`{"mcpServers": {"s": {"command": "x", "env": {"PLUGIN_DATA": "x"}, "cwd": "./../.."}}}`))
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, manifest, servers []byte) {
+		name, prob := manifestName("/fuzz/plugin.json", manifest)
+		if prob != nil {
+			if prob.File != "/fuzz/plugin.json" || prob.Message == "" || prob.Severity != SeverityError {
+				t.Errorf("manifest problem: got %+v", prob)
+			}
+			return
+		}
+		p := &plugin{name: name, prefix: strings.ReplaceAll(name, ".", "_"), root: root, data: filepath.Join(root, "data")}
+		src := Source{Kind: KindPlugin, Path: "/fuzz/mcp.json", Plugin: name}
+		doc, problems := decodePlugin(src, servers, p)
+		for _, pr := range problems {
+			if pr.File != src.Path || pr.Message == "" {
+				t.Errorf("problem: got %+v", pr)
+			}
+		}
+		if doc == nil {
+			return
+		}
+		for _, s := range doc.servers {
+			if !ValidName(s.Name) || !strings.HasPrefix(s.Name, p.prefix+"__") {
+				t.Errorf("server name %q: not valid, or not prefixed %q", s.Name, p.prefix+"__")
+			}
+			if s.Type == TransportStdio && (s.Env[PluginRootVar] != root || s.Env[PluginDataVar] != p.data || s.DataDir != p.data) {
+				t.Errorf("server %q: env %v, data dir %q: want PLUGIN_ROOT and PLUGIN_DATA set", s.Name, s.Env, s.DataDir)
+			}
+		}
+	})
+}
