@@ -81,8 +81,8 @@ func TestAgentPlugins(t *testing.T) {
 	if remote.Type != TransportHTTP || remote.URL != "https://mcp.example.com/mcp" || remote.Env != nil {
 		t.Errorf("remote: got %s, %q, env %v", remote.Type, remote.URL, remote.Env)
 	}
-	if _, ok := c.Server("acme_tools__bad"); ok {
-		t.Error("acme_tools__bad: loaded, want skipped: lifecycle is not a field of an Agent Plugins server")
+	if _, err := c.Usable("acme_tools__bad"); err == nil {
+		t.Error("acme_tools__bad: usable, want invalid: lifecycle is not a field of an Agent Plugins server")
 	}
 	text := problemText(c.Problems)
 	for _, w := range []string{
@@ -139,7 +139,7 @@ func TestAgentPluginRefused(t *testing.T) {
 			if text := problemText(c.Errors()); !strings.Contains(text, tt.want) {
 				t.Errorf("errors:\n%s\nwant one containing %q", text, tt.want)
 			}
-			if diff := cmp.Diff(tt.loaded, c.Names()); diff != "" {
+			if diff := cmp.Diff(tt.loaded, usableNames(c)); diff != "" {
 				t.Errorf("servers (-want +got):\n%s", diff)
 			}
 		})
@@ -233,4 +233,16 @@ func FuzzAgentPlugin(f *testing.F) {
 			}
 		}
 	})
+}
+
+// usableNames are the servers of c that may be connected: one whose entry
+// has an error is in c.Servers, invalid.
+func usableNames(c *Config) []string {
+	var out []string
+	for _, name := range c.Names() {
+		if _, err := c.Usable(name); err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
