@@ -160,7 +160,7 @@ func (s *server) openStdio(ctx context.Context, client *mcp.Client, opts *mcp.Cl
 	if s.pool.mark != "" {
 		env[markEnv] = s.pool.mark
 	}
-	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine(), redact: o.Redact})
+	proc, err := startProcess(s.cfg, mergeEnv(o.BaseEnv, env), procOptions{terminate: o.TerminateTimeout, writeMax: s.timeout, supervise: o.Supervise, stderr: s.stderrLine(), redact: o.Redact, log: s.log})
 	if err != nil {
 		underway()
 		return nil, "", err

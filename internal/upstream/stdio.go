@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -63,11 +64,14 @@ type procOptions struct {
 	supervise bool          // start the server under a supervisor (Linux)
 	stderr    func(string)  // receives each stderr line; nil for none
 	redact    *redact.Set   // replaced in stderr before anything keeps it
+	log       *slog.Logger  // says when an npx command runs the installed bin; never nil
 }
 
 // startProcess starts the server's command with env in the server's working
 // directory. The child's stdin, stdout and stderr are pipes; stderr is kept
-// in a ring buffer.
+// in a ring buffer. An npx command whose package is installed runs the
+// package's bin instead (see npx.go); should that not start, npx runs as
+// written.
 func startProcess(s *config.Server, env []string, o procOptions) (*process, error) {
 	if s.DataDir != "" {
 		// An Agent Plugin's PLUGIN_DATA exists before its server starts.
@@ -75,18 +79,33 @@ func startProcess(s *config.Server, env []string, o procOptions) (*process, erro
 			return nil, withClass(ClassStart, fmt.Errorf("starting %q: creating its data directory: %w", s.Command, err))
 		}
 	}
+	if t, ok := resolveNpx(s.Command, s.Args, s.Cwd, env); ok {
+		p, err := startCommand(s, t.path, t.path, t.args, env, o)
+		if err == nil {
+			o.log.Info("running the installed package's bin in place of npx", "bin", t.bin)
+			return p, nil
+		}
+		o.log.Info("running npx as written: the installed package's bin did not start", "bin", t.bin, "error", err)
+	}
 	path, err := lookPath(s.Command, s.Cwd, env)
 	if err != nil {
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, errors.Unwrap(err)))
 	}
-	cmd := exec.Command(path, s.Args...)
-	cmd.Args[0] = s.Command
+	return startCommand(s, path, s.Command, s.Args, env, o)
+}
+
+// startCommand starts the program at path, named argv0, with args, for
+// the server s.
+func startCommand(s *config.Server, path, argv0 string, args, env []string, o procOptions) (*process, error) {
+	cmd := exec.Command(path, args...)
+	cmd.Args[0] = argv0
 	cmd.Dir = s.Cwd
 	cmd.Env = env
 	if err := prepare(cmd, env); err != nil {
 		return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
 	}
 	var report, reportW *os.File
+	var err error
 	if o.supervise {
 		if cmd, report, reportW, err = supervised(cmd); err != nil {
 			return nil, withClass(ClassStart, fmt.Errorf("starting %q: %w", s.Command, err))
