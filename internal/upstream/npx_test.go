@@ -2,13 +2,17 @@ package upstream
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/switchboard-mcp/switchboard/config"
 )
 
 func TestParseNpx(t *testing.T) {
@@ -347,5 +351,38 @@ func TestResolveNpxOnlyNpx(t *testing.T) {
 	}
 	if _, ok := resolveNpx("/usr/local/bin/npx", []string{"foo@1.2.3"}, root, nil); !ok && runtime.GOOS != "windows" {
 		t.Errorf("resolveNpx(/usr/local/bin/npx) not resolved")
+	}
+}
+
+// TestNpxFallsBack: when the installed bin does not start (here its
+// interpreter does not exist), npx runs as written.
+func TestNpxFallsBack(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("npx is not resolved on Windows")
+	}
+	root := t.TempDir()
+	layout{
+		"node_modules/foo/package.json": pkgJSON("foo", "1.2.3", "cli.sh"),
+		"node_modules/foo/cli.sh":       "#!/nonexistent/interpreter\n",
+		"npx/npx":                       "#!/bin/sh\necho \"npx ran: $*\"\n",
+	}.write(t, root)
+	npx := filepath.Join(root, "npx", "npx")
+	args := []string{"-y", "foo@1.2.3", "a"}
+	if _, ok := resolveNpx(npx, args, root, nil); !ok {
+		t.Fatal("resolveNpx: not resolved; the test needs a resolved bin that does not start")
+	}
+	s := &config.Server{Name: "f", Command: npx, Args: args, Cwd: root}
+	var logs strings.Builder
+	p, err := startProcess(s, []string{"PATH=/usr/bin:/bin"}, procOptions{terminate: time.Second, log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatalf("startProcess: %v", err)
+	}
+	defer p.close()
+	out, _ := io.ReadAll(p.stdout)
+	if got, want := string(out), "npx ran: -y foo@1.2.3 a\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+	if !strings.Contains(logs.String(), "running npx as written") {
+		t.Errorf("log = %q, want the fallback said", logs.String())
 	}
 }
