@@ -198,12 +198,16 @@ func localPrefix(dir string) string {
 // own package.json, or a node_modules/.bin entry of that name, from the
 // local prefix up, that is not bin.
 func npxRunsOther(prefix, name, bin string) bool {
-	var own struct {
-		Bin json.RawMessage `json:"bin"`
-	}
+	var own manifest
 	if readJSON(filepath.Join(prefix, "package.json"), &own) == nil {
-		var bins map[string]string
-		if json.Unmarshal(own.Bin, &bins) == nil && bins[name] != "" {
+		bins := map[string]string{}
+		var one string
+		if json.Unmarshal(own.Bin, &one) == nil { // npm names a lone bin for the package
+			bins[own.Name[strings.LastIndex(own.Name, "/")+1:]] = one
+		} else {
+			_ = json.Unmarshal(own.Bin, &bins)
+		}
+		if bins[name] != "" {
 			return true
 		}
 	}

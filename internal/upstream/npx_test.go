@@ -205,6 +205,16 @@ func TestResolveNpx(t *testing.T) {
 			"p/node_modules/foo/package.json": pkgJSON("foo", "0.0.1", "cli.js"),
 			"p/node_modules/foo/cli.js":       nodeBin,
 		}, cwd: "p", args: []string{"foo"}},
+		{name: "name alone, the project's own lone bin", files: layout{
+			"p/package.json":                  `{"name":"foo","bin":"mine.js"}`,
+			"p/node_modules/foo/package.json": pkgJSON("foo", "0.0.1", "cli.js"),
+			"p/node_modules/foo/cli.js":       nodeBin,
+		}, cwd: "p", args: []string{"foo"}},
+		{name: "name alone, another project", files: layout{
+			"p/package.json":                  `{"name":"bar","bin":"mine.js"}`,
+			"p/node_modules/foo/package.json": pkgJSON("foo", "0.0.1", "cli.js"),
+			"p/node_modules/foo/cli.js":       nodeBin,
+		}, cwd: "p", args: []string{"foo"}, want: "p/node_modules/foo/cli.js"},
 		{name: "local version differs", files: layout{
 			"p/node_modules/foo/package.json": pkgJSON("foo", "1.2.4", "cli.js"),
 			"p/node_modules/foo/cli.js":       nodeBin,
