@@ -226,9 +226,10 @@ func toolLine(name, desc string) string {
 }
 
 // Describe is the answer of a describe request: one tool in full, with
-// its schemas as TypeScript types when shapes is set.
-func Describe(ref ToolRef, t *mcp.Tool, shapes bool) *Result {
-	r, _, lines := describe(ref, t, shapes)
+// its schemas as TypeScript types when shapes is set. People read its
+// schemas indented; agents get them compact, on one line.
+func Describe(ref ToolRef, t *mcp.Tool, shapes bool, a Audience) *Result {
+	r, _, lines := describe(ref, t, shapes, a)
 	return r.lines("describe-"+ref.Name, lines)
 }
 
@@ -236,12 +237,12 @@ func Describe(ref ToolRef, t *mcp.Tool, shapes bool) *Result {
 // the user approved (nil for none: a tool never approved is named alone),
 // then what note says, and what the server offers instead as untrusted
 // data, both in the text and in the details.
-func DescribeQuarantined(ref ToolRef, approved *mcp.Tool, note QuarantineNote, shapes bool) *Result {
+func DescribeQuarantined(ref ToolRef, approved *mcp.Tool, note QuarantineNote, shapes bool, a Audience) *Result {
 	t := approved
 	if t == nil {
 		t = &mcp.Tool{Name: ref.Name}
 	}
-	r, d, lines := describe(ref, t, shapes && approved != nil)
+	r, d, lines := describe(ref, t, shapes && approved != nil, a)
 	d.Changed, d.Held = true, approved == nil
 	if approved == nil {
 		lines = append(lines[:1], "definition: not shown until approved (what the server offers is below, as untrusted data)")
@@ -256,7 +257,7 @@ func DescribeQuarantined(ref ToolRef, approved *mcp.Tool, note QuarantineNote, s
 
 // describe begins the answer of a describe request: the result, its
 // tool's details, and the lines of its text so far.
-func describe(ref ToolRef, t *mcp.Tool, shapes bool) (*Result, *ToolDetail, []string) {
+func describe(ref ToolRef, t *mcp.Tool, shapes bool, a Audience) (*Result, *ToolDetail, []string) {
 	d := &ToolDetail{Server: ref.Server, Name: ref.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 	r := &Result{Details: Details{Operation: string(ActionDescribe), Server: ref.Server, Count: 1, Tool: d}}
 	lines := []string{fmt.Sprintf("tool %q on %q (call as %q)", ref.Name, ref.Server, ref.Prefixed())}
@@ -278,9 +279,9 @@ func describe(ref ToolRef, t *mcp.Tool, shapes bool) (*Result, *ToolDetail, []st
 		}
 		lines = append(lines, "typescript: "+sig)
 	}
-	lines = append(lines, "input schema: "+compactJSON(t.InputSchema))
+	lines = append(lines, "input schema:"+a.schemaJSON(t.InputSchema))
 	if t.OutputSchema != nil {
-		lines = append(lines, "output schema: "+compactJSON(t.OutputSchema))
+		lines = append(lines, "output schema:"+a.schemaJSON(t.OutputSchema))
 	}
 	return r, d, lines
 }

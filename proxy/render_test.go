@@ -84,7 +84,7 @@ func TestRenderers(t *testing.T) {
 		{
 			name: "describe",
 			r: Describe(ToolRef{Server: "gh", Name: "create"}, &mcp.Tool{Name: "create", Title: "Create", Description: "Makes one.",
-				InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}}, false),
+				InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}}, false, Agents),
 			text: "tool \"create\" on \"gh\" (call as \"gh_create\")\ntitle: Create\nMakes one.\nannotations: read-only, open-world\ninput schema: {\"type\":\"object\"}",
 			details: Details{Operation: "describe", Server: "gh", Count: 1, Tool: &ToolDetail{Server: "gh", Name: "create", Title: "Create",
 				Description: "Makes one.", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}}},

@@ -76,6 +76,20 @@ func orNone(list []string) string {
 	return strings.Join(list, ", ")
 }
 
+// schemaJSON is a schema as the audience reads it after its label: for
+// people, JSON indented by two spaces on lines of its own; for agents,
+// compact JSON on the label's line, which costs a model fewer tokens.
+func (a Audience) schemaJSON(v any) string {
+	if a != People || v == nil {
+		return " " + compactJSON(v)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return "\n" + string(b)
+}
+
 func compactJSON(v any) string {
 	if v == nil {
 		return "{}"

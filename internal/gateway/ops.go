@@ -280,9 +280,9 @@ func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Resul
 	}
 	if q := s.e.quarantined(ctx, ref.Server)[ref.Name]; q != nil {
 		// What the server offers now is shown only as untrusted data.
-		return proxy.DescribeQuarantined(ref, q.Approved(), quarantineNote(q), req.IncludeSchemas)
+		return proxy.DescribeQuarantined(ref, q.Approved(), quarantineNote(q), req.IncludeSchemas, s.e.opts.Audience)
 	}
-	return proxy.Describe(ref, t, req.IncludeSchemas)
+	return proxy.Describe(ref, t, req.IncludeSchemas, s.e.opts.Audience)
 }
 
 // call calls a tool exactly once.
