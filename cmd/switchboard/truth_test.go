@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
@@ -18,7 +19,8 @@ import (
 // say about servers that cannot be used. $FIXTURE is the fixture server's
 // executable (choose its mode with SWITCHBOARD_TESTSERVER in its env);
 // $AUTH_URL answers every request with HTTP 401; $API_URL is an MCP server
-// with an echo tool that answers a tools/call holding "revoked" with 401.
+// with an echo tool that answers a tools/call holding "revoked" with 401;
+// $OAUTH_URL is an MCP server with an echo tool behind an OAuth login.
 func TestTruthScripts(t *testing.T) {
 	fixture, _, _ := testserver.Command(testserver.Good)
 	auth := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -27,7 +29,8 @@ func TestTruthScripts(t *testing.T) {
 	t.Cleanup(auth.Close)
 	api := httptest.NewServer(revokedCalls(echoServer()))
 	t.Cleanup(api.Close)
-	testscript.Run(t, scriptParams("testdata/truth", map[string]string{"FIXTURE": fixture, "AUTH_URL": auth.URL, "API_URL": api.URL}))
+	as := oauthtest.New(t, oauthtest.Options{})
+	testscript.Run(t, scriptParams("testdata/truth", map[string]string{"FIXTURE": fixture, "AUTH_URL": auth.URL, "API_URL": api.URL, "OAUTH_URL": as.URL()}))
 }
 
 // echoServer is a Streamable HTTP MCP server with an echo tool.

@@ -243,10 +243,14 @@ func prefixServers(name string, servers []string) []string {
 
 // unresolved says why a tool name was not found, truthfully: with server
 // given and that server unreachable, its own error (a failed start, an
-// unset variable, a timeout, a refused authorization); without it, which
-// servers could not be searched and why; for a name prefixed with a server
-// of an ignored project file, that the project is not trusted; for a tool
-// of a disabled server, that it is disabled and how to enable it.
+// unset variable, a timeout, a refused authorization such as needs-auth
+// and the command that logs in); the same when the name is prefixed with
+// an unreachable server's (server_tool), or when the only server searched
+// is unreachable: its tools are not unknown, they could not be listed.
+// Otherwise, which servers could not be searched and why; for a name
+// prefixed with a server of an ignored project file, that the project is
+// not trusted; for a tool of a disabled server, that it is disabled and
+// how to enable it.
 func (e *Engine) unresolved(ctx context.Context, name, server string, err error, names *proxy.Names, servers []string, failed map[string]error) error {
 	if ferr := failed[server]; server != "" && ferr != nil {
 		return ferr
@@ -262,6 +266,14 @@ func (e *Engine) unresolved(ctx context.Context, name, server string, err error,
 	}
 	if len(failed) == 0 {
 		return err
+	}
+	for _, s := range prefixServers(name, servers) {
+		if ferr := failed[s]; ferr != nil {
+			return ferr
+		}
+	}
+	if len(servers) == 1 && failed[servers[0]] != nil {
+		return failed[servers[0]]
 	}
 	return &proxy.UnreachedError{Name: name, Answered: proxy.Answered(servers, failed), Failed: serverErrors(failed), Suggestions: names.Suggest(name, "", 5)}
 }
