@@ -17,6 +17,17 @@ type Visible struct {
 	Images     []*mcp.ImageContent
 	Structured any     // nil for none
 	Spills     []Spill // the files Text names
+	// Blocks are the content blocks Text was made of (Converted.Blocks):
+	// Fit keeps them in step with what it shows (see Fit).
+	Blocks []Block
+
+	// StructuredInText says the text holds the structured content, as
+	// Convert's text does (the server's own JSON block, the same values,
+	// or the JSON Convert adds): then, when the text is spilled, structured
+	// content that does not fit is left out with a note naming the text's
+	// file, and no file of its own is written: the result has one file,
+	// not two copies.
+	StructuredInText bool
 
 	// StructuredBytes, if not zero, is what the structured content takes
 	// where it is shown, for a caller that shows it inside JSON of its own
@@ -47,9 +58,14 @@ func (v Visible) structuredBytes(js []byte) int {
 // before it, in the order a model needs them: the text (spilled to a
 // preview, as Text does, when it does not fit on its own), then the images
 // in order, then the structured content, which mostly repeats the text (the
-// spec asks servers to put its JSON in a text block too). An image or
-// structured content that does not fit is written to a spill file (the
-// structured content as indented JSON) and named in a note after the text.
+// spec asks servers to put its JSON in a text block too). A preview takes
+// the budget, less the room of the images and structured content when
+// together they take at most half of it (else of the images alone, on the
+// same terms). An image that does not fit is written to a spill file and
+// named in a note after the text; so is structured content (as indented
+// JSON), unless the text holds it (StructuredInText) and was spilled: then
+// the note names the text's file, and the result has one spill file, not
+// two copies.
 //
 // The result is then at most the limit, plus the notes naming spill files.
 func (s *Spiller) Fit(what string, v Visible, reserve int) (Visible, error) {
@@ -62,7 +78,7 @@ func (s *Spiller) Fit(what string, v Visible, reserve int) (Visible, error) {
 		return v, nil
 	}
 	out := Visible{Spills: v.Spills}
-	t, err := s.textWithin(what, v.Text, reserve)
+	t, err := s.textWithin(what, v.Text, reserve, s.keep(v, sbytes, reserve))
 	if err != nil {
 		return Visible{}, err
 	}
@@ -72,6 +88,7 @@ func (s *Spiller) Fit(what string, v Visible, reserve int) (Visible, error) {
 	}
 	left := s.limits.MaxBytes - reserve - len(out.Text)
 	var notes []string
+	imageSpills := make([]string, len(v.Images))
 	for i, img := range v.Images {
 		if len(img.Data) <= left {
 			out.Images = append(out.Images, img)
@@ -84,11 +101,16 @@ func (s *Spiller) Fit(what string, v Visible, reserve int) (Visible, error) {
 			return Visible{}, err
 		}
 		out.Spills = append(out.Spills, *sp)
+		imageSpills[i] = sp.Path
 		notes = append(notes, fmt.Sprintf("[not attached: %s; saved to %s]", reason, sp.Path))
 	}
-	if js != nil && sbytes <= left {
+	switch {
+	case js == nil:
+	case sbytes <= left:
 		out.Structured = v.Structured
-	} else if js != nil {
+	case v.StructuredInText && t.Spill != nil:
+		notes = append(notes, fmt.Sprintf("[not shown: structured content of %d bytes (as indented JSON): with the rest of the result, over the limit of %d bytes; the whole text holds it, saved to %s]", len(js), s.limits.MaxBytes, t.Spill.Path))
+	default:
 		reason := fmt.Sprintf("structured content of %d bytes (as indented JSON): with the rest of the result, over the limit of %d bytes", len(js), s.limits.MaxBytes)
 		sp, err := s.JSON(what+"-structured", v.Structured, reason)
 		if err != nil {
@@ -98,7 +120,52 @@ func (s *Spiller) Fit(what string, v Visible, reserve int) (Visible, error) {
 		notes = append(notes, fmt.Sprintf("[not shown: %s; saved to %s]", reason, sp.Path))
 	}
 	out.Text = withNotes(out.Text, notes)
+	out.Blocks = fitBlocks(v.Blocks, out.Text, t.Spill, imageSpills)
 	return out, nil
+}
+
+// fitBlocks keeps the blocks of a result in step with what Fit made of it:
+// when the text was cut, the blocks of text are one, the text as shown,
+// with the file that holds it whole; an image Fit spilled names its file
+// instead of holding its data. imageSpills[i] is the file of the result's
+// i-th attached image ("" if it stays), the i-th image block that holds
+// its data.
+func fitBlocks(blocks []Block, text string, textSpill *Spill, imageSpills []string) []Block {
+	if blocks == nil {
+		return nil
+	}
+	var bs []Block
+	if textSpill != nil {
+		bs = append(bs, Block{Type: "text", Text: text, Spill: textSpill.Path})
+	}
+	i := 0
+	for _, b := range blocks {
+		switch {
+		case b.Type == "image" && b.Spill == "":
+			if i < len(imageSpills) && imageSpills[i] != "" {
+				b.Data, b.Spill = nil, imageSpills[i]
+			}
+			i++
+		case textSpill != nil && b.Spill == "":
+			continue // in the text's file
+		}
+		bs = append(bs, b)
+	}
+	return bs
+}
+
+// keep is the room a preview of v's text leaves to its images and
+// structured content: theirs, when together they take at most half the
+// budget, else the images', on the same terms, else none.
+func (s *Spiller) keep(v Visible, sbytes, reserve int) int {
+	half := (s.limits.MaxBytes - reserve) / 2
+	switch imgs := imageBytes(v.Images); {
+	case imgs+sbytes <= half:
+		return imgs + sbytes
+	case imgs <= half:
+		return imgs
+	}
+	return 0
 }
 
 // withNotes puts notes on lines of their own after text.

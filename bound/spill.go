@@ -52,20 +52,19 @@ type Text struct {
 	Spill *Spill // where the whole text is, when it did not fit
 }
 
-// previewShare is the part of the limits a preview may use, leaving room for
-// the note and whatever else the result holds.
-const previewShare = 4
-
 // Text bounds s. Text within the limits is returned as it is; longer text is
 // written whole to a spill file (named after what, e.g. "call-echo") and
-// replaced by a preview and a note naming the file, its size and the reason.
+// replaced by a preview and a note naming the file, its size and the reason,
+// the two within the limits.
 func (s *Spiller) Text(what, text string) (Text, error) {
-	return s.textWithin(what, text, 0)
+	return s.textWithin(what, text, 0, 0)
 }
 
 // textWithin is Text for the text of a larger result, whose other parts
-// take reserve bytes of the limit.
-func (s *Spiller) textWithin(what, text string, reserve int) (Text, error) {
+// take reserve bytes of the limit; the preview leaves keep bytes more to
+// the parts that follow the text. The preview takes the rest of the
+// budget, less its note, and the lines of the limit, less the note's.
+func (s *Spiller) textWithin(what, text string, reserve, keep int) (Text, error) {
 	if len(text)+reserve <= s.limits.MaxBytes && Lines(text) <= s.limits.MaxLines {
 		return Text{Text: text}, nil
 	}
@@ -75,12 +74,17 @@ func (s *Spiller) textWithin(what, text string, reserve int) (Text, error) {
 		return Text{}, fmt.Errorf("spilling %s (%s): %w", what, reason, err)
 	}
 	sp := &Spill{Path: path, Bytes: len(text), Lines: Lines(text), Reason: reason}
-	preview := Preview(text, max(s.limits.MaxBytes-reserve, 0)/previewShare, s.limits.MaxLines/previewShare)
-	note := fmt.Sprintf("[truncated: %s; showing the first %d of %d bytes; the whole text is in %s]", reason, len(preview), len(text), path)
+	// The note's length depends on the preview's by a few digits at most.
+	note := func(n int) string {
+		return fmt.Sprintf("[truncated: %s; showing the first %d of %d bytes; the whole text is in %s]", reason, n, len(text), path)
+	}
+	budget := s.limits.MaxBytes - reserve - keep - len(note(len(text))) - 1
+	preview := Preview(text, max(budget, 0), max(s.limits.MaxLines-1, 0))
+	n := len(preview)
 	if !strings.HasSuffix(preview, "\n") && preview != "" {
 		preview += "\n"
 	}
-	return Text{Text: preview + note, Spill: sp}, nil
+	return Text{Text: preview + note(n), Spill: sp}, nil
 }
 
 // Blob writes binary content to a spill file and returns it. ext names the

@@ -314,7 +314,7 @@ func (d *ToolDetail) AnnotationText() string {
 // conv is (binary content already in spill files). A tool's error result
 // is an error result carrying the server's text.
 func Call(ref ToolRef, res *mcp.CallToolResult, conv bound.Converted) *Result {
-	r := &Result{Text: conv.Text, Images: conv.Images, IsError: res.IsError, SpillName: "call-" + ref.Name, Details: Details{
+	r := &Result{Text: conv.Text, Images: conv.Images, IsError: res.IsError, SpillName: "call-" + ref.Name, Content: conv.Blocks, Details: Details{
 		Operation: string(ActionCall), Server: ref.Server, IsError: res.IsError, Count: len(res.Content),
 		Spills: conv.Spills, Structured: res.StructuredContent,
 	}}

@@ -24,6 +24,11 @@ type Result struct {
 	// SpillName is what the result's spill files are named after, if it
 	// must be spilled.
 	SpillName string
+
+	// Content is a tool call's content, block by block, as
+	// `switchboard call --json` prints it beside the details (see JSON);
+	// the mcp tool's answer does not carry it (its text does).
+	Content []bound.Block
 }
 
 // The details below are the machine-readable answer of every operation:
@@ -236,9 +241,13 @@ func (r *Result) MCP() *mcp.CallToolResult {
 	return out
 }
 
-// JSON returns the details as indented JSON, as --json prints them.
+// JSON returns the details as indented JSON, as --json prints them, with
+// a call's content blocks as "content".
 func (r *Result) JSON() []byte {
-	b, err := json.MarshalIndent(r.Details, "", "  ")
+	b, err := json.MarshalIndent(struct {
+		Details
+		Content []bound.Block `json:"content,omitempty"`
+	}{r.Details, r.Content}, "", "  ")
 	if err != nil {
 		return []byte(fmt.Sprintf(`{"operation": %q, "isError": true, "error": %q}`, r.Details.Operation, err))
 	}

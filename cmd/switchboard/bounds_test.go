@@ -80,16 +80,41 @@ func spillsBytes(t *testing.T, js string) int {
 	return len(strings.TrimSuffix(js, "\n")) - len(less)
 }
 
+// withoutContent returns what call --json printed less its content
+// blocks, which carry the tool's text as the text output does, and that
+// text.
+func withoutContent(t *testing.T, js string) (details, text string) {
+	t.Helper()
+	var d map[string]any
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatalf("--json printed %q: %v", js, err)
+	}
+	blocks, _ := d["content"].([]any)
+	for _, b := range blocks {
+		text += b.(map[string]any)["text"].(string)
+	}
+	delete(d, "content")
+	less, _ := json.MarshalIndent(d, "", "  ")
+	return string(less), text
+}
+
 // TestCallBounds runs `switchboard call` at the exact boundary of
 // settings.output, text and --json: the text and the details (which --json
-// prints) count together, as the mcp tool returns both.
+// prints, with the content blocks that carry the text) count together, as
+// the mcp tool returns both.
 func TestCallBounds(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	const limit = 4096
 	env := sizedHome(t, nil, map[string]any{"output": map[string]int{"maxBytes": limit, "maxLines": 100}})
 	callBoth := func(args ...string) (text, js string) {
 		args = append([]string{"call", "sized", "--server", "s"}, args...)
-		return strings.TrimSuffix(runSwitchboard(t, env, args...), "\n"), strings.TrimSuffix(runSwitchboard(t, env, append(args, "--json")...), "\n")
+		text = strings.TrimSuffix(runSwitchboard(t, env, args...), "\n")
+		js, blocks := withoutContent(t, runSwitchboard(t, env, append(args, "--json")...))
+		// Each run spills to files of its own: the notes differ.
+		if shown, got := notePattern.ReplaceAllString(text, ""), notePattern.ReplaceAllString(blocks, ""); !strings.HasPrefix(shown, strings.TrimSuffix(got, "\n")) {
+			t.Errorf("--json content %.80q… is not the text shown, %.80q…", blocks, text)
+		}
+		return text, js
 	}
 	text, js := callBoth("bytes=1", "structured=1000")
 	n := limit - (len(text) + len(js) - 1)

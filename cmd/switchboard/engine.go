@@ -178,7 +178,7 @@ func (e *env) printResult(r *proxy.Result, asJSON bool) error {
 	case r.IsError:
 		fmt.Fprintln(e.stderr, r.Text)
 	default:
-		fmt.Fprintln(e.stdout, r.Text)
+		fmt.Fprintln(e.stdout, strings.TrimSuffix(r.Text, "\n")) // a text that ends its line is printed as it is
 		for _, img := range r.Images {
 			fmt.Fprintf(e.stderr, "(an image of %d bytes is attached; use --json or the MCP tool to get it)\n", len(img.Data))
 		}

@@ -18,13 +18,16 @@ import (
 // written whole to a JSON spill file and only their summary stays (what
 // the operation was, counts, the error, the spill files). Then bound.Fit
 // shares what is left between the text, the images and a tool's structured
-// content, in that order, spilling what does not fit. The result is then
+// content, in that order, spilling what does not fit, once: structured
+// content that does not fit is in the text's file. The result is then
 // within the limits, plus the notes (in the text, and as details.spills)
 // that name the spill files.
 func (s *Session) fit(r *proxy.Result) *proxy.Result {
 	lim := s.e.spill.Limits()
 	d := r.Details
-	v := bound.Visible{Text: r.Text, Images: r.Images, Structured: d.Structured}
+	// Only a call's result has structured content, and its text holds it
+	// (bound.Convert makes it so): the text's spill file is its one file.
+	v := bound.Visible{Text: r.Text, Images: r.Images, Structured: d.Structured, StructuredInText: true, Blocks: r.Content}
 	d.Structured = nil
 	rest := detailsSize(d)
 	if v.Structured != nil {
@@ -55,7 +58,7 @@ func (s *Session) fit(r *proxy.Result) *proxy.Result {
 	if err != nil {
 		return s.failed(r, err)
 	}
-	r.Text, r.Images = withNotes(v.Text, notes), v.Images
+	r.Text, r.Images, r.Content = withNotes(v.Text, notes), v.Images, v.Blocks
 	d.Structured = v.Structured
 	d.Spills = append(d.Spills, v.Spills...)
 	r.Details = d

@@ -138,7 +138,10 @@ func checkSpilledJSON(t *testing.T, path string, want any) {
 // TestLargeResultsBounded reproduces the issue's read of a 2.7 MB file (a
 // text and structured content that repeats it) and other shapes that used
 // to slip past the bound: every result stays within the limit plus its
-// notes, through Handle, and the spill files hold the whole.
+// notes, through Handle, and the spill files hold the whole. A result's
+// text and structured content go to one file, the text's, which holds the
+// structured content too (issue 30: a file read was spilled as the text,
+// then its JSON, then the same JSON again).
 func TestLargeResultsBounded(t *testing.T) {
 	const limit = 8192
 	e := sizedEngine(t, limit)
@@ -147,8 +150,8 @@ func TestLargeResultsBounded(t *testing.T) {
 		args   map[string]int
 		spills int
 	}{
-		{"file read", map[string]int{"bytes": 2_700_000, "structured": 1_490_000}, 2},
-		{"structured only", map[string]int{"structured": 20_000}, 2},
+		{"file read", map[string]int{"bytes": 2_700_000, "structured": 1_490_000}, 1},
+		{"structured only", map[string]int{"structured": 20_000}, 1},
 		{"structured fits with a text preview", map[string]int{"bytes": 100_000, "structured": 500}, 1},
 		{"image and structured", map[string]int{"bytes": 10, "image": 6000, "structured": 3000}, 1},
 		{"images over", map[string]int{"bytes": 10, "image": 9000}, 1},
@@ -163,6 +166,17 @@ func TestLargeResultsBounded(t *testing.T) {
 			for _, sp := range r.Details.Spills {
 				if _, err := os.Stat(sp.Path); err != nil || !strings.Contains(r.Text, sp.Path) {
 					t.Errorf("spill %s: %v; named in the text: %v", sp.Path, err, strings.Contains(r.Text, sp.Path))
+				}
+			}
+			if n := tt.args["structured"]; n > 0 && r.Details.Structured == nil {
+				y := strings.Repeat("y", n)
+				found := false
+				for _, sp := range r.Details.Spills {
+					data, _ := os.ReadFile(sp.Path)
+					found = found || strings.Contains(string(data), y)
+				}
+				if !found {
+					t.Errorf("structured content not shown, and no spill file holds it")
 				}
 			}
 		})

@@ -61,13 +61,14 @@ func (e *Engine) CallTool(ctx context.Context, server string, params *mcp.CallTo
 // text block holds it), then the text, the images and the structured
 // content share settings.output in that order; what does not fit is
 // spilled to files named in the text. The structured content is dropped
-// when it is spilled, so such a tool must not advertise an output schema.
+// when it does not fit (the text, or its one spill file, holds it), so
+// such a tool must not advertise an output schema.
 func (e *Engine) Bound(what string, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 	conv, err := e.spill.Convert(what, res.Content, res.StructuredContent)
 	if err != nil {
 		return nil, err
 	}
-	v, err := e.spill.Fit(what, bound.Visible{Text: conv.Text, Images: conv.Images, Structured: res.StructuredContent, Spills: conv.Spills}, 0)
+	v, err := e.spill.Fit(what, bound.Visible{Text: conv.Text, Images: conv.Images, Structured: res.StructuredContent, StructuredInText: true, Spills: conv.Spills}, 0)
 	if err != nil {
 		return nil, err
 	}

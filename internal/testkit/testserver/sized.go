@@ -20,6 +20,9 @@ import (
 //   - tool "typed" has an output schema that requires "s", and answers
 //     {"s": "yyy…"} of structured bytes, with its JSON as text, as the
 //     spec asks;
+//   - tool "file" answers as a file server does: a text of bytes lines
+//     ("line N\n", cut to bytes), and the same text as structured content
+//     {"content": TEXT};
 //   - the resource template "big://{bytes}" reads as a text of bytes 'x';
 //   - the prompt "big" (argument "bytes") is one message of bytes 'x'.
 const Sized = "sized"
@@ -64,6 +67,15 @@ func SizedServer() *mcp.Server {
 			out := Structured(a.Structured)
 			js, _ := json.Marshal(out)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(js)}}}, out, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "file", Description: "Answers with a file of as many bytes as asked, as text and as structured content."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a sizedArgs) (*mcp.CallToolResult, any, error) {
+			var b strings.Builder
+			for i := 0; b.Len() < a.Bytes; i++ {
+				fmt.Fprintf(&b, "line %d\n", i)
+			}
+			text := b.String()[:a.Bytes]
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, map[string]any{"content": text}, nil
 		})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "big://{bytes}", Name: "big", MIMEType: "text/plain"},
 		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
