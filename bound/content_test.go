@@ -1,6 +1,7 @@
 package bound
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -56,5 +57,41 @@ func TestConvertDoesNotDuplicateStructured(t *testing.T) {
 	}
 	if strings.Contains(got.Text, "structured content") {
 		t.Errorf("structured content repeated although a text block holds it:\n%s", got.Text)
+	}
+}
+
+// TestHoldsStructured checks when the text already holds a result's
+// structured content, so that it is shown once: its JSON, or every value.
+func TestHoldsStructured(t *testing.T) {
+	text := func(s ...string) []mcp.Content {
+		var cs []mcp.Content
+		for _, t := range s {
+			cs = append(cs, &mcp.TextContent{Text: t})
+		}
+		return cs
+	}
+	many := map[string]any{}
+	var manyText strings.Builder
+	for i := range maxHeldValues + 1 {
+		many[fmt.Sprint(i)] = fmt.Sprintf("v%03d", i)
+		fmt.Fprintf(&manyText, "v%03d ", i)
+	}
+	for _, tt := range []struct {
+		name       string
+		contents   []mcp.Content
+		structured any
+		want       bool
+	}{
+		{"its JSON", text(`{"b": 2, "a": "x"}`), map[string]any{"a": "x", "b": 2}, true},
+		{"a file server's", text("line 1\nline 2\n"), map[string]any{"content": "line 1\nline 2\n"}, true},
+		{"every value, across blocks", text("Cloudy", "33 degrees, 82% humidity"), map[string]any{"conditions": "Cloudy", "temperature": 33, "humidity": 82}, true},
+		{"a value missing", text("Cloudy, 33 degrees"), map[string]any{"conditions": "Cloudy", "temperature": 33, "humidity": 82}, false},
+		{"no string: a number alone proves nothing", text("created 1 item"), map[string]any{"id": 1}, false},
+		{"no text", nil, map[string]any{"content": ""}, false},
+		{"too many values to look for", text(manyText.String()), many, false},
+	} {
+		if got := HoldsStructured(tt.contents, tt.structured); got != tt.want {
+			t.Errorf("%s: HoldsStructured = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
