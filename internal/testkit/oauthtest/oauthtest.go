@@ -122,12 +122,17 @@ func New(t interface{ Cleanup(func()) }, opts Options) *Server {
 	if opts.PreregisteredID != "" {
 		s.clients[opts.PreregisteredID] = &asClient{id: opts.PreregisteredID, secret: opts.PreregisteredSecret}
 	}
-	s.AS = httptest.NewServer(s.asHandler())
+	// Unstarted, then started: the handlers read s.AS and s.RS, which must
+	// be set before either server serves (else the race detector, which
+	// does not see a request made by a child process, reports a race).
+	s.AS = httptest.NewUnstartedServer(s.asHandler())
 	rs := s.rsHandler()
 	if opts.Wrap != nil {
 		rs = opts.Wrap(rs)
 	}
-	s.RS = httptest.NewServer(rs)
+	s.RS = httptest.NewUnstartedServer(rs)
+	s.AS.Start()
+	s.RS.Start()
 	t.Cleanup(s.RS.Close)
 	t.Cleanup(s.AS.Close)
 	return s
