@@ -136,7 +136,11 @@ func runTranscript(t *testing.T, file string) {
 			}
 			req = f.Data
 			r := eng.Handle(t.Context(), json.RawMessage(req))
-			text, details := normalize(home, r.Text), normalize(home, string(r.JSON()))
+			js, err := json.MarshalIndent(r.MCP().StructuredContent, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, details := normalize(home, r.Text), normalize(home, string(js)+"\n")
 			text = strings.ReplaceAll(text, auth.URL, "$NEEDS_AUTH")
 			details = strings.ReplaceAll(details, auth.URL, "$NEEDS_AUTH")
 			out = append(out, f, txtar.File{Name: "text", Data: []byte(withNewline(text))}, txtar.File{Name: "details", Data: []byte(details)})

@@ -87,6 +87,9 @@ func (s *Spiller) Fit(what string, v Visible, reserve int) (Visible, error) {
 		out.Spills = append(out.Spills, *t.Spill)
 	}
 	left := s.limits.MaxBytes - reserve - len(out.Text)
+	if t.Spill != nil {
+		left = s.limits.MaxBytes - reserve - t.shown // the note is outside the limit
+	}
 	var notes []string
 	imageSpills := make([]string, len(v.Images))
 	for i, img := range v.Images {

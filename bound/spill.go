@@ -50,12 +50,14 @@ type Spill struct {
 type Text struct {
 	Text  string // the text itself, or a preview followed by a note
 	Spill *Spill // where the whole text is, when it did not fit
+
+	shown int // the bytes of the preview, when it did not fit
 }
 
 // Text bounds s. Text within the limits is returned as it is; longer text is
 // written whole to a spill file (named after what, e.g. "call-echo") and
-// replaced by a preview and a note naming the file, its size and the reason,
-// the two within the limits.
+// replaced by a preview within the limits (its lines, less one, for the
+// note) and a note naming the file, its size and the reason.
 func (s *Spiller) Text(what, text string) (Text, error) {
 	return s.textWithin(what, text, 0, 0)
 }
@@ -63,7 +65,9 @@ func (s *Spiller) Text(what, text string) (Text, error) {
 // textWithin is Text for the text of a larger result, whose other parts
 // take reserve bytes of the limit; the preview leaves keep bytes more to
 // the parts that follow the text. The preview takes the rest of the
-// budget, less its note, and the lines of the limit, less the note's.
+// budget (the note is outside it, as every note that names a spill file
+// is: its length depends on the file's path, and a preview must not), and
+// the lines of the limit, less the note's.
 func (s *Spiller) textWithin(what, text string, reserve, keep int) (Text, error) {
 	if len(text)+reserve <= s.limits.MaxBytes && Lines(text) <= s.limits.MaxLines {
 		return Text{Text: text}, nil
@@ -74,17 +78,14 @@ func (s *Spiller) textWithin(what, text string, reserve, keep int) (Text, error)
 		return Text{}, fmt.Errorf("spilling %s (%s): %w", what, reason, err)
 	}
 	sp := &Spill{Path: path, Bytes: len(text), Lines: Lines(text), Reason: reason}
-	// The note's length depends on the preview's by a few digits at most.
-	note := func(n int) string {
-		return fmt.Sprintf("[truncated: %s; showing the first %d of %d bytes; the whole text is in %s]", reason, n, len(text), path)
-	}
-	budget := s.limits.MaxBytes - reserve - keep - len(note(len(text))) - 1
-	preview := Preview(text, max(budget, 0), max(s.limits.MaxLines-1, 0))
-	n := len(preview)
+	// Less one byte: the line break that may end the preview before its note.
+	preview := Preview(text, max(s.limits.MaxBytes-reserve-keep-1, 0), max(s.limits.MaxLines-1, 0))
+	note := fmt.Sprintf("[truncated: %s; showing the first %d of %d bytes; the whole text is in %s]", reason, len(preview), len(text), path)
+	shown := len(preview)
 	if !strings.HasSuffix(preview, "\n") && preview != "" {
 		preview += "\n"
 	}
-	return Text{Text: preview + note(n), Spill: sp}, nil
+	return Text{Text: preview + note, Spill: sp, shown: shown}, nil
 }
 
 // Blob writes binary content to a spill file and returns it. ext names the
