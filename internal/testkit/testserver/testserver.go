@@ -120,6 +120,9 @@ func run(mode string) error {
 		_ = serveGood() // returns when its input ends
 		select {}
 	}
+	if f, ok := extraModes[mode]; ok {
+		return f()
+	}
 	b, ok := behaviours[mode]
 	if !ok {
 		return fmt.Errorf("unknown mode %q", mode)
