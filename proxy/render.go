@@ -271,10 +271,10 @@ func describe(ref ToolRef, t *mcp.Tool, shapes bool, a Audience) (*Result, *Tool
 		lines = append(lines, "annotations: "+a)
 	}
 	if shapes {
-		d.InputShape = TSShape(t.InputSchema, MaxShape)
+		d.InputShape = tsShape(t.InputSchema, MaxShape)
 		sig := "(args: " + d.InputShape + ")"
 		if t.OutputSchema != nil {
-			d.OutputShape = TSShape(t.OutputSchema, MaxShape)
+			d.OutputShape = tsShape(t.OutputSchema, MaxShape)
 			sig += " => " + d.OutputShape
 		}
 		lines = append(lines, "typescript: "+sig)

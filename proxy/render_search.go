@@ -90,7 +90,7 @@ func Search(s *Searched, a Audience) *Result {
 	for _, h := range s.Hits {
 		h.Description = Headline(h.Description, 120)
 		if s.Shapes {
-			h.InputShape = TSShape(s.Schemas[ToolRef{Server: h.Server, Name: h.Name}], MaxHitShape)
+			h.InputShape = tsShape(s.Schemas[ToolRef{Server: h.Server, Name: h.Name}], MaxHitShape)
 		}
 		r.Details.Tools = append(r.Details.Tools, h)
 	}

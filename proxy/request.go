@@ -52,7 +52,7 @@ type Request struct {
 	RedirectURL string
 	Code        string
 	// IncludeSchemas (search, describe) adds each tool's parameters as a
-	// compact TypeScript shape (see TSShape); describe adds its output's.
+	// compact TypeScript shape (see tsShape); describe adds its output's.
 	IncludeSchemas bool
 	// IncludeDisabled (search) also searches what the catalog kept of
 	// disabled servers, marking their tools; it never starts them.

@@ -83,7 +83,7 @@ type ToolInfo struct {
 	Implied string   `json:"implied,omitempty"`
 	Also    []string `json:"also,omitempty"`
 	// InputShape is the tool's parameters as a TypeScript type (search
-	// with includeSchemas; see TSShape).
+	// with includeSchemas; see tsShape).
 	InputShape string `json:"inputShape,omitempty"`
 	// Disabled marks a tool of a disabled server, found in what the
 	// catalog kept of it (search with includeDisabled): it cannot be
@@ -107,7 +107,7 @@ type ToolDetail struct {
 	// data.
 	Offered string `json:"offered,omitempty"`
 	// InputShape and OutputShape are the schemas as TypeScript types
-	// (describe with includeSchemas; see TSShape); OutputShape only when
+	// (describe with includeSchemas; see tsShape); OutputShape only when
 	// the tool declares an output schema.
 	InputShape  string `json:"inputShape,omitempty"`
 	OutputShape string `json:"outputShape,omitempty"`

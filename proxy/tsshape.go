@@ -37,11 +37,11 @@ const (
 	shapeNodes   = 400 // schemas visited in all; then "unknown"
 )
 
-// TSShape renders a JSON schema (a map, JSON bytes, or anything that
+// tsShape renders a JSON schema (a map, JSON bytes, or anything that
 // marshals to a schema) as a compact TypeScript type of at most limit
 // bytes (MaxShape when limit is 0 or less; never less than 64). It never fails: what it cannot read
 // is unknown.
-func TSShape(schema any, limit int) string {
+func tsShape(schema any, limit int) string {
 	if limit <= 0 {
 		limit = MaxShape
 	}

@@ -47,8 +47,8 @@ func TestTSShape(t *testing.T) {
 		{"union of unions", `{"anyOf":[{"enum":["a","b"]},{"type":"number"}]}`, `("a" | "b") | number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := TSShape(json.RawMessage(tc.schema), 0); got != tc.want {
-				t.Errorf("TSShape(%s)\ngot  %s\nwant %s", tc.schema, got, tc.want)
+			if got := tsShape(json.RawMessage(tc.schema), 0); got != tc.want {
+				t.Errorf("tsShape(%s)\ngot  %s\nwant %s", tc.schema, got, tc.want)
 			}
 		})
 	}
@@ -59,7 +59,7 @@ func TestTSShape(t *testing.T) {
 func TestTSShapeGoValues(t *testing.T) {
 	schema := map[string]any{"type": "object", "required": []string{"n"}, "properties": map[string]any{
 		"n": map[string]any{"type": "integer", "enum": []int{1, 2}}}}
-	if got, want := TSShape(schema, 0), `{ n: 1 | 2 }`; got != want {
+	if got, want := tsShape(schema, 0), `{ n: 1 | 2 }`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
@@ -71,7 +71,7 @@ func TestTSShapeBounds(t *testing.T) {
 	for i := range 500 {
 		props[fmt.Sprintf("p%03d", i)] = map[string]any{"type": "string"}
 	}
-	got := TSShape(map[string]any{"type": "object", "properties": props}, 0)
+	got := tsShape(map[string]any{"type": "object", "properties": props}, 0)
 	if !strings.HasSuffix(got, "; … 476 more }") || len(got) > MaxShape {
 		t.Errorf("500 properties: got %d bytes: %s", len(got), got)
 	}
@@ -80,13 +80,13 @@ func TestTSShapeBounds(t *testing.T) {
 	for i := range 100 {
 		members = append(members, fmt.Sprint("v", i))
 	}
-	got = TSShape(map[string]any{"enum": members}, 0)
+	got = tsShape(map[string]any{"enum": members}, 0)
 	if !strings.HasSuffix(got, `"v11" | … 88 more`) {
 		t.Errorf("100 enum members: got %s", got)
 	}
 
 	long := map[string]any{"type": "object", "properties": map[string]any{strings.Repeat("é", 3000): map[string]any{"type": "string"}}}
-	got = TSShape(long, 500)
+	got = tsShape(long, 500)
 	if len(got) > 500 || !utf8.ValidString(got) || !strings.Contains(got, "more bytes)") {
 		t.Errorf("a 6000-byte name cut to 500: got %d bytes, valid UTF-8 %v: %.80s…", len(got), utf8.ValidString(got), got)
 	}
@@ -101,7 +101,7 @@ func TestTSShapeBounds(t *testing.T) {
 		}
 		defs[fmt.Sprintf("d%d", i)] = map[string]any{"anyOf": alts}
 	}
-	got = TSShape(map[string]any{"$ref": "#/$defs/d0", "$defs": defs}, 0)
+	got = tsShape(map[string]any{"$ref": "#/$defs/d0", "$defs": defs}, 0)
 	if len(got) > MaxShape {
 		t.Errorf("fanned-out refs: got %d bytes", len(got))
 	}
@@ -121,7 +121,7 @@ func FuzzTSShape(f *testing.F) {
 		f.Add([]byte(s), 0)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, limit int) {
-		got := TSShape(json.RawMessage(data), limit)
+		got := tsShape(json.RawMessage(data), limit)
 		bound := limit
 		if bound <= 0 {
 			bound = MaxShape

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/handoff"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -23,7 +24,7 @@ const loginTTL = oauth.DefaultLoginTimeout
 type pendingLogin struct {
 	owner   *Session // the session that started it, the only one that may complete it
 	started time.Time
-	hand    *oauth.Handoff
+	hand    *handoff.Handoff
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the login ended; err is set then
 	err     error
@@ -71,7 +72,7 @@ func (s *Session) authStart(ctx context.Context, server string) *proxy.Result {
 // any other login of server auth-start started.
 func (e *Engine) startLogin(s *Session, server string) *pendingLogin {
 	ctx, cancel := context.WithCancel(e.ctx)
-	p := &pendingLogin{owner: s, started: e.now(), hand: oauth.NewHandoff(), cancel: cancel, done: make(chan struct{})}
+	p := &pendingLogin{owner: s, started: e.now(), hand: handoff.New(), cancel: cancel, done: make(chan struct{})}
 	e.logins.mu.Lock()
 	if old := e.logins.m[server]; old != nil {
 		old.cancel()

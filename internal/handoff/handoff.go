@@ -1,4 +1,8 @@
-package oauth
+// Package handoff lets a client that cannot open a URL finish an OAuth
+// login in two steps (the mcp tool's auth-start and auth-complete): it is
+// the login's oauth.Prompter, gives out the authorization URL, and takes
+// back the redirect the user pastes after checking it is the login's own.
+package handoff
 
 import (
 	"context"
@@ -8,7 +12,7 @@ import (
 	"sync"
 )
 
-// A Handoff is the Prompter of a login that a client finishes in two
+// A Handoff is the oauth.Prompter of a login that a client finishes in two
 // steps because it cannot open a URL itself (an MCP client without URL
 // elicitation). The first step takes the authorization URL to show the
 // user (URL). The user opens it and approves; then either the browser
@@ -27,8 +31,8 @@ type Handoff struct {
 	given    bool     // a redirect was handed over
 }
 
-// NewHandoff returns a Handoff for one login.
-func NewHandoff() *Handoff {
+// New returns a Handoff for one login.
+func New() *Handoff {
 	return &Handoff{url: make(chan string, 1), paste: make(chan string, 1)}
 }
 

@@ -1,4 +1,4 @@
-package oauth
+package handoff
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // no second one. What it refuses leaves the login waiting.
 func TestHandoff(t *testing.T) {
 	const authURL = "https://as.example/authorize?client_id=c&redirect_uri=http%3A%2F%2F127.0.0.1%3A4567%2Fcallback&state=S0123456789abcdef"
-	h := NewHandoff()
+	h := New()
 	if err := h.Complete("http://127.0.0.1:4567/callback?code=x&state=S0123456789abcdef"); !errors.Is(err, ErrNotStarted) {
 		t.Fatalf("Complete before the URL = %v, want ErrNotStarted", err)
 	}
