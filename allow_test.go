@@ -17,22 +17,7 @@ import (
 // deny by default; a tool outside it is never called; another session of
 // the engine is not affected.
 func TestSessionAllowOnly(t *testing.T) {
-	home := t.TempDir()
-	path, args, env := testserver.Command(testserver.Good)
-	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"demo":  map[string]any{"command": path, "args": args, "env": env},
-		"other": map[string]any{"command": path, "args": args, "env": env},
-	}})
-	d := config.Dirs{Home: home}
-	os.MkdirAll(filepath.Dir(d.UserFile()), 0o700)
-	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := switchboard.New(t.Context(), config.Load(d), &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng, home := fixtureEngine(t, "demo", "other")
 
 	agent := eng.NewSession()
 	if err := agent.AllowOnly("github_*"); err == nil || !strings.Contains(err.Error(), "mcp__SERVER__GLOB") {
@@ -69,4 +54,28 @@ func TestSessionAllowOnly(t *testing.T) {
 	if r := eng.NewSession().Handle(t.Context(), json.RawMessage(`{"tool":"record","server":"demo","args":{"file":"`+rec+`","then":""}}`)); r.IsError {
 		t.Errorf("another session: %s", r.Text)
 	}
+}
+
+// fixtureEngine returns an engine over the fixture server configured under
+// each of names, in a home of its own, closed when the test ends.
+func fixtureEngine(t *testing.T, names ...string) (*switchboard.Engine, string) {
+	t.Helper()
+	home := t.TempDir()
+	path, args, env := testserver.Command(testserver.Good)
+	servers := map[string]any{}
+	for _, n := range names {
+		servers[n] = map[string]any{"command": path, "args": args, "env": env}
+	}
+	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	d := config.Dirs{Home: home}
+	os.MkdirAll(filepath.Dir(d.UserFile()), 0o700)
+	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := switchboard.New(t.Context(), config.Load(d), &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng, home
 }

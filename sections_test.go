@@ -1,15 +1,8 @@
 package switchboard_test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/switchboard-mcp/switchboard"
-	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // TestSections: a server's resource read once as a prompt section
@@ -17,22 +10,7 @@ import (
 // listed by priority, replaced by the same server and URI, and removed
 // with its server's (the unmount).
 func TestSections(t *testing.T) {
-	home := t.TempDir()
-	path, args, env := testserver.Command(testserver.Good)
-	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"docs":  map[string]any{"command": path, "args": args, "env": env},
-		"notes": map[string]any{"command": path, "args": args, "env": env},
-	}})
-	d := config.Dirs{Home: home}
-	os.MkdirAll(filepath.Dir(d.UserFile()), 0o700)
-	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := switchboard.New(t.Context(), config.Load(d), &switchboard.Options{SpillDir: filepath.Join(home, "spill")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng, _ := fixtureEngine(t, "docs", "notes")
 
 	sec, err := eng.AddSection(t.Context(), "docs", "test://static", 20)
 	if err != nil {
