@@ -56,9 +56,42 @@ func TestSessionAllowOnly(t *testing.T) {
 	}
 }
 
+// TestSettingsAllowList: settings.includeTools (terret-mcp's allow list,
+// mcp__SERVER__GLOB, deny by default) holds through the engine: search
+// finds only what it allows, a tool it does not allow is not called, and a
+// server it does not name offers nothing.
+func TestSettingsAllowList(t *testing.T) {
+	eng, home := fixtureEngineWith(t, map[string]any{"includeTools": []string{"mcp__demo__echo"}}, "demo", "other")
+	r := eng.Handle(t.Context(), json.RawMessage(`{"search":"echo record","limit":20}`))
+	if len(r.Details.Tools) != 1 || r.Details.Tools[0].Server != "demo" || r.Details.Tools[0].Name != "echo" {
+		t.Errorf("search found %+v, want demo's echo alone", r.Details.Tools)
+	}
+	if r := eng.Handle(t.Context(), json.RawMessage(`{"tool":"echo","server":"demo","args":{"text":"in"}}`)); r.IsError {
+		t.Errorf("the allowed tool: %s", r.Text)
+	}
+	rec := filepath.Join(home, "rec")
+	for _, req := range []string{
+		`{"tool":"record","server":"demo","args":{"file":"` + rec + `","then":""}}`,
+		`{"tool":"echo","server":"other","args":{"text":"no"}}`,
+	} {
+		if r := eng.Handle(t.Context(), json.RawMessage(req)); !r.IsError {
+			t.Errorf("%s: %s, want an error", req, r.Text)
+		}
+	}
+	if _, err := os.Stat(rec); err == nil {
+		t.Error("a tool the allow list leaves out was called")
+	}
+}
+
 // fixtureEngine returns an engine over the fixture server configured under
 // each of names, in a home of its own, closed when the test ends.
 func fixtureEngine(t *testing.T, names ...string) (*switchboard.Engine, string) {
+	t.Helper()
+	return fixtureEngineWith(t, nil, names...)
+}
+
+// fixtureEngineWith is fixtureEngine with settings.
+func fixtureEngineWith(t *testing.T, settings map[string]any, names ...string) (*switchboard.Engine, string) {
 	t.Helper()
 	home := t.TempDir()
 	path, args, env := testserver.Command(testserver.Good)
@@ -66,7 +99,11 @@ func fixtureEngine(t *testing.T, names ...string) (*switchboard.Engine, string) 
 	for _, n := range names {
 		servers[n] = map[string]any{"command": path, "args": args, "env": env}
 	}
-	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	doc := map[string]any{"mcpServers": servers}
+	if settings != nil {
+		doc["settings"] = settings
+	}
+	data, _ := json.Marshal(doc)
 	d := config.Dirs{Home: home}
 	os.MkdirAll(filepath.Dir(d.UserFile()), 0o700)
 	if err := os.WriteFile(d.UserFile(), data, 0o600); err != nil {
