@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,40 +34,7 @@ func TestCallSIGKILLEndsServers(t *testing.T) {
 		"command": "sh", "args": append([]string{"-c", script, sleeper, path}, args...), "env": env,
 	}}, nil)
 	tmp := t.TempDir() // shared by both commands: the record of process groups is there
-	cmd := switchboardCmd(t, home, "call", "record", "--server", "f", "file="+record, "then=hang")
-	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
-	cmd.Stderr = testLog{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	exited := false
-	defer func() {
-		if !exited {
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	}()
-
-	// The call is running once the server has recorded it; there is no
-	// event for another process writing a file, so this polls.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if data, _ := os.ReadFile(record); string(data) == "called\n" {
-			break
-		}
-		select {
-		case err := <-done:
-			exited = true
-			t.Fatalf("switchboard call ended before its call was recorded: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("30s after switchboard call started, the server has not recorded the call")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	cmd, done := startRecordedCall(t, home, tmp, record)
 	data, err := os.ReadFile(sleeper)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +52,6 @@ func TestCallSIGKILLEndsServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-done
-	exited = true
 	mcptest.WaitGone(t, "the server, after switchboard call was killed", server)
 	if !mcptest.Alive(grandchild) {
 		t.Fatalf("the server's child %d ended with it: nothing left for the next start to end", grandchild)
@@ -95,6 +62,39 @@ func TestCallSIGKILLEndsServers(t *testing.T) {
 		t.Fatalf("switchboard status: %v\n%s", err, out)
 	}
 	mcptest.WaitGone(t, "the server's child, after the next switchboard started", grandchild)
+}
+
+// startRecordedCall starts `switchboard call record … then=hang` on server
+// "f" with TMPDIR tmp and returns once the server has recorded the call,
+// with the command's Wait result in done. Another process writing a file
+// sends no event, so this polls. When the test ends the command is killed
+// and waited for, whatever ended it before.
+func startRecordedCall(t *testing.T, home, tmp, record string) (*exec.Cmd, <-chan error) {
+	t.Helper()
+	cmd := switchboardCmd(t, home, "call", "record", "--server", "f", "file="+record, "then=hang")
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	cmd.Stderr = testLog{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done, waited := make(chan error, 1), make(chan struct{})
+	go func() { done <- cmd.Wait(); close(waited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-waited })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if data, _ := os.ReadFile(record); string(data) == "called\n" {
+			return cmd, done
+		}
+		select {
+		case <-waited:
+			t.Fatalf("switchboard call ended before its call was recorded: %v", <-done)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("30s after switchboard call started, the server has not recorded the call")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // onlyChild returns the one child of pid.
@@ -173,28 +173,7 @@ func TestSweepEndsWhatLeftTheGroup(t *testing.T) {
 		"command": "sh", "args": append([]string{"-c", script, pidFile, path}, args...), "env": env,
 	}}, nil)
 	tmp := t.TempDir() // shared by both commands: the record of process groups is there
-	record := filepath.Join(dir, "record")
-	cmd := switchboardCmd(t, home, "call", "record", "--server", "f", "file="+record, "then=hang")
-	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
-	cmd.Stderr = testLog{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// No event tells that another process wrote a file: this polls.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if data, _ := os.ReadFile(record); string(data) == "called\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			<-done
-			t.Fatal("30s after switchboard call started, the server has not recorded the call")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	cmd, done := startRecordedCall(t, home, tmp, filepath.Join(dir, "record"))
 	data, _ := os.ReadFile(pidFile)
 	grandchild, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil {
