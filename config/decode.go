@@ -352,6 +352,15 @@ func (d *decoder) boolean(v *hujson.Value, path string) (bool, bool) {
 	return lit.Bool(), true
 }
 
+// setting decodes a boolean setting: nil when it is not one (and said so).
+func (d *decoder) setting(v *hujson.Value, path string) *bool {
+	b, ok := d.boolean(v, path)
+	if !ok {
+		return nil
+	}
+	return &b
+}
+
 // integer decodes a whole number in [lo, hi].
 func (d *decoder) integer(v *hujson.Value, path string, lo, hi int64) (int64, bool) {
 	lit, ok := v.Value.(hujson.Literal)
@@ -537,9 +546,7 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 				s.toolPrefix = &str
 			}
 		case "freezeDirectTools":
-			if b, ok := d.boolean(m.value, p); ok {
-				s.freezeDirect = &b
-			}
+			s.freezeDirect = d.setting(m.value, p)
 		case "trace":
 			if t, ok := d.trace(m.value, p); ok {
 				s.trace = &t
@@ -557,9 +564,7 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 		case "output":
 			d.output(m.value, p, s)
 		case "directTools":
-			if b, ok := d.boolean(m.value, p); ok {
-				s.directTools = &b
-			}
+			s.directTools = d.setting(m.value, p)
 		case "imports":
 			s.imports = d.imports(m.value, p)
 		case "embeddings":
@@ -571,9 +576,7 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 		case "roots":
 			s.roots = d.roots(m.value, p)
 		case "strict":
-			if b, ok := d.boolean(m.value, p); ok {
-				s.strict = &b
-			}
+			s.strict = d.setting(m.value, p)
 		case "includeTools":
 			s.allowTools = d.allowTools(m.value, p)
 		case "agentPluginPaths":
