@@ -2,34 +2,17 @@ package main
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 )
 
-// openPTY returns the terminal side of a new pseudo-terminal, or skips the
-// test where there are none.
+// openPTY returns the terminal side of a new pseudo-terminal (ptyPair),
+// or skips the test where there are none.
 func openPTY(t *testing.T) *os.File {
 	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pts.Close() })
+	_, pts := ptyPair(t)
 	return pts
 }
 
