@@ -114,7 +114,14 @@ func run(ctx context.Context, o options) error {
 	}
 	if o.startup {
 		runs := max(10*o.cold, 1)
-		rows, err := measureStartup(dir, sb, runs)
+		var peer string
+		if o.peer {
+			if peer, err = build(dir, "mcp-proxy", "github.com/TBXark/mcp-proxy", ""); err != nil {
+				fmt.Fprintf(os.Stderr, "bench: TBXark/mcp-proxy left out: %v\n", err)
+				peer = ""
+			}
+		}
+		rows, err := measureStartup(dir, sb, peer, runs)
 		if err != nil {
 			return err
 		}

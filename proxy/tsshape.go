@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -312,12 +311,24 @@ func (r *shaper) resolve(ref string) (any, bool) {
 	return cur, true
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+// identifier reports whether k is an ASCII identifier: [A-Za-z_$][A-Za-z0-9_$]*.
+func identifier(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return k != ""
+}
 
 // propertyName is a property's name as TypeScript writes it: as is when it
 // is an identifier, else quoted.
 func propertyName(k string) string {
-	if identifier.MatchString(k) {
+	if identifier(k) {
 		return k
 	}
 	return quote(k)

@@ -33,6 +33,7 @@ flags, server names, host names, and, for call and describe, the names of
 the tools in the catalog, and, for secret set and rm, the secrets the configuration
 refers to. Offline: it never connects to a server.`,
 		hidden: true,
+		quick:  true,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 0 {
 				args = []string{""}

@@ -17,7 +17,8 @@ func completionCommand() *command {
 It completes commands, their flags, server and host names, and the tool
 names of call and describe from the catalog (see switchboard index). It
 never connects to a server.`,
-		run: runCompletion,
+		quick: true,
+		run:   runCompletion,
 	}
 }
 

@@ -23,7 +23,8 @@ func configCommand() *command {
              with the error in the server's "error" and on stderr
   validate   check every file; print each problem as file:line:col: path:
              message, and exit 1 if there is an error`,
-		run: runConfig,
+		quick: true,
+		run:   runConfig,
 	}
 }
 

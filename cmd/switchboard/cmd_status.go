@@ -48,7 +48,8 @@ It exits 1 when the configuration cannot be read (a file named with
 --config or SWITCHBOARD_CONFIG that does not exist, a file that does not
 parse): then no server is usable. An error in one server's entry makes
 only that server invalid, and status exits 0.`,
-		run: runStatus,
+		quick: true,
+		run:   runStatus,
 	}
 }
 

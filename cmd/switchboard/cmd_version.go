@@ -16,6 +16,7 @@ func versionCommand() *command {
 		summary: "print the version",
 		usage:   "[--json]",
 		help:    "Prints Switchboard's version and the Go version it was built with.\n\nWith --json, prints {\"version\", \"go\"}.",
+		quick:   true,
 		run: func(ctx context.Context, e *env, args []string) error {
 			f := newFlags("version", true)
 			pos, _, err := f.parse(args)

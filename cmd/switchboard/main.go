@@ -40,9 +40,6 @@ func main() {
 	// A stdio server's supervisor (Options.Supervise) is a copy of
 	// switchboard too: it runs from the initialisation of a package the
 	// library imports, and never reaches main.
-	sigs := stopSignals(signal.Ignored)
-	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
-	defer stop()
 	cwd, _ := os.Getwd()
 	self, _ := os.Executable()
 	e := &env{
@@ -50,10 +47,32 @@ func main() {
 		getenv: os.Getenv, lookupEnv: os.LookupEnv, cwd: cwd, goos: runtime.GOOS, self: self,
 		stopGrace: new(atomic.Int64),
 	}
+	if quick(os.Args[1:]) {
+		// Nothing to stop cleanly: a signal's default action ends it, and
+		// the command does not pay for the signal handlers' threads.
+		os.Exit(run(context.Background(), e, os.Args[1:]))
+	}
+	sigs := stopSignals(signal.Ignored)
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
+	defer stop()
 	grace := func() time.Duration { return interruptGrace + time.Duration(e.stopGrace.Load()) }
 	code := interruptible(ctx, stop, sigs, os.Stderr, grace, func() int { return run(ctx, e, os.Args[1:]) })
 	stop()
 	os.Exit(code)
+}
+
+// quick reports whether the command line runs a quick command (or help,
+// or no command at all).
+func quick(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	switch args[0] {
+	case "-h", "--help", "help", "--version", "-version":
+		return true
+	}
+	c := findCommand(args[0])
+	return c == nil || c.quick
 }
 
 // interruptGrace is how long a command has, after SIGINT or SIGTERM, to
@@ -112,7 +131,13 @@ type command struct {
 	usage   string // the synopsis after "switchboard NAME"
 	help    string // the long description
 	hidden  bool
-	run     func(ctx context.Context, e *env, args []string) error
+	// quick commands start no process, keep nothing open that must be
+	// closed, and write nothing a signal could leave half-done (status,
+	// config, version, completion): they run without signal handlers,
+	// whose set-up is a tenth of such a command's start, and a signal's
+	// default action ends them at once.
+	quick bool
+	run   func(ctx context.Context, e *env, args []string) error
 }
 
 func commands() []*command {

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // A server configured as "npx -y some-package@1.2.3" runs npm, which
@@ -62,12 +63,15 @@ func parseNpx(args []string) (npxCall, bool) {
 	return npxCall{}, false
 }
 
+// Built on first use, not at every command's start.
 var (
 	// npmNamePart is a package name, or a scope's name, as npm accepts
 	// them: URL-safe, not starting with . or _, at most 214 characters.
-	npmNamePart = regexp.MustCompile(`^[A-Za-z0-9~-][A-Za-z0-9._~-]*$`)
+	npmNamePart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9~-][A-Za-z0-9._~-]*$`) })
 	// exactVersion is a semver version with no range, tag or build.
-	exactVersion = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
+	exactVersion = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
+	})
 )
 
 // parseSpec takes apart "name", "@scope/name", "name@1.2.3" and
@@ -80,18 +84,18 @@ func parseSpec(spec string, rest []string) (npxCall, bool) {
 	scope := ""
 	if strings.HasPrefix(spec, "@") {
 		s, n, ok := strings.Cut(spec[1:], "/")
-		if !ok || !npmNamePart.MatchString(s) {
+		if !ok || !npmNamePart().MatchString(s) {
 			return npxCall{}, false
 		}
 		scope, name = "@"+s+"/", n
 	}
 	if n, v, ok := strings.Cut(name, "@"); ok {
-		if !exactVersion.MatchString(v) {
+		if !exactVersion().MatchString(v) {
 			return npxCall{}, false
 		}
 		name, version = n, v
 	}
-	if !npmNamePart.MatchString(name) || len(scope)+len(name) > 214 {
+	if !npmNamePart().MatchString(name) || len(scope)+len(name) > 214 {
 		return npxCall{}, false
 	}
 	return npxCall{spec: spec, name: scope + name, version: version, args: rest}, true
