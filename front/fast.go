@@ -23,8 +23,8 @@ import (
 // sides, were most of a call's cost (docs/bench.md). In proxy mode it
 // serves the calls of direct tools the same way, their results bounded
 // (gateway.Engine.Bound), and the calls of the mcp tool, whatever they
-// ask: their arguments go to the engine as go-sdk would hand them to
-// addProxyTool's handler (proxyInput), the engine carries them out as it
+// ask: their arguments go to the engine as written, as go-sdk hands them
+// to addProxyTool's handler, the engine carries them out as it
 // always does (its own calls of stdio servers go as bytes too: gateway's
 // callRaw), and the answer is the handler's.
 //
@@ -183,8 +183,8 @@ func (l *fastLane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ok = false
 	}
 	if ok {
-		if p := l.s.proxyIn; p != nil && call.name == p.name {
-			ok = l.serveProxy(w, r, ls, call, p)
+		if l.s.proxyName != "" && call.name == l.s.proxyName {
+			ok = l.serveProxy(w, r, ls, call)
 		} else if dt, direct := l.s.laneTool(call.name); direct {
 			ok = l.serve(w, r, ls, call, dt)
 		} else {
@@ -343,15 +343,9 @@ func (l *fastLane) serve(w http.ResponseWriter, r *http.Request, ls *laneSession
 }
 
 // serveProxy carries out a call of the proxy tool (the mcp tool), any
-// action (callProxy), and answers it, or reports false, having done
-// nothing, when its arguments are not what go-sdk would pass that handler
-// unchanged in meaning (see proxyInput): go-sdk then answers.
-func (l *fastLane) serveProxy(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall, p *proxyInput) bool {
-	args, ok := p.args(call.args)
-	if !ok {
-		return false
-	}
-	call.args = args
+// action (callProxy), and answers it; its arguments go to the engine as
+// written, as on go-sdk's path (addProxyTool).
+func (l *fastLane) serveProxy(w http.ResponseWriter, r *http.Request, ls *laneSession, call fastCall) bool {
 	return l.around(w, r, ls, call, func(ctx context.Context, tc toolCall, lw *laneWriter) bool {
 		lw.finish(l.s.laneResult(ctx, answer{res: l.s.callProxy(ctx, &tc)}))
 		return true

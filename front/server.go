@@ -97,10 +97,10 @@ type Server struct {
 	ctx     context.Context  // bg's: cancelled by Close; bounds background work
 	rootsMu sync.Mutex       // one listing of client roots at a time
 
-	drain   drainState
-	lane    atomic.Pointer[fastLane] // set when served over HTTP (unless HTTPOptions.NoFastLane)
-	idle    atomic.Int64             // HTTPOptions.IdleTimeout, set by Handler for Serve
-	proxyIn *proxyInput              // the proxy tool's, for the lane; set once by addProxyTool (proxy mode)
+	drain     drainState
+	lane      atomic.Pointer[fastLane] // set when served over HTTP (unless HTTPOptions.NoFastLane)
+	idle      atomic.Int64             // HTTPOptions.IdleTimeout, set by Handler for Serve
+	proxyName string                   // the proxy tool's, for the lane; set once by addProxyTool (proxy mode)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -361,8 +361,13 @@ func (s *Server) session(ctx context.Context, ss *mcp.ServerSession, cancel cont
 	return cs.es, ctx, func() { stop(); cancel() }
 }
 
-// addProxyTool registers the mcp tool. The SDK validates its arguments
-// against the schema before the handler runs.
+// addProxyTool registers the mcp tool. Its arguments go to the engine as
+// the client wrote them, on every path (go-sdk's and the lane's): the
+// engine's parser (proxy.Parse) is the one judge of them, on every face
+// (serve, the library, the CLI), with errors that say what to write.
+// go-sdk's own check against the schema (mcp.AddTool's) would refuse less
+// clearly what Parse refuses anyway (TestParseRefusesWhatSchemaRefuses),
+// and decode and encode them again on the way.
 func (s *Server) addProxyTool(ctx context.Context) error {
 	def := s.eng.Tool(ctx)
 	var schema jsonschema.Schema
@@ -370,18 +375,12 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 		return fmt.Errorf("the proxy tool's schema: %w", err)
 	}
 	tool := &mcp.Tool{Name: def.Name, Description: def.Description, InputSchema: &schema}
-	in, err := newProxyInput(def.Name, def.InputSchema)
-	if err != nil {
-		return fmt.Errorf("the proxy tool's schema: %w", err)
-	}
-	s.proxyIn = in
-	// The input is taken raw: the engine parses it again with its own
-	// clearer errors, so decoding it into a map would be wasted work.
-	mcp.AddTool(s.mcp, tool, func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (*mcp.CallToolResult, any, error) {
+	s.proxyName = def.Name
+	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return s.suspendable(ctx, req, func(ctx context.Context) *mcp.CallToolResult {
-			tc := sdkCall(req, args)
+			tc := sdkCall(req, req.Params.Arguments)
 			return s.callProxy(ctx, &tc)
-		}), nil, nil
+		}), nil
 	})
 	return nil
 }

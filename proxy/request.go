@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -316,14 +317,18 @@ func (r *Request) decodeQueries(raw json.RawMessage) error {
 
 func (r *Request) decodeSearch(m map[string]json.RawMessage, ex string) error {
 	if raw, ok := m["limit"]; ok {
-		if err := json.Unmarshal(raw, &r.Limit); err != nil || r.Limit < 1 || r.Limit > MaxLimit {
+		n, ok := whole(raw, 1, MaxLimit)
+		if !ok {
 			return reqErr(ex, "limit must be a whole number from 1 to %d", MaxLimit)
 		}
+		r.Limit = n
 	}
 	if raw, ok := m["offset"]; ok {
-		if err := json.Unmarshal(raw, &r.Offset); err != nil || r.Offset < 0 {
+		n, ok := whole(raw, 0, math.MaxInt32)
+		if !ok {
 			return reqErr(ex, "offset must be a whole number, 0 or more")
 		}
+		r.Offset = n
 	}
 	for _, f := range []struct {
 		key string
@@ -334,6 +339,17 @@ func (r *Request) decodeSearch(m map[string]json.RawMessage, ex string) error {
 		}
 	}
 	return nil
+}
+
+// whole reads a whole number from lo to hi written in any JSON form, as
+// JSON Schema's "integer" takes it (2, 2.0, 2e0); null, as an omitted
+// field, is not one.
+func whole(raw json.RawMessage, lo, hi int) (int, bool) {
+	var f float64
+	if json.Unmarshal(raw, &f) != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		return 0, false
+	}
+	return int(f), true
 }
 
 // flag reads a true-or-false field, under its name or an alias of it
@@ -348,7 +364,7 @@ func flag(m map[string]json.RawMessage, key string, dst *bool, ex string) error 
 			raw, ok, key = a, true, alias
 		}
 	}
-	if ok && json.Unmarshal(raw, dst) != nil {
+	if ok && (json.Unmarshal(raw, dst) != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null"))) {
 		return reqErr(ex, "%s must be true or false", key)
 	}
 	return nil
