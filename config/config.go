@@ -276,6 +276,11 @@ type Settings struct {
 	// remove one (settings.freezeDirectTools, for hosts that cache the
 	// prompt).
 	FreezeDirectTools bool
+	// NoAppTools (settings.appTools: false) keeps serve from registering a
+	// server's tools that have an MCP Apps UI (_meta.ui.resourceUri) as
+	// direct tools for a client that claims the UI extension: they are
+	// then reached only through the mcp tool, and no host renders them.
+	NoAppTools bool
 	// Trace, when set, has serve write a trace file per client session
 	// (settings.trace; see Trace).
 	Trace          *Trace

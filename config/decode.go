@@ -28,6 +28,7 @@ type document struct {
 type fileSettings struct {
 	toolPrefix     *string
 	freezeDirect   *bool
+	noAppTools     *bool   // settings.appTools, inverted
 	trace          **Trace // set: the file says; *nil: false
 	idleTimeout    *time.Duration
 	requestTimeout *time.Duration
@@ -474,7 +475,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "trace", "agentPluginPaths"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "appTools", "trace", "agentPluginPaths"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -547,6 +548,11 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			}
 		case "freezeDirectTools":
 			s.freezeDirect = d.setting(m.value, p)
+		case "appTools":
+			if on := d.setting(m.value, p); on != nil {
+				off := !*on
+				s.noAppTools = &off
+			}
 		case "trace":
 			if t, ok := d.trace(m.value, p); ok {
 				s.trace = &t

@@ -411,6 +411,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.freezeDirect != nil {
 		st.FreezeDirectTools = *fs.freezeDirect
 	}
+	if fs.noAppTools != nil {
+		st.NoAppTools = *fs.noAppTools
+	}
 	if fs.trace != nil {
 		st.Trace = *fs.trace
 	}

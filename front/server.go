@@ -86,6 +86,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*clientSession
 	direct   map[string]directTool      // exposed name → tool
+	apps     map[string]appResource     // UI resources offered, by the URI offered (apps.go)
 	prompts  map[string]offeredPrompt   // proxy mode: exposed name → a server's prompt
 	shown    map[string]map[string]bool // directTools "search": server → tools a search or describe showed
 	mirrored mirrored                   // transparent mode's registrations
@@ -110,6 +111,8 @@ type directTool struct {
 	server, name string
 	plain        bool      // no output schema upstream: the fast lane may call it (laneTool)
 	def          *mcp.Tool // the definition registered, for syncDirect
+	app          bool      // registered only because it has a UI (apps.go)
+	appOnly      bool      // its visibility leaves out the model: not in tools/list
 }
 
 // New makes the engine over cfg and the MCP server in front of it. In
@@ -179,6 +182,10 @@ func (s *Server) newEngine(ctx context.Context, cfg *config.Config) (*gateway.En
 		return nil, errors.New("front.Options.Engine.Client must be nil: the server sets the client options of upstream connections itself")
 	}
 	o.Client = s.bridge.clientOptions()
+	// serve relays MCP Apps (apps.go): its upstream connections claim
+	// the extension, as hosts that render apps do.
+	o.Client.Capabilities = &mcp.ClientCapabilities{}
+	o.Client.Capabilities.AddExtension(uiExtension, uiCapability())
 	o.ClientMiddleware = append([]mcp.Middleware{s.bridge.clientMiddleware()}, o.ClientMiddleware...)
 	o.Prompt = s.bridge.prompter(o.Prompt)
 	return gateway.New(ctx, cfg, (*gateway.Options)(&o))
@@ -192,6 +199,7 @@ func (s *Server) expose(ctx context.Context) error {
 		s.mcp.AddReceivingMiddleware(s.logLevels)
 		return s.mirror(ctx, true)
 	}
+	s.mcp.AddReceivingMiddleware(s.appsFilter)
 	if err := s.addProxyTool(ctx); err != nil {
 		return err
 	}
@@ -214,6 +222,9 @@ func (s *Server) serverOptions() *mcp.ServerOptions {
 		// The servers' prompts (prompts.go): there may be none yet, and
 		// the client is told when there are.
 		o.Capabilities.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+		// The UI resources of MCP Apps (apps.go), which come and go with
+		// the tools.
+		o.Capabilities.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 	}
 	if s.single != "" {
 		o.Instructions = ""
@@ -426,15 +437,19 @@ func (s *Server) exposedName(server, tool string) string {
 func (s *Server) syncDirect(ctx context.Context, connect bool) {
 	want := map[string]directTool{}
 	tools := map[string]*mcp.Tool{}
+	apps := map[string]appResource{}
 	cfg := s.eng.Config()
+	appTools := !cfg.Settings.NoAppTools
 	for _, name := range s.eng.Usable() {
 		srv, _ := cfg.Server(name)
-		if !srv.DirectTools.Set() {
+		if !srv.DirectTools.Set() && !appTools {
 			continue
 		}
 		ent, ok := s.eng.Cached(ctx, name)
-		if !ok && (!connect || srv.DirectTools.OnDemand) {
-			continue // an on-demand server's tools come when they are shown
+		if !ok && (!connect || srv.DirectTools.OnDemand || !srv.DirectTools.Set()) {
+			// An on-demand server's tools come when they are shown; a
+			// server's app tools once the catalog knows it.
+			continue
 		}
 		if !ok {
 			var err error
@@ -444,16 +459,25 @@ func (s *Server) syncDirect(ctx context.Context, connect bool) {
 			}
 		}
 		for _, t := range ent.Tools {
-			if srv.Direct(t.Name) || srv.DirectTools.OnDemand && s.wasShown(name, t.Name) {
-				exposed := s.exposedName(name, t.Name)
-				if exposed == proxy.ToolName {
-					continue
-				}
-				want[exposed] = directTool{server: name, name: t.Name, plain: t.OutputSchema == nil, def: t}
-				tools[exposed] = t
+			direct := srv.Direct(t.Name) || srv.DirectTools.OnDemand && s.wasShown(name, t.Name)
+			uri, appOnly := appUI(t)
+			if !direct && (uri == "" || !appTools) {
+				continue
 			}
+			exposed := s.exposedName(name, t.Name)
+			if exposed == proxy.ToolName {
+				continue
+			}
+			def := t
+			if uri != "" {
+				def = withAppURI(t, name, uri)
+				apps[appURI(name, uri)] = appResource{server: name, uri: uri}
+			}
+			want[exposed] = directTool{server: name, name: t.Name, plain: t.OutputSchema == nil, def: def, app: !direct, appOnly: appOnly}
+			tools[exposed] = def
 		}
 	}
+	s.syncApps(apps)
 	s.mu.Lock()
 	var remove []string
 	for name := range s.direct {

@@ -279,6 +279,9 @@ func describe(ref ToolRef, t *mcp.Tool, shapes bool, a Audience) (*Result, *Tool
 		}
 		lines = append(lines, "typescript: "+sig)
 	}
+	if d.Unportable = Portable(t.InputSchema); len(d.Unportable) > 0 {
+		lines = append(lines, "portability: hosts that map schemas onto Gemini function declarations or OpenAI strict mode may refuse this tool: "+strings.Join(d.Unportable, "; "))
+	}
 	lines = append(lines, "input schema:"+a.schemaJSON(t.InputSchema))
 	if t.OutputSchema != nil {
 		lines = append(lines, "output schema:"+a.schemaJSON(t.OutputSchema))

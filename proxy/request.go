@@ -485,10 +485,18 @@ func actionStrings(as []Action) []string {
 // schema does not list; a client's or go-sdk's validation against
 // "additionalProperties": false would refuse those with a bare error on
 // one face and not on another.
+//
+// Every subschema has one "type" (search, a string or a list, says so with
+// anyOf): a type array such as ["object","string"] is legal JSON Schema,
+// but hosts that map tool schemas onto a single-type dialect (the OpenAPI
+// subset of Gemini's function declarations) reject the tool or drop the
+// constraint. args is advertised as an object only; Parse still takes the
+// object as a JSON string, as models sometimes send it. Portable holds the
+// schema to that (TestSchemaIsPortable).
 const Schema = `{"type":"object","properties":{` +
-	`"search":{"type":["string","array"],"items":{"type":"string"},"maxItems":8},"describe":{"type":"string"},"tool":{"type":"string"},` +
-	`"args":{"type":["object","string"]},"server":{"type":"string"},` +
-	`"operation":{"enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},` +
+	`"search":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"describe":{"type":"string"},"tool":{"type":"string"},` +
+	`"args":{"type":"object"},"server":{"type":"string"},` +
+	`"operation":{"type":"string","enum":["resources.list","resources.read","prompts.list","prompts.get","instructions","reconnect","connect","auth-start","auth-complete"]},` +
 	`"connect":{"type":"string"},` +
 	`"resource":{"type":"string"},"prompt":{"type":"string"},` +
 	`"limit":{"type":"integer"},"offset":{"type":"integer"},"regex":{"type":"boolean"},` +

@@ -111,6 +111,9 @@ type ToolDetail struct {
 	// the tool declares an output schema.
 	InputShape  string `json:"inputShape,omitempty"`
 	OutputShape string `json:"outputShape,omitempty"`
+	// Unportable names what in the input schema the dialects hosts map
+	// tool schemas onto reject (see Portable); empty when it has none.
+	Unportable []string `json:"unportable,omitempty"`
 }
 
 // ResourceInfo is one resource, named by an opaque reference.

@@ -20,7 +20,7 @@ import (
 )
 
 // TestInspector drives `switchboard serve` with the MCP inspector CLI
-// (@modelcontextprotocol/inspector-cli), a real client written with the
+// of @modelcontextprotocol/inspector, a real client written with the
 // TypeScript SDK, over stdio and over Streamable HTTP: it lists the tools
 // and uses the mcp tool to search, describe and call a tool of the
 // everything server.
@@ -90,6 +90,7 @@ func checkInspector(t *testing.T, inspect func(t *testing.T, args ...string) str
 	if !slices.Equal(names, []string{"mcp"}) {
 		t.Errorf("tools/list = %v, want [mcp]", names)
 	}
+	checkStrict(t, inspect)
 	tests := []struct {
 		name string
 		args []string // --tool-arg pairs; the inspector parses JSON values
@@ -114,6 +115,24 @@ func checkInspector(t *testing.T, inspect func(t *testing.T, args ...string) str
 				t.Errorf("mcp %q = %s, want a result containing %q", tt.args, out, tt.want)
 			}
 		})
+	}
+}
+
+// checkStrict lists the tools with the inspector's --strict portability
+// check: the mcp tool's schema has no finding (on main, search and args
+// had type lists, two warnings).
+func checkStrict(t *testing.T, inspect func(t *testing.T, args ...string) string) {
+	t.Helper()
+	out := inspect(t, "--method", "tools/list", "--strict", "--format", "json")
+	var env struct {
+		Result         struct{ Tools []struct{ Name string } }
+		SchemaFindings []json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("tools/list --strict: %v\n%s", err, out)
+	}
+	if len(env.Result.Tools) == 0 || len(env.SchemaFindings) > 0 {
+		t.Errorf("tools/list --strict: %d tools, findings %s, want tools and no findings", len(env.Result.Tools), env.SchemaFindings)
 	}
 }
 

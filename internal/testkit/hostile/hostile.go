@@ -44,6 +44,9 @@ const (
 	// instructions try to break out of the untrusted-data label (see
 	// [NewLabelBreaker]).
 	LabelBreaker = "label-breaker"
+	// Apps is an MCP Apps server that offers its app tools only to a
+	// client claiming the UI extension (see [NewApps]).
+	Apps = "apps"
 )
 
 // modes are the stdio servers [Main] runs, by mode.
@@ -56,6 +59,7 @@ var modes = map[string]func(ctx context.Context) error{
 	LabelBreaker: func(ctx context.Context) error {
 		return NewLabelBreaker().Run(ctx, &mcp.StdioTransport{})
 	},
+	Apps: runApps,
 }
 
 // Main runs the mode named by $SWITCHBOARD_HOSTILE, if any, and exits.

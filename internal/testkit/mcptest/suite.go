@@ -48,9 +48,19 @@ func (p PeerSet) ServerSuite(url, baseline, outDir string) Command {
 	return c
 }
 
-// Inspector returns the command that runs @modelcontextprotocol/inspector-cli
-// with args. It reads ../package.json relative to its working directory for
-// its own name: run it in a directory whose parent holds one.
+// Inspector returns the command that runs the CLI of
+// @modelcontextprotocol/inspector with args. It reads ../package.json
+// relative to its working directory for its own name: run it in a
+// directory whose parent holds one. The package asks for Node 22.19; its
+// CLI runs on Node 20, which CI has.
 func (p PeerSet) Inspector(args ...string) Command {
-	return p.script("inspector-cli", "build/index.js", args...)
+	return p.script("inspector", "clients/cli/build/index.js", args...)
+}
+
+// BasicApp returns the command for @modelcontextprotocol/server-basic-vanillajs
+// over stdio, the MCP Apps example server: one tool, get-time, whose
+// _meta.ui.resourceUri names ui://get-time/mcp-app.html, an HTML resource
+// of MIME type text/html;profile=mcp-app.
+func (p PeerSet) BasicApp() Command {
+	return p.script("server-basic-vanillajs", "dist/index.js", "--stdio")
 }

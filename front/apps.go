@@ -1,0 +1,190 @@
+package front
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MCP Apps (the io.modelcontextprotocol/ui extension of
+// @modelcontextprotocol/ext-apps): a tool names an HTML resource in
+// _meta.ui.resourceUri, a ui:// URI; a host that claims the extension reads
+// it and runs it in a sandboxed frame, which calls tools back through the
+// host. serve passes this through:
+//
+//   - upstream connections claim the extension (serve relays what its
+//     clients render), so servers that offer app tools only to such a
+//     client offer them;
+//   - a tool with a UI is registered as a direct tool (settings.appTools,
+//     on by default): a host renders only the tools it lists itself, not
+//     one reached through the mcp tool. A session that does not claim the
+//     extension is not shown the tools registered for that reason alone;
+//   - the UI resource is served under ui://SERVER/REST for the upstream's
+//     ui://REST, so two servers' same path cannot collide, and the tool's
+//     resourceUri is rewritten to match; every other _meta.ui field (csp,
+//     permissions, domain, visibility) passes through as it came;
+//   - a tool whose visibility leaves out "model" is an app's own: it is
+//     kept out of every session's tools/list and stays callable, through
+//     the same pipeline as every direct tool (policy, pins, audit, bounds).
+const (
+	uiExtension = "io.modelcontextprotocol/ui"
+	appMIMEType = "text/html;profile=mcp-app"
+	// legacyUIKey is the flat spelling of _meta.ui.resourceUri that the
+	// ext-apps server helpers still write beside it.
+	legacyUIKey = "ui/resourceUri"
+)
+
+// appResource is a UI resource serve offers: which server's, under which
+// of its URIs.
+type appResource struct {
+	server, uri string
+}
+
+// uiCapability is the extension's settings a client claims to upstreams.
+func uiCapability() map[string]any {
+	return map[string]any{"mimeTypes": []string{appMIMEType}}
+}
+
+// appUI returns a tool's UI resource URI ("" for none: not a ui:// URI)
+// and whether its visibility leaves the model out.
+func appUI(t *mcp.Tool) (uri string, appOnly bool) {
+	ui, _ := t.Meta["ui"].(map[string]any)
+	uri, _ = ui["resourceUri"].(string)
+	if uri == "" {
+		uri, _ = t.Meta[legacyUIKey].(string)
+	}
+	if !strings.HasPrefix(uri, "ui://") {
+		uri = ""
+	}
+	if v, ok := ui["visibility"].([]any); ok {
+		appOnly = !slices.Contains(v, any("model"))
+	}
+	return uri, appOnly
+}
+
+// appURI is the URI serve offers server's UI resource uri under.
+func appURI(server, uri string) string {
+	return "ui://" + server + "/" + strings.TrimPrefix(uri, "ui://")
+}
+
+// withAppURI returns a copy of t whose UI resource URI (both spellings)
+// is the one serve offers it under; the rest of its _meta is t's.
+func withAppURI(t *mcp.Tool, server, uri string) *mcp.Tool {
+	cp := *t
+	cp.Meta = maps.Clone(t.Meta)
+	to := appURI(server, uri)
+	if ui, ok := t.Meta["ui"].(map[string]any); ok {
+		ui = maps.Clone(ui)
+		if _, ok := ui["resourceUri"]; ok {
+			ui["resourceUri"] = to
+		}
+		cp.Meta["ui"] = ui
+	}
+	if _, ok := t.Meta[legacyUIKey]; ok {
+		cp.Meta[legacyUIKey] = to
+	}
+	return &cp
+}
+
+// claimsUI reports whether the client of ss claimed the UI extension.
+func claimsUI(ss *mcp.ServerSession) bool {
+	p := initParams(ss)
+	if p == nil || p.Capabilities == nil {
+		return false
+	}
+	_, ok := p.Capabilities.Extensions[uiExtension]
+	return ok
+}
+
+// syncApps makes the UI resources serve offers match want (by the URI
+// offered), with no lock held.
+func (s *Server) syncApps(want map[string]appResource) {
+	s.mu.Lock()
+	var remove, add []string
+	for uri, r := range s.apps {
+		if w, ok := want[uri]; !ok || w != r {
+			remove = append(remove, uri)
+		}
+	}
+	for uri, r := range want {
+		if old, ok := s.apps[uri]; !ok || old != r {
+			add = append(add, uri)
+		}
+	}
+	s.apps = want
+	s.mu.Unlock()
+	if len(remove) > 0 {
+		s.mcp.RemoveResources(remove...)
+	}
+	slices.Sort(add)
+	for _, uri := range add {
+		r := want[uri]
+		s.mcp.AddResource(&mcp.Resource{URI: uri, Name: r.server + " " + r.uri, MIMEType: appMIMEType}, s.readApp(uri, r))
+	}
+}
+
+// readApp returns the handler of one UI resource: it reads the resource
+// from its server and answers with its contents as they came (text or
+// blob, MIME type and _meta: the csp, permissions and domain the host
+// applies), each under the URI serve offers it as.
+func (s *Server) readApp(offered string, r appResource) mcp.ResourceHandler {
+	return func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		res, err := s.eng.ReadResource(ctx, r.server, r.uri)
+		if err != nil {
+			return nil, err
+		}
+		out := *res
+		out.Contents = make([]*mcp.ResourceContents, len(res.Contents))
+		for i, c := range res.Contents {
+			cp := *c
+			if cp.URI == r.uri {
+				cp.URI = offered
+			}
+			out.Contents[i] = &cp
+		}
+		return &out, nil
+	}
+}
+
+// appsFilter is receiving middleware that keeps out of tools/list the
+// tools only an app calls, and, from a session that does not claim the UI
+// extension, the tools registered only because they have a UI.
+func (s *Server) appsFilter(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		// revisionFields may have wrapped it: filter what it wraps.
+		inner := res
+		wrapped, hinted := res.(withoutCacheHints)
+		if hinted {
+			inner = wrapped.Result
+		}
+		list, ok := inner.(*mcp.ListToolsResult)
+		if !ok {
+			return res, err
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		ui := claimsUI(ss)
+		s.mu.Lock()
+		kept := make([]*mcp.Tool, 0, len(list.Tools))
+		for _, t := range list.Tools {
+			dt, ok := s.direct[t.Name]
+			if ok && (dt.appOnly || dt.app && !ui) {
+				continue
+			}
+			kept = append(kept, t)
+		}
+		s.mu.Unlock()
+		cp := *list
+		cp.Tools = kept
+		if hinted {
+			return withoutCacheHints{&cp}, nil
+		}
+		return &cp, nil
+	}
+}
