@@ -28,6 +28,8 @@ type document struct {
 type fileSettings struct {
 	toolPrefix     *string
 	freezeDirect   *bool
+	scriptMode     *bool
+	scriptTimeout  *time.Duration
 	trace          **Trace // set: the file says; *nil: false
 	idleTimeout    *time.Duration
 	requestTimeout *time.Duration
@@ -474,7 +476,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "trace", "agentPluginPaths"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "trace", "agentPluginPaths", "scriptMode", "scriptTimeoutMs"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -547,6 +549,13 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			}
 		case "freezeDirectTools":
 			s.freezeDirect = d.setting(m.value, p)
+		case "scriptMode":
+			s.scriptMode = d.setting(m.value, p)
+		case "scriptTimeoutMs":
+			if n, ok := d.integer(m.value, p, 1, 10*60*1000); ok {
+				t := time.Duration(n) * time.Millisecond
+				s.scriptTimeout = &t
+			}
 		case "trace":
 			if t, ok := d.trace(m.value, p); ok {
 				s.trace = &t

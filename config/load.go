@@ -411,6 +411,12 @@ func (st *Settings) merge(doc *document) {
 	if fs.freezeDirect != nil {
 		st.FreezeDirectTools = *fs.freezeDirect
 	}
+	if fs.scriptMode != nil {
+		st.ScriptMode = *fs.scriptMode
+	}
+	if fs.scriptTimeout != nil {
+		st.ScriptTimeout = *fs.scriptTimeout
+	}
 	if fs.trace != nil {
 		st.Trace = *fs.trace
 	}
