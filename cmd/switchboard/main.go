@@ -122,6 +122,7 @@ func commands() []*command {
 		searchCommand(),
 		describeCommand(),
 		callCommand(),
+		runCommand(),
 		approveCommand(),
 		auditCommand(),
 		indexCommand(),
