@@ -41,6 +41,7 @@ func TestEngineIsTheLibrary(t *testing.T) {
 		"AddSection":     "a host puts a server's resource (a guide, a schema) in its system prompt, read once",
 		"Sections":       "a host builds its system prompt from the sections it added",
 		"RemoveSections": "a host that stops using a server drops its sections (terret-mcp's unmount)",
+		"RunScript":      "a Go host runs an agent's code-mode script, as serve's mcpScript tool does",
 	}
 	typ := reflect.TypeFor[*switchboard.Engine]()
 	for i := range typ.NumMethod() {

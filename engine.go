@@ -103,6 +103,30 @@ func (s *Session) Do(ctx context.Context, req *proxy.Request) *proxy.Result {
 	return s.s.Do(ctx, req)
 }
 
+// ScriptTool returns the code-mode tool's definition (mcpScript), to
+// register beside Tool's when the host offers code mode, as serve does
+// with settings.scriptMode (see docs/codemode.md).
+func ScriptTool() proxy.Tool {
+	return proxy.Tool{Name: proxy.ScriptToolName, Description: proxy.ScriptToolDescription, InputSchema: proxy.ScriptInputSchema}
+}
+
+// RunScript runs a code-mode script (JavaScript: the body of an async
+// function, with tools.search, tools.describe and tools.call; see
+// docs/codemode.md) in the engine's shared session. Every call it makes
+// is an ordinary call of the session, under the same approval rules,
+// pins and audit trail; the run is bounded by settings.scriptTimeoutMs,
+// a cap on calls and a memory bound, and its answer by settings.output,
+// as any result. ctx's cancellation stops the script and its calls.
+func (e *Engine) RunScript(ctx context.Context, src string) *proxy.Result {
+	return e.core.RunScript(ctx, src)
+}
+
+// RunScript is Engine.RunScript in this session: its calls are the
+// session's, under its allow list and the approvals given for it.
+func (s *Session) RunScript(ctx context.Context, src string) *proxy.Result {
+	return s.s.RunScript(ctx, src)
+}
+
 // Status returns every configured server's status, by name, and every
 // server whose definition is too broken to configure anything (state
 // "invalid"). It never connects. A server this engine has not used yet

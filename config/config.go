@@ -281,6 +281,14 @@ type Settings struct {
 	// direct tools for a client that claims the UI extension: they are
 	// then reached only through the mcp tool, and no host renders them.
 	NoAppTools bool
+	// ScriptMode offers the mcpScript tool beside the mcp tool: code mode,
+	// where an agent sends one JavaScript program that searches, calls and
+	// combines tools, and only its answer enters the context
+	// (settings.scriptMode; docs/codemode.md). Off by default.
+	ScriptMode bool
+	// ScriptTimeout bounds one script's run, its inner calls included
+	// (settings.scriptTimeoutMs); 0 is DefaultScriptTimeout.
+	ScriptTimeout time.Duration
 	// Trace, when set, has serve write a trace file per client session
 	// (settings.trace; see Trace).
 	Trace          *Trace

@@ -28,7 +28,9 @@ type document struct {
 type fileSettings struct {
 	toolPrefix     *string
 	freezeDirect   *bool
-	noAppTools     *bool   // settings.appTools, inverted
+	noAppTools     *bool // settings.appTools, inverted
+	scriptMode     *bool
+	scriptTimeout  *time.Duration
 	trace          **Trace // set: the file says; *nil: false
 	idleTimeout    *time.Duration
 	requestTimeout *time.Duration
@@ -475,7 +477,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "appTools", "trace", "agentPluginPaths"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "appTools", "trace", "agentPluginPaths", "scriptMode", "scriptTimeoutMs"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -552,6 +554,13 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			if on := d.setting(m.value, p); on != nil {
 				off := !*on
 				s.noAppTools = &off
+			}
+		case "scriptMode":
+			s.scriptMode = d.setting(m.value, p)
+		case "scriptTimeoutMs":
+			if n, ok := d.integer(m.value, p, 1, 10*60*1000); ok {
+				t := time.Duration(n) * time.Millisecond
+				s.scriptTimeout = &t
 			}
 		case "trace":
 			if t, ok := d.trace(m.value, p); ok {

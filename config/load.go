@@ -414,6 +414,12 @@ func (st *Settings) merge(doc *document) {
 	if fs.noAppTools != nil {
 		st.NoAppTools = *fs.noAppTools
 	}
+	if fs.scriptMode != nil {
+		st.ScriptMode = *fs.scriptMode
+	}
+	if fs.scriptTimeout != nil {
+		st.ScriptTimeout = *fs.scriptTimeout
+	}
 	if fs.trace != nil {
 		st.Trace = *fs.trace
 	}

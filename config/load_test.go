@@ -1388,3 +1388,23 @@ func TestTraceSetting(t *testing.T) {
 		t.Errorf("trace false: %+v", cfg.Settings.Trace)
 	}
 }
+
+// TestScriptSettings: settings.scriptMode and settings.scriptTimeoutMs are
+// read, off and unset by default; a timeout out of range is an error naming
+// the setting.
+func TestScriptSettings(t *testing.T) {
+	d := Dirs{Home: t.TempDir()}
+	writeFile(t, d.UserFile(), `{"settings": {}}`)
+	if cfg := Load(d); cfg.Settings.ScriptMode || cfg.Settings.ScriptTimeout != 0 {
+		t.Errorf("default: scriptMode %v, scriptTimeout %v; want off, 0", cfg.Settings.ScriptMode, cfg.Settings.ScriptTimeout)
+	}
+	writeFile(t, d.UserFile(), `{"settings": {"scriptMode": true, "scriptTimeoutMs": 5000}}`)
+	cfg := Load(d)
+	if !cfg.Settings.ScriptMode || cfg.Settings.ScriptTimeout != 5*time.Second {
+		t.Errorf("got scriptMode %v, scriptTimeout %v; want true, 5s", cfg.Settings.ScriptMode, cfg.Settings.ScriptTimeout)
+	}
+	writeFile(t, d.UserFile(), `{"settings": {"scriptTimeoutMs": 0}}`)
+	if errs := problemText(Load(d).Errors()); !strings.Contains(errs, "scriptTimeoutMs") {
+		t.Errorf("scriptTimeoutMs 0: errors %q, want one naming settings.scriptTimeoutMs", errs)
+	}
+}

@@ -40,6 +40,7 @@ const (
 	DefaultRequestTimeout = 60 * time.Second
 	DefaultOutputBytes    = 50 << 10
 	DefaultOutputLines    = 2000
+	DefaultScriptTimeout  = 30 * time.Second // settings.scriptTimeoutMs
 )
 
 // Reconnect configures automatic reconnection of a server.

@@ -203,6 +203,11 @@ func (s *Server) expose(ctx context.Context) error {
 	if err := s.addProxyTool(ctx); err != nil {
 		return err
 	}
+	if s.cfg.Settings.ScriptMode {
+		if err := s.addScriptTool(); err != nil {
+			return err
+		}
+	}
 	s.syncDirect(ctx, true)
 	s.syncPrompts(ctx)
 	return nil

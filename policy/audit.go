@@ -52,6 +52,9 @@ type Record struct {
 	ResultBytes int             `json:"resultBytes,omitempty"`
 	Args        json.RawMessage `json:"args,omitempty"`
 	Result      json.RawMessage `json:"result,omitempty"`
+	// Script is the SHA-256 (hex) of the code-mode script that made the
+	// call or asked the approval; "" for any other.
+	Script string `json:"script,omitempty"`
 }
 
 // Auditor is the audit trail: a file of one machine (OpenAudit) or a table

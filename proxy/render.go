@@ -39,6 +39,18 @@ func (d Details) Summary(maxError int) (Details, bool) {
 	sum.Error = shorten(d.Error, maxError)
 	bulky := sum.Error != d.Error || d.Servers != nil || d.Tools != nil || d.Tool != nil ||
 		d.Resources != nil || d.Templates != nil || d.Prompts != nil || d.Search != nil
+	if d.Script != nil {
+		// The script's identity stays; its logs are in the text.
+		si := *d.Script
+		si.Logs = nil
+		if si.Error != nil {
+			e := *si.Error
+			e.Message = shorten(e.Message, maxError)
+			si.Error = &e
+		}
+		sum.Script = &si
+		bulky = bulky || d.Script.Logs != nil || si.Error != nil && si.Error.Message != d.Script.Error.Message
+	}
 	return sum, bulky
 }
 

@@ -63,6 +63,28 @@ type Details struct {
 	Structured any `json:"structured,omitempty"`
 	// Auth is the login an auth-start started.
 	Auth *AuthInfo `json:"auth,omitempty"`
+	// Script is a code-mode script's run (operation "script"); its answer
+	// is Structured.
+	Script *ScriptInfo `json:"script,omitempty"`
+}
+
+// ScriptInfo is a code-mode script's run: what identifies it, what it
+// did and wrote, and why it failed, if it did.
+type ScriptInfo struct {
+	SHA256 string       `json:"sha256"` // of the script's text, as the audit trail names it
+	Calls  int          `json:"calls"`  // inner calls: search, describe and call
+	Logs   []string     `json:"logs,omitempty"`
+	Error  *ScriptError `json:"error,omitempty"`
+}
+
+// ScriptError is why a script failed: a code (such as "syntax_error",
+// "thrown", "timeout", "call_limit", "memory_limit", "cancelled") and a
+// message; Line and Col place it in the script when known (1-based).
+type ScriptError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
 }
 
 // ToolInfo is one tool in a listing or a search.

@@ -16,6 +16,11 @@ import (
 // the terminal or the terminfo database (and run "tmux info"), bubbletea v1
 // asked for the background colour, bubbles links both and a clipboard
 // library that searches $PATH; see TestSilentTerminal.
+//
+// github.com/dop251/goja (code mode's interpreter, internal/script) is let
+// in: pure Go, and its initialisation, with the packages it brings
+// (regexp2, pprof/profile, x/text/collate), costs about 1 ms and 270 KB
+// and does no I/O (issue 31; docs/codemode.md).
 func TestShippedDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
 	if err != nil {

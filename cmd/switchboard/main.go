@@ -147,6 +147,7 @@ func commands() []*command {
 		searchCommand(),
 		describeCommand(),
 		callCommand(),
+		runCommand(),
 		approveCommand(),
 		auditCommand(),
 		indexCommand(),

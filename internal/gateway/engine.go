@@ -352,6 +352,11 @@ func (e *Engine) Handle(ctx context.Context, args json.RawMessage) *proxy.Result
 	return e.def.Handle(ctx, args)
 }
 
+// RunScript runs a code-mode script in the engine's own session.
+func (e *Engine) RunScript(ctx context.Context, src string) *proxy.Result {
+	return e.def.RunScript(ctx, src)
+}
+
 // Do carries out a parsed request in the engine's own session.
 func (e *Engine) Do(ctx context.Context, req *proxy.Request) *proxy.Result {
 	return e.def.Do(ctx, req)

@@ -299,28 +299,40 @@ func (s *Session) describe(ctx context.Context, req *proxy.Request) *proxy.Resul
 
 // call calls a tool exactly once.
 func (s *Session) call(ctx context.Context, req *proxy.Request) *proxy.Result {
-	ref, t, err := s.e.resolve(ctx, req.Name, req.Server)
-	if err == nil {
-		err = s.allowed(ref.Server, ref.Name)
-	}
+	ref, res, err := s.callNamed(ctx, req.Name, req.Server, req.Args)
 	if err != nil {
-		return proxy.ErrorResult(proxy.ActionCall, req.Server, err)
-	}
-	params := &mcp.CallToolParams{Name: ref.Name, Arguments: req.Args}
-	tok, stop := s.e.progress.start(ctx)
-	defer stop()
-	if tok != nil {
-		params.SetProgressToken(tok)
-	}
-	res, err := s.send(ctx, ref, t, params)
-	if err != nil {
-		return proxy.ErrorResult(proxy.ActionCall, ref.Server, err)
+		server := req.Server
+		if ref.Server != "" {
+			server = ref.Server
+		}
+		return proxy.ErrorResult(proxy.ActionCall, server, err)
 	}
 	conv, err := s.e.spill.Convert("call-"+ref.Name, res.Content, res.StructuredContent)
 	if err != nil {
 		return proxy.ErrorResult(proxy.ActionCall, ref.Server, err)
 	}
 	return proxy.Call(ref, res, conv)
+}
+
+// callNamed calls a tool named as an agent names it, exactly once: the
+// one call path of the mcp tool's call and of a script's tools.call. ref
+// is set once the name is resolved.
+func (s *Session) callNamed(ctx context.Context, name, server string, args map[string]any) (proxy.ToolRef, *mcp.CallToolResult, error) {
+	ref, t, err := s.e.resolve(ctx, name, server)
+	if err != nil {
+		return proxy.ToolRef{}, nil, err
+	}
+	if err := s.allowed(ref.Server, ref.Name); err != nil {
+		return proxy.ToolRef{}, nil, err
+	}
+	params := &mcp.CallToolParams{Name: ref.Name, Arguments: args}
+	tok, stop := s.e.progress.start(ctx)
+	defer stop()
+	if tok != nil {
+		params.SetProgressToken(tok)
+	}
+	res, err := s.send(ctx, ref, t, params)
+	return ref, res, err
 }
 
 // instructions returns a server's full instructions.

@@ -90,6 +90,7 @@ func (e *Engine) record(ctx context.Context, s *Session, r policy.Record) {
 	if e.pol.audit == nil {
 		return
 	}
+	r.Script = scriptOf(ctx)
 	if s != nil {
 		r.Session, r.Seq = s.auditID(), s.pol.seq.Add(1)
 	} else {
