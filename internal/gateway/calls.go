@@ -62,7 +62,7 @@ func rawCallable(t *mcp.Tool, params *mcp.CallToolParams) bool {
 func (e *Engine) callRaw(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	var args json.RawMessage
 	if params.Arguments != nil {
-		b, err := json.Marshal(params.Arguments) // as go-sdk's client encodes them
+		b, err := argsJSON(params.Arguments) // as go-sdk's client encodes them
 		if err != nil {
 			return e.pool.Call(ctx, server, params)
 		}
@@ -78,6 +78,23 @@ func (e *Engine) callRaw(ctx context.Context, server string, params *mcp.CallToo
 		return raw.Decode()
 	}
 	return res, nil
+}
+
+// encodedArgs are a call's arguments as the engine encoded them: compact
+// JSON of an object.
+type encodedArgs []byte
+
+// MarshalJSON returns the bytes as they are.
+func (a encodedArgs) MarshalJSON() ([]byte, error) { return a, nil }
+
+// argsJSON encodes a call's arguments as go-sdk's client would: bytes the
+// engine encoded itself (callNamed) as they are, anything else with
+// encoding/json (which compacts raw bytes from a client).
+func argsJSON(v any) ([]byte, error) {
+	if b, ok := v.(encodedArgs); ok {
+		return b, nil
+	}
+	return json.Marshal(v)
 }
 
 // reportCall tells Options.OnCall of a call that was sent.

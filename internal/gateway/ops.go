@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -326,6 +327,14 @@ func (s *Session) callNamed(ctx context.Context, name, server string, args map[s
 		return proxy.ToolRef{}, nil, err
 	}
 	params := &mcp.CallToolParams{Name: ref.Name, Arguments: args}
+	if args != nil {
+		// Encoded once, here: the audit record, the approval form and the
+		// call itself each take the bytes as they are (the keys sorted, as
+		// encoding the map gives them).
+		if b, err := json.Marshal(args); err == nil {
+			params.Arguments = encodedArgs(b)
+		}
+	}
 	tok, stop := s.e.progress.start(ctx)
 	defer stop()
 	if tok != nil {

@@ -183,7 +183,7 @@ func (s *Session) send(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, para
 func (s *Session) admit(ctx context.Context, ref proxy.ToolRef, t *mcp.Tool, params *mcp.CallToolParams) (*policy.Record, error) {
 	rec := &policy.Record{Event: policy.EventCall, Server: ref.Server, Tool: ref.Name, Decision: "allowed"}
 	if s.e.pol.audit != nil {
-		args, _ := json.Marshal(params.Arguments)
+		args, _ := argsJSON(params.Arguments)
 		rec.ArgsBytes = len(args)
 		if s.e.payloads() {
 			rec.Args = args
