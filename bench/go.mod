@@ -4,6 +4,8 @@ go 1.26.0
 
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pkoukk/tiktoken-go v0.1.8
+	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/switchboard-mcp/switchboard v0.0.0
 	modernc.org/sqlite v1.62.0
 )

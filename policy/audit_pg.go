@@ -49,6 +49,8 @@ var auditSteps = []string{
 	CREATE INDEX ` + auditTable + `_time ON ` + auditTable + ` (time);
 	CREATE INDEX ` + auditTable + `_stored_at ON ` + auditTable + ` (stored_at);
 	CREATE INDEX ` + auditTable + `_server_time ON ` + auditTable + ` (server, time)`,
+	// The code-mode script's hash (Record.Script): "" for other calls.
+	`ALTER TABLE ` + auditTable + ` ADD COLUMN script TEXT NOT NULL DEFAULT ''`,
 }
 
 // DefaultAuditTimeout bounds a write to the shared store: a call waits at
@@ -116,10 +118,10 @@ func (a *PostgresAuditor) Write(ctx context.Context, r Record) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.opts.Timeout)
 	defer cancel()
 	_, err := a.db.ExecContext(ctx, `INSERT INTO `+auditTable+` (time, replica, session, seq, event, server, tool,
-		decision, rule, why, duration_ms, outcome, args_bytes, result_bytes, args, result)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		decision, rule, why, duration_ms, outcome, args_bytes, result_bytes, args, result, script)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 		r.Time, a.opts.Replica, r.Session, r.Seq, r.Event, r.Server, r.Tool, r.Decision, r.Rule, r.Why,
-		r.DurationMs, r.Outcome, r.ArgsBytes, r.ResultBytes, rawJSON(r.Args), rawJSON(r.Result))
+		r.DurationMs, r.Outcome, r.ArgsBytes, r.ResultBytes, rawJSON(r.Args), rawJSON(r.Result), r.Script)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no answer within %v: %w", a.opts.Timeout, err)
@@ -152,7 +154,7 @@ func (a *PostgresAuditor) Read(ctx context.Context, f Filter) (*Trail, error) {
 		where = append(where, fmt.Sprintf("time >= $%d", len(args)))
 	}
 	q := `SELECT id, time, replica, session, seq, event, server, tool, decision, rule, why,
-		duration_ms, outcome, args_bytes, result_bytes, args, result FROM ` + auditTable
+		duration_ms, outcome, args_bytes, result_bytes, args, result, script FROM ` + auditTable
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -166,7 +168,7 @@ func (a *PostgresAuditor) Read(ctx context.Context, f Filter) (*Trail, error) {
 		var r Record
 		var args, result sql.NullString
 		if err := rows.Scan(&r.ID, &r.Time, &r.Replica, &r.Session, &r.Seq, &r.Event, &r.Server, &r.Tool, &r.Decision,
-			&r.Rule, &r.Why, &r.DurationMs, &r.Outcome, &r.ArgsBytes, &r.ResultBytes, &args, &result); err != nil {
+			&r.Rule, &r.Why, &r.DurationMs, &r.Outcome, &r.ArgsBytes, &r.ResultBytes, &args, &result, &r.Script); err != nil {
 			return nil, fmt.Errorf("reading the audit trail from the shared store: %w", err)
 		}
 		r.Time = r.Time.UTC()

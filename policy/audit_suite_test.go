@@ -233,3 +233,27 @@ func TestAuditFileFormat(t *testing.T) {
 		t.Errorf("line\n%s\nwant\n%s", data, want)
 	}
 }
+
+// TestAuditSinkScript: the hash of the code-mode script that made a call
+// or asked an approval reads back from either trail; other records have
+// none.
+func TestAuditSinkScript(t *testing.T) {
+	hash := strings.Repeat("5c", 32)
+	eachSink(t, func(t *testing.T, s sink) {
+		a, _ := s.open(t, false)
+		ses := &session{id: "31-1"}
+		want := []Record{
+			ses.next(Record{Time: t0, Event: EventApproval, Server: "fs", Tool: "write_file", Decision: "allow-once", Script: hash}),
+			ses.next(Record{Time: t0, Event: EventCall, Server: "fs", Tool: "write_file", Decision: "allowed", Outcome: "ok", ArgsBytes: 30, ResultBytes: 12, Script: hash}),
+			ses.next(Record{Time: t0, Event: EventCall, Server: "fs", Tool: "read_file", Decision: "allowed", Outcome: "ok", ArgsBytes: 20, ResultBytes: 9}),
+		}
+		writeAll(t, a, want)
+		got, err := a.Read(t.Context(), Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(stored(s, want), got.Records, ignoreStoreFields); diff != "" {
+			t.Errorf("records read back (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -50,8 +50,8 @@ func TestScripts(t *testing.T) {
 var updateScripts = flag.Bool("update", false, "rewrite the answers scripts keep, where cmp finds them changed")
 
 // TestPeerScripts runs testdata/peers/*.txtar, which use real MCP servers:
-// $EVERYTHING and $FILESYSTEM are the paths of server-everything's and
-// server-filesystem's scripts and $NODE of node; $FIXTURE starts the
+// $EVERYTHING, $FILESYSTEM and $MEMORY are the paths of server-everything's,
+// server-filesystem's and server-memory's scripts and $NODE of node; $FIXTURE starts the
 // fixture server (with SWITCHBOARD_TESTSERVER set).
 func TestPeerScripts(t *testing.T) {
 	p := mcptest.Peers(t)
@@ -60,6 +60,7 @@ func TestPeerScripts(t *testing.T) {
 		"NODE":       p.Node,
 		"EVERYTHING": filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"),
 		"FILESYSTEM": filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"),
+		"MEMORY":     filepath.Join(p.Dir, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js"),
 		"FIXTURE":    fixture,
 	}))
 }
