@@ -163,6 +163,8 @@ func commands() []*command {
 		doctorCommand(),
 		configCommand(),
 		addCommand(),
+		registryCommand(),
+		updateCommand(),
 		removeCommand(),
 		setCommand(),
 		enableCommand(),

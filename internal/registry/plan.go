@@ -306,3 +306,21 @@ func fill(key string, in Input, what string, ask Asker) (string, error) {
 	}
 	return out, nil
 }
+
+// Pin is the argument or URL that pins the choice's version, as Resolve
+// writes it.
+func (c *Choice) Pin() string {
+	if c.Remote != nil {
+		return c.Remote.URL
+	}
+	p := c.Package
+	switch p.RegistryType {
+	case TypeNPM, TypeNuGet:
+		return p.Identifier + "@" + p.Version
+	case TypePyPI:
+		return p.Identifier + "==" + p.Version
+	case TypeOCI:
+		return ociRef(p)
+	}
+	return p.Identifier
+}
