@@ -27,7 +27,9 @@ var nameRE = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
 
 // ValidName reports whether name is written as a registry name:
 // reverse-DNS namespace, one slash, server name.
-func ValidName(name string) bool { return len(name) >= 3 && len(name) <= 200 && nameRE.MatchString(name) }
+func ValidName(name string) bool {
+	return len(name) >= 3 && len(name) <= 200 && nameRE.MatchString(name)
+}
 
 // list is the shape of /v0.1/servers and /v0.1/servers/NAME/versions.
 type list struct {
