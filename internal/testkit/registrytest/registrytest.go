@@ -7,7 +7,7 @@
 //
 // Versions (measured 2026-12-06): v1.8.9 needs danielgtaylor/huma/v2
 // v2.40.0, which the module proxy refuses (403); v1.5.0, v1.7.9, v1.8.1,
-// v1.8.3, v1.8.5 and v1.8.7 build. Version is the newest that builds. The
+// v1.8.3, v1.8.5, v1.8.7 and v1.8.8 build. Version is the newest that builds. The
 // server serves the same API under /v0 and /v0.1; Switchboard asks v0.1.
 //
 // Without the go tool or the network to build it, or without PostgreSQL, a
@@ -33,7 +33,7 @@ import (
 )
 
 // Version is the registry release the tests run.
-const Version = "v1.8.7"
+const Version = "v1.8.8"
 
 // Require is the variable that makes a registry that cannot be built a
 // failure rather than a skip.
