@@ -55,6 +55,7 @@ func registrySeed(remote, bundle string) []any {
 			map[string]any{"name": "MEMORY_REGION", "description": "the region", "isRequired": true, "default": "eu"},
 		)}, nil),
 		entry("io.github.switchboard-test/echo-remote", "2.0.0", nil, []any{map[string]any{"type": "streamable-http", "url": remote}}),
+		entry("io.github.switchboard-test/echo-remote", "2.1.0", nil, []any{map[string]any{"type": "streamable-http", "url": remote + "/v2"}}),
 		entry("io.github.switchboard-test/bundle", "1.0.0", []any{map[string]any{
 			"registryType": "mcpb", "identifier": bundle, "version": "1.0.0",
 			"fileSha256": "0000000000000000000000000000000000000000000000000000000000000000", "transport": stdio}}, nil),
