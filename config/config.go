@@ -340,6 +340,14 @@ type Settings struct {
 	// that may be used. A server it does not name has none (deny by
 	// default).
 	AllowTools map[string][]string
+
+	// Registry is the base URL of the MCP registry that add, update and
+	// registry search ask (settings.registry); "" is the official one.
+	Registry string
+	// HostConfigs is "read" to read the servers of every host whose files
+	// exist, as if each were in imports (settings.hostConfigs); "" or
+	// "import" leaves them to switchboard import.
+	HostConfigs string
 }
 
 // Telemetry is settings.telemetry.

@@ -48,6 +48,8 @@ type fileSettings struct {
 	agentPlugins   []string // settings.agentPluginPaths, absolute or ~/
 	strict         *bool
 	allowTools     map[string][]string // settings.includeTools; nil when unset
+	registry       *string             // settings.registry
+	hostConfigs    *string             // settings.hostConfigs
 	policy         policySettings
 }
 
@@ -477,7 +479,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "appTools", "trace", "agentPluginPaths", "scriptMode", "scriptTimeoutMs"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "appTools", "trace", "agentPluginPaths", "scriptMode", "scriptTimeoutMs", "registry", "hostConfigs"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -596,6 +598,10 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.allowTools = d.allowTools(m.value, p)
 		case "agentPluginPaths":
 			s.agentPlugins = d.agentPluginPaths(m.value, p)
+		case "registry":
+			s.registry = d.registryURL(m.value, p)
+		case "hostConfigs":
+			s.hostConfigs = d.hostConfigs(m.value, p)
 		case "credentialStore":
 			s.credStore = d.credentialStore(m.value, p)
 		case "credentialStoreKey":

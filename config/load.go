@@ -143,7 +143,7 @@ func (c *Config) defineServers(docs []loaded, pluginFiles []File, pluginDocs []l
 	merged := map[string]*Server{}
 	files := c.Files
 	c.Files = nil
-	for _, host := range c.Settings.Imports {
+	for _, host := range c.importedHosts() {
 		c.importHost(host, merged) // lowest precedence, so listed first
 	}
 	c.Files = append(c.Files, pluginFiles...)
@@ -300,6 +300,16 @@ func (c *Config) importHost(host string, merged map[string]*Server) {
 	}
 }
 
+// importedHosts lists the hosts whose files are read: settings.imports,
+// then, with settings.hostConfigs "read", every other known host.
+func (c *Config) importedHosts() []string {
+	hosts := c.Settings.Imports
+	if c.Settings.HostConfigs == HostConfigsRead {
+		hosts = appendNew(slices.Clone(hosts), HostNames()...)
+	}
+	return hosts
+}
+
 // define applies a higher definition over whatever was there.
 func (c *Config) define(merged map[string]*Server, s *Server) {
 	if s.stub {
@@ -453,6 +463,12 @@ func (st *Settings) merge(doc *document) {
 	}
 	if fs.credStore != nil {
 		st.CredentialStore = *fs.credStore
+	}
+	if fs.registry != nil {
+		st.Registry = *fs.registry
+	}
+	if fs.hostConfigs != nil {
+		st.HostConfigs = *fs.hostConfigs
 	}
 	if fs.credStoreKey != nil {
 		st.CredentialStoreKey = *fs.credStoreKey

@@ -122,6 +122,9 @@ if [[ $team == 1 || $deploy == 1 ]]; then
 	pg_bin && ls /usr/lib/postgresql/*/bin/postgres
 	[[ -x /usr/sbin/nginx ]] && /usr/sbin/nginx -v
 	export SWITCHBOARD_REQUIRE_POSTGRES=1 SWITCHBOARD_REQUIRE_NGINX=1
+	# The MCP registry's own server (internal/testkit/registrytest) runs on
+	# that PostgreSQL: built once per machine (~40 s), it must build here.
+	export SWITCHBOARD_REQUIRE_REGISTRY=1
 fi
 
 section "go test $*"

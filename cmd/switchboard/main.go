@@ -164,6 +164,8 @@ func commands() []*command {
 		doctorCommand(),
 		configCommand(),
 		addCommand(),
+		registryCommand(),
+		updateCommand(),
 		removeCommand(),
 		setCommand(),
 		enableCommand(),

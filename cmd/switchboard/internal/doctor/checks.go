@@ -171,6 +171,14 @@ func checkHosts(o Options) []Finding {
 	for _, s := range usable(o.Config) {
 		served[s.Name] = true
 	}
+	if len(served) == 0 {
+		// First run: import before setup, or setup mounts an empty gateway.
+		for _, h := range config.OtherHosts(o.Config.Dirs) {
+			out = append(out, Finding{Check: CheckHost, Severity: Warning,
+				What:  fmt.Sprintf("%s defines %d MCP %s that Switchboard does not use yet", h.Host, len(h.Servers), plural(len(h.Servers), "server")),
+				Where: o.Pretty(h.Files[0]), Fix: config.ImportCommand(h.Host)})
+		}
+	}
 	for _, host := range config.HostNames() {
 		plan, err := hosts.PlanSetup(o.Config.Dirs.Hosts(), host, hosts.SetupOptions{Command: cmp.Or(o.SetupCommand, "switchboard")})
 		if err != nil || plan.State == hosts.SetupNoFile {
@@ -299,4 +307,11 @@ func checkCatalog(ctx context.Context, o Options) []Finding {
 		return bad(errors.New(strings.Join(msgs, "; ")))
 	}
 	return []Finding{{Check: CheckCatalog, Severity: OK, What: "the catalog passes SQLite's integrity check", Where: where}}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
