@@ -40,6 +40,7 @@ type toolDoc struct {
 	Server, Name, Title, Description string
 	Params                           string   // see paramText
 	Keywords                         []string // extra words
+	Annotations                      string   // stored JSON of the tool's annotations
 }
 
 // hit is one indexed tool, with what a result line needs, and the hash of
@@ -47,6 +48,7 @@ type toolDoc struct {
 type hit struct {
 	server, name, title, description string
 	thash                            textHash
+	act                              toolAct // what it does (see toolAction)
 }
 
 // posting is one document containing a term and the term's precomputed
@@ -157,7 +159,8 @@ func analyzeAll(docs []toolDoc, hits []hit) []fieldTerms {
 			for i := w; i < len(docs); i += workers {
 				d := &docs[i]
 				buf = appendEmbedText(buf[:0], d)
-				hits[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf)}
+				hits[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf),
+					act: toolAction(d.Name, d.Description, d.Annotations)}
 				analysed[i] = analyze(d)
 			}
 		})

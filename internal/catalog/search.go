@@ -188,7 +188,7 @@ func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = tx.QueryContext(ctx, c.d.q("SELECT server, name, title, description, params FROM tools"))
+	rows, err = tx.QueryContext(ctx, c.d.q("SELECT server, name, title, description, params, COALESCE(annotations, '') FROM tools"))
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
 	var docs []toolDoc
 	for rows.Next() {
 		var d toolDoc
-		if err := rows.Scan(&d.Server, &d.Name, &d.Title, &d.Description, &d.Params); err != nil {
+		if err := rows.Scan(&d.Server, &d.Name, &d.Title, &d.Description, &d.Params, &d.Annotations); err != nil {
 			return nil, err
 		}
 		d.Keywords = keywordsFor(keywords[d.Server], d.Name)
@@ -320,8 +320,9 @@ func (ix *index) lexical(raw string, q query, allow *scope) []cand {
 
 	cands := make([]cand, 0, len(s.touched))
 	for _, d := range s.touched {
-		if allow.has(&ix.docs[d]) {
-			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d]})
+		if h := &ix.docs[d]; allow.has(h) {
+			f, _ := polarity(q.action, q.actions, q.long, h.act)
+			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d] * float32(f)})
 		}
 		s.score[d], s.tier[d] = 0, 0
 	}
