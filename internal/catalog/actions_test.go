@@ -89,3 +89,30 @@ func TestPolarity(t *testing.T) {
 		})
 	}
 }
+
+// TestServerTopics: a terse tool inherits the words its server's other
+// tools share, and its server's name; a server of two tools has no topic.
+func TestServerTopics(t *testing.T) {
+	docs := []toolDoc{
+		{Server: "kg", Name: "add_facts", Description: "Add facts to people in the knowledge graph"},
+		{Server: "kg", Name: "drop_facts", Description: "Drop facts from the knowledge graph"},
+		{Server: "kg", Name: "read_all", Description: "Read everything."},
+		{Server: "pair", Name: "one", Description: "first tool"},
+		{Server: "pair", Name: "two", Description: "second tool"},
+	}
+	ix := buildIndex(1, docs)
+	var topic []string
+	for _, p := range ix.postings["graph"] {
+		if ix.docs[p.doc].name == "read_all" {
+			topic = append(topic, "graph")
+		}
+	}
+	if len(topic) == 0 {
+		t.Errorf("read_all lacks its server's topic word %q", "graph")
+	}
+	// 1 of the pair's 2 tools says "second": shared enough, but a pair
+	// is too few to have a topic.
+	if n := len(ix.postings["second"]); n != 1 {
+		t.Errorf("%q is in %d documents, want 1", "second", n)
+	}
+}

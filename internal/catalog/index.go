@@ -23,13 +23,14 @@ const (
 	fieldParams          // input schema property names and descriptions
 	fieldKeywords        // searchKeywords from the configuration
 	fieldGloss           // English words for Chinese text (see cjkGlossary)
+	fieldTopic           // its server's topic (see serverTopics)
 	numFields
 )
 
 // fieldWeight and fieldB are each field's weight and length normalisation.
 var (
-	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldText: 1, fieldParams: 0.3, fieldKeywords: 2, fieldGloss: 0.6}
-	fieldB      = [numFields]float64{fieldName: 0.5, fieldServer: 0.3, fieldText: 0.75, fieldParams: 0.75, fieldKeywords: 0.5, fieldGloss: 0.75}
+	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldText: 1, fieldParams: 0.3, fieldKeywords: 2, fieldGloss: 0.6, fieldTopic: 0.2}
+	fieldB      = [numFields]float64{fieldName: 0.5, fieldServer: 0.3, fieldText: 0.75, fieldParams: 0.75, fieldKeywords: 0.5, fieldGloss: 0.75, fieldTopic: 0.3}
 )
 
 // bm25K1 saturates a term's combined frequency.
@@ -105,6 +106,7 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 	})
 	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
 	analysed := analyzeAll(docs, ix.docs)
+	serverTopics(docs, analysed)
 	var avg [numFields]float64
 	for i := range docs {
 		d := &docs[i]
@@ -145,6 +147,65 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 	ix.buildDups()
 	slices.SortFunc(ix.namesOrder, func(a, b nameRef) int { return strings.Compare(a.norm, b.norm) })
 	return ix
+}
+
+// A tool inherits its server's topic. A server's tools share what it is
+// about ("the knowledge graph", "files"), but a terse tool may not say it:
+// read_graph's "Read the entire knowledge graph" never says that the graph
+// holds entities and their observations, which its siblings do. So each
+// tool of a server with several tools gets a weak field with the words that
+// at least half of the server's tools use in their names and descriptions
+// (at most topicTerms of them, the most shared first), and the server's
+// name.
+const (
+	topicMinTools = 3 // a server with fewer tools has no shared topic
+	topicTerms    = 8
+)
+
+// serverTopics fills each document's fieldTopic; docs are sorted by
+// server.
+func serverTopics(docs []toolDoc, analysed []fieldTerms) {
+	count := map[string]int{}
+	seen := map[string]bool{}
+	for lo := 0; lo < len(docs); {
+		hi := lo + 1
+		for hi < len(docs) && docs[hi].Server == docs[lo].Server {
+			hi++
+		}
+		if n := hi - lo; n >= topicMinTools {
+			clear(count)
+			for i := lo; i < hi; i++ {
+				clear(seen)
+				for _, f := range []int{fieldName, fieldText} {
+					for _, t := range analysed[i][f] {
+						if !seen[t] {
+							seen[t] = true
+							count[t]++
+						}
+					}
+				}
+			}
+			topic := sharedTerms(count, n)
+			topic = append(topic, analysed[lo][fieldServer]...)
+			for i := lo; i < hi; i++ {
+				analysed[i][fieldTopic] = topic
+			}
+		}
+		lo = hi
+	}
+}
+
+// sharedTerms returns the terms counted in at least half of n tools, the
+// most shared first (ties by term), at most topicTerms.
+func sharedTerms(count map[string]int, n int) []string {
+	var out []string
+	for t, c := range count {
+		if 2*c >= n {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), strings.Compare(a, b)) })
+	return out[:min(len(out), topicTerms)]
 }
 
 // analyzeAll analyses docs and fills hits, one share of the documents per

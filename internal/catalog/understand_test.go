@@ -36,24 +36,43 @@ func topNames(t *testing.T, tools []searchbench.Tool, n int, queries ...string) 
 	return out
 }
 
-// TestActionPolarity: a query that asks to keep something does not get the
-// tools that delete it among its top results (issue 35).
+// TestActionPolarity: a query that asks to keep something ranks the tools
+// that delete it below every tool that creates or adds (issue 35), and for
+// "remember that Alice works at Acme" out of the top six.
 func TestActionPolarity(t *testing.T) {
-	for _, q := range []string{"remember that Alice works at Acme", "how do I save a note about a person so I remember it later"} {
-		got := topNames(t, peerTools(t), 6, q)[0]
-		firstCreate := -1
+	for _, tc := range []struct {
+		query    string
+		noDelete bool // no delete tool in the top 6 at all
+	}{
+		{"remember that Alice works at Acme", true},
+		{"how do I save a note about a person so I remember it later", false},
+	} {
+		got := topNames(t, peerTools(t), 6, tc.query)[0]
+		lastCreate, firstDelete := -1, len(got)
 		for i, name := range got {
 			if strings.HasPrefix(name, "memory/create_") || strings.HasPrefix(name, "memory/add_") {
-				if firstCreate < 0 {
-					firstCreate = i
-				}
+				lastCreate = i
 			}
 			if strings.HasPrefix(name, "memory/delete_") {
-				t.Errorf("%q: %s at %d in the top 6 %v; want no delete tool", q, name, i+1, got)
+				firstDelete = min(firstDelete, i)
+				if tc.noDelete {
+					t.Errorf("%q: %s at %d in the top 6 %v; want no delete tool", tc.query, name, i+1, got)
+				}
 			}
 		}
-		if firstCreate < 0 {
-			t.Errorf("%q: no create/add tool in the top 6 %v", q, got)
+		if lastCreate < 0 || firstDelete < lastCreate {
+			t.Errorf("%q: top 6 %v; want create/add tools, all above any delete tool", tc.query, got)
 		}
+	}
+}
+
+// TestServerPurpose: the newcomer's sentence finds the memory server's
+// create_entities or add_observations first, and both in the top 2 (issue
+// 35): the sentence never says "entity", "observation" or "graph".
+func TestServerPurpose(t *testing.T) {
+	got := topNames(t, peerTools(t), 3, "how do I save a note about a person so I remember it later")[0]
+	want := map[string]bool{"memory/create_entities": true, "memory/add_observations": true}
+	if len(got) < 2 || !want[got[0]] || !want[got[1]] {
+		t.Errorf("top 3 = %v; want memory/create_entities and memory/add_observations first", got)
 	}
 }
