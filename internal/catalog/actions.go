@@ -67,6 +67,16 @@ var (
 		five, six, seven, eight, nine, ten, hundred, thousand, million, integer, integers, decimal`)
 )
 
+// arithmetic reports whether a query asks to add, subtract, multiply or
+// divide numbers.
+func arithmetic(m *matcher) bool {
+	return m.any(arithmeticVerbs) && (m.any(numberWords) || m.things.has[thingNumber])
+}
+
+// arithmeticHints are the words tools that do arithmetic use, added to an
+// arithmetic query: "add two numbers" asks for a sum.
+const arithmeticHints = "sum calculate arithmetic"
+
 // actionVerb is one verb list and its action.
 type actionVerb struct {
 	act   action
@@ -83,7 +93,7 @@ var actionVerbs = []actionVerb{
 // by action). A query that names none, or that is arithmetic on numbers,
 // has actNone.
 func queryActions(m *matcher) (primary action, all uint8) {
-	if m.any(arithmeticVerbs) && (m.any(numberWords) || m.things.has[thingNumber]) {
+	if arithmetic(m) {
 		return actNone, 0
 	}
 	if hasAt(m.words, 0, questionStarts) && !hasAt(m.words, 0, requestStarts) {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"math"
 	"path"
 	"runtime"
@@ -132,19 +133,32 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), w: float32(x)})
 		}
 	}
-	n := float64(len(docs))
+	ix.buildDups()
+	// Copies of a server count once in a term's document frequency: ten
+	// forks of one server do not make its words ten times as common, and
+	// a tool's own words would otherwise weigh less for having copies.
+	n := float64(len(docs) - ix.copies())
 	ix.vocab = make([]string, 0, len(ix.postings))
-	for t, ps := range ix.postings {
+	lastTerm := make([]int32, len(ix.dupGroups)) // group → 1 + the last term that counted it
+	for ti, t := range slices.Sorted(maps.Keys(ix.postings)) {
+		ps := ix.postings[t]
 		ix.vocab = append(ix.vocab, t)
-		df := float64(len(ps))
+		df := 0.0
+		for _, p := range ps {
+			if g := ix.dupOf[p.doc]; g >= 0 {
+				if lastTerm[g] == int32(ti+1) {
+					continue
+				}
+				lastTerm[g] = int32(ti + 1)
+			}
+			df++
+		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for j := range ps {
 			x := float64(ps[j].w)
 			ps[j].w = float32(idf * x * (bm25K1 + 1) / (x + bm25K1))
 		}
 	}
-	sort.Strings(ix.vocab)
-	ix.buildDups()
 	slices.SortFunc(ix.namesOrder, func(a, b nameRef) int { return strings.Compare(a.norm, b.norm) })
 	return ix
 }

@@ -221,3 +221,12 @@ func intents(text string, things thingSet) (out []impliedNeed, primary action, a
 	primary, all = queryActions(m)
 	return out, primary, all
 }
+
+// arithmeticTerms returns the hint terms of an arithmetic query (see
+// arithmetic), or nil.
+func arithmeticTerms(text string, things thingSet) []string {
+	if !arithmetic(newMatcher(text, things)) {
+		return nil
+	}
+	return terms(arithmeticHints)
+}

@@ -81,6 +81,9 @@ func understand(raw string) query {
 	q.text = bound(text)
 	q.long = countWords(q.text) >= longQuery
 	q.implied, q.action, q.actions = intents(q.text, things)
+	for _, t := range arithmeticTerms(q.text, things) {
+		q.hints[t] = max(q.hints[t], weightHint)
+	}
 	return q
 }
 

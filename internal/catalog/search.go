@@ -26,6 +26,11 @@ type SearchOptions struct {
 	// quarantined by pinning, whose stored text is not the approved one.
 	Exclude map[string][]string
 
+	// Broken names servers that cannot run now (a failed connection, an
+	// unset variable): among copies of a tool (see Result.Also) a copy on
+	// a server not in it is listed, whatever their scores.
+	Broken map[string]bool
+
 	Limit  int  // at most this many results; 0 means DefaultLimit
 	Offset int  // skip this many results first
 	Regex  bool // the query is a regular expression (see Search)
@@ -427,7 +432,12 @@ func sortResults(rs []Result) {
 type scope struct {
 	servers map[string]bool            // nil: all
 	exclude map[string]map[string]bool // by server, tool names
+	broken  map[string]bool            // servers that cannot run now (SearchOptions.Broken)
 }
+
+// works reports whether a tool's server can run now, as far as the scope
+// knows.
+func (s *scope) works(h *hit) bool { return s == nil || !s.broken[h.server] }
 
 // has reports whether the scope covers a tool.
 func (s *scope) has(h *hit) bool {
@@ -452,10 +462,10 @@ func (ix *index) allowed(opts SearchOptions) *scope {
 		}
 		allow = current
 	}
-	if allow == nil && len(opts.Exclude) == 0 {
+	if allow == nil && len(opts.Exclude) == 0 && len(opts.Broken) == 0 {
 		return nil
 	}
-	s := &scope{servers: allow}
+	s := &scope{servers: allow, broken: opts.Broken}
 	for server, tools := range opts.Exclude {
 		if s.exclude == nil {
 			s.exclude = map[string]map[string]bool{}

@@ -3,9 +3,11 @@ package catalog_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/catalog"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/searchbench"
 )
 
@@ -74,5 +76,48 @@ func TestServerPurpose(t *testing.T) {
 	want := map[string]bool{"memory/create_entities": true, "memory/add_observations": true}
 	if len(got) < 2 || !want[got[0]] || !want[got[1]] {
 		t.Errorf("top 3 = %v; want memory/create_entities and memory/add_observations first", got)
+	}
+}
+
+// TestCopyThatWorks: with two copies of the everything server, one that
+// cannot run (ev2, which sorts first and would win a tie), "add two
+// numbers" lists get-sum first, on the copy that works, naming the other
+// (issue 35).
+func TestCopyThatWorks(t *testing.T) {
+	tools := peerTools(t)
+	for _, tl := range tools {
+		if tl.Server == "everything" {
+			tl.Server = "ev2"
+			tools = append(tools, tl)
+		}
+	}
+	ctx := context.Background()
+	c, err := catalog.Open(filepath.Join(t.TempDir(), "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := searchbench.Load(ctx, c, tools); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		broken     map[string]bool
+		wantServer string
+		wantAlso   string
+	}{
+		{map[string]bool{"ev2": true}, "everything", "ev2"},
+		{map[string]bool{"everything": true}, "ev2", "everything"},
+	} {
+		res, err := c.Search(ctx, "add two numbers", catalog.SearchOptions{Broken: tc.broken})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) == 0 {
+			t.Fatal("no results")
+		}
+		r := res.Results[0]
+		if r.Name != "get-sum" || r.Server != tc.wantServer || !slices.Equal(r.Also, []string{tc.wantAlso}) {
+			t.Errorf("broken %v: first result %s/%s also on %v; want %s/get-sum also on [%s]", tc.broken, r.Server, r.Name, r.Also, tc.wantServer, tc.wantAlso)
+		}
 	}
 }
