@@ -77,6 +77,8 @@ type index struct {
 	// group's documents.
 	dupOf     []int32
 	dupGroups [][]int32
+
+	topics map[string][]string // each server's topic terms (see serverTopics)
 }
 
 type nameRef struct {
@@ -107,7 +109,7 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 	})
 	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
 	analysed := analyzeAll(docs, ix.docs)
-	serverTopics(docs, analysed)
+	ix.topics = serverTopics(docs, analysed)
 	var avg [numFields]float64
 	for i := range docs {
 		d := &docs[i]
@@ -176,9 +178,10 @@ const (
 	topicTerms    = 8
 )
 
-// serverTopics fills each document's fieldTopic; docs are sorted by
-// server.
-func serverTopics(docs []toolDoc, analysed []fieldTerms) {
+// serverTopics fills each document's fieldTopic, and returns each
+// server's topic; docs are sorted by server.
+func serverTopics(docs []toolDoc, analysed []fieldTerms) map[string][]string {
+	topics := map[string][]string{}
 	count := map[string]int{}
 	seen := map[string]bool{}
 	for lo := 0; lo < len(docs); {
@@ -204,9 +207,11 @@ func serverTopics(docs []toolDoc, analysed []fieldTerms) {
 			for i := lo; i < hi; i++ {
 				analysed[i][fieldTopic] = topic
 			}
+			topics[docs[lo].Server] = topic
 		}
 		lo = hi
 	}
+	return topics
 }
 
 // sharedTerms returns the terms counted in at least half of n tools, the

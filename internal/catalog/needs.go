@@ -85,6 +85,7 @@ func (ix *index) searchAll(queries []string, res []*regexp.Regexp, opts SearchOp
 	allow := ix.allowed(opts)
 	lo, hi := pageBounds(1<<30, opts)
 	var lists, implied []needList
+	var understood []query // by need, with opts.Explain
 	seenImplied := map[string]bool{}
 	union := newDocSet(len(ix.docs))
 	hybrid := false
@@ -96,6 +97,9 @@ func (ix *index) searchAll(queries []string, res []*regexp.Regexp, opts SearchOp
 			continue
 		}
 		q := understand(raw)
+		if opts.Explain {
+			understood = append(understood, q)
+		}
 		emb := opts.Embedding
 		if len(opts.Embeddings) == len(queries) {
 			emb = opts.Embeddings[i]
@@ -128,6 +132,9 @@ func (ix *index) searchAll(queries []string, res []*regexp.Regexp, opts SearchOp
 		r := ix.docs[p.doc].result(p.score, p.match)
 		r.Need, r.Implied = p.need, p.implied
 		r.Also = ix.also(p.doc, allow)
+		if opts.Explain && p.need < len(understood) {
+			r.Why = ix.explain(understood[p.need], p, allow)
+		}
 		out.Results = append(out.Results, r)
 	}
 	return out

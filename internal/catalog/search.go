@@ -31,6 +31,9 @@ type SearchOptions struct {
 	// a server not in it is listed, whatever their scores.
 	Broken map[string]bool
 
+	// Explain fills each Result's Why.
+	Explain bool
+
 	Limit  int  // at most this many results; 0 means DefaultLimit
 	Offset int  // skip this many results first
 	Regex  bool // the query is a regular expression (see Search)
@@ -82,6 +85,12 @@ type Result struct {
 	// Also names, sorted, the other servers that offer the same tool (same
 	// name and description), which the search lists only once.
 	Also []string
+
+	// Why says, with SearchOptions.Explain, what placed the tool: which
+	// fields its query's words matched, and which understanding steps
+	// (the query's action, its server's topic, the copy that works, an
+	// implied need) raised or lowered it.
+	Why []string
 }
 
 // Results is one page of a search.

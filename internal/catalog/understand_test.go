@@ -121,3 +121,51 @@ func TestCopyThatWorks(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain: with Explain, each result says which fields matched and
+// which understanding step moved it; without, nothing.
+func TestExplain(t *testing.T) {
+	ctx := context.Background()
+	c, err := catalog.Open(filepath.Join(t.TempDir(), "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := searchbench.Load(ctx, c, peerTools(t)); err != nil {
+		t.Fatal(err)
+	}
+	why := func(query, server, name string, explain bool) []string {
+		t.Helper()
+		res, err := c.Search(ctx, query, catalog.SearchOptions{Limit: 50, Explain: explain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Results {
+			if r.Server == server && r.Name == name {
+				return r.Why
+			}
+		}
+		t.Fatalf("%q: %s/%s not found", query, server, name)
+		return nil
+	}
+	for _, tc := range []struct {
+		query, server, name string
+		want                []string
+	}{
+		{"remember that Alice works at Acme", "memory", "create_entities", []string{"action named (create)"}},
+		{"create entity", "memory", "create_entities", []string{"action matches (create)"}},
+		{"remember that Alice works at Acme", "memory", "delete_entities", []string{"action contradicts (create vs delete)"}},
+		{"how do I save a note about a person so I remember it later", "memory", "add_observations", []string{"name: observ", "server: memory"}},
+		{"read_graph", "memory", "read_graph", []string{"name: the query is the tool's name"}},
+	} {
+		got := why(tc.query, tc.server, tc.name, true)
+		for _, w := range tc.want {
+			if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, w) }) {
+				t.Errorf("%q, %s: why %q; want a line starting %q", tc.query, tc.name, got, w)
+			}
+		}
+		if got := why(tc.query, tc.server, tc.name, false); got != nil {
+			t.Errorf("%q, %s without Explain: why %q; want none", tc.query, tc.name, got)
+		}
+	}
+}
