@@ -121,6 +121,9 @@ func hitLines(needs []string, tools []ToolInfo) []string {
 		if len(t.Also) > 0 {
 			l += " (also on " + listSome(t.Also, maxAlso) + ")"
 		}
+		if len(t.CannotRun) > 0 {
+			l += " (cannot run now: " + listSome(t.CannotRun, maxAlso) + ")"
+		}
 		if t.Disabled {
 			l += " (disabled)"
 		}

@@ -104,6 +104,10 @@ type ToolInfo struct {
 	Need    string   `json:"need,omitempty"`
 	Implied string   `json:"implied,omitempty"`
 	Also    []string `json:"also,omitempty"`
+	// CannotRun names, of the tool's server and Also, those that cannot
+	// run now (a failed connection, an unset variable): search lists a
+	// copy that can run when there is one.
+	CannotRun []string `json:"cannotRun,omitempty"`
 	// InputShape is the tool's parameters as a TypeScript type (search
 	// with includeSchemas; see tsShape).
 	InputShape string `json:"inputShape,omitempty"`

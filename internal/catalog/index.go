@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"math"
 	"path"
 	"runtime"
@@ -23,13 +24,14 @@ const (
 	fieldParams          // input schema property names and descriptions
 	fieldKeywords        // searchKeywords from the configuration
 	fieldGloss           // English words for Chinese text (see cjkGlossary)
+	fieldTopic           // its server's topic (see serverTopics)
 	numFields
 )
 
 // fieldWeight and fieldB are each field's weight and length normalisation.
 var (
-	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldText: 1, fieldParams: 0.3, fieldKeywords: 2, fieldGloss: 0.6}
-	fieldB      = [numFields]float64{fieldName: 0.5, fieldServer: 0.3, fieldText: 0.75, fieldParams: 0.75, fieldKeywords: 0.5, fieldGloss: 0.75}
+	fieldWeight = [numFields]float64{fieldName: 3, fieldServer: 1.5, fieldText: 1, fieldParams: 0.3, fieldKeywords: 2, fieldGloss: 0.6, fieldTopic: 0.2}
+	fieldB      = [numFields]float64{fieldName: 0.5, fieldServer: 0.3, fieldText: 0.75, fieldParams: 0.75, fieldKeywords: 0.5, fieldGloss: 0.75, fieldTopic: 0.3}
 )
 
 // bm25K1 saturates a term's combined frequency.
@@ -40,6 +42,7 @@ type toolDoc struct {
 	Server, Name, Title, Description string
 	Params                           string   // see paramText
 	Keywords                         []string // extra words
+	Annotations                      string   // stored JSON of the tool's annotations
 }
 
 // hit is one indexed tool, with what a result line needs, and the hash of
@@ -47,6 +50,7 @@ type toolDoc struct {
 type hit struct {
 	server, name, title, description string
 	thash                            textHash
+	act                              toolAct // what it does (see toolAction)
 }
 
 // posting is one document containing a term and the term's precomputed
@@ -73,6 +77,8 @@ type index struct {
 	// group's documents.
 	dupOf     []int32
 	dupGroups [][]int32
+
+	topics map[string][]string // each server's topic terms (see serverTopics)
 }
 
 type nameRef struct {
@@ -103,6 +109,7 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 	})
 	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
 	analysed := analyzeAll(docs, ix.docs)
+	ix.topics = serverTopics(docs, analysed)
 	var avg [numFields]float64
 	for i := range docs {
 		d := &docs[i]
@@ -128,21 +135,96 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), w: float32(x)})
 		}
 	}
-	n := float64(len(docs))
+	ix.buildDups()
+	// Copies of a server count once in a term's document frequency: ten
+	// forks of one server do not make its words ten times as common, and
+	// a tool's own words would otherwise weigh less for having copies.
+	n := float64(len(docs) - ix.copies())
 	ix.vocab = make([]string, 0, len(ix.postings))
-	for t, ps := range ix.postings {
+	lastTerm := make([]int32, len(ix.dupGroups)) // group → 1 + the last term that counted it
+	for ti, t := range slices.Sorted(maps.Keys(ix.postings)) {
+		ps := ix.postings[t]
 		ix.vocab = append(ix.vocab, t)
-		df := float64(len(ps))
+		df := 0.0
+		for _, p := range ps {
+			if g := ix.dupOf[p.doc]; g >= 0 {
+				if lastTerm[g] == int32(ti+1) {
+					continue
+				}
+				lastTerm[g] = int32(ti + 1)
+			}
+			df++
+		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for j := range ps {
 			x := float64(ps[j].w)
 			ps[j].w = float32(idf * x * (bm25K1 + 1) / (x + bm25K1))
 		}
 	}
-	sort.Strings(ix.vocab)
-	ix.buildDups()
 	slices.SortFunc(ix.namesOrder, func(a, b nameRef) int { return strings.Compare(a.norm, b.norm) })
 	return ix
+}
+
+// A tool inherits its server's topic. A server's tools share what it is
+// about ("the knowledge graph", "files"), but a terse tool may not say it:
+// read_graph's "Read the entire knowledge graph" never says that the graph
+// holds entities and their observations, which its siblings do. So each
+// tool of a server with several tools gets a weak field with the words that
+// at least half of the server's tools use in their names and descriptions
+// (at most topicTerms of them, the most shared first), and the server's
+// name.
+const (
+	topicMinTools = 3 // a server with fewer tools has no shared topic
+	topicTerms    = 8
+)
+
+// serverTopics fills each document's fieldTopic, and returns each
+// server's topic; docs are sorted by server.
+func serverTopics(docs []toolDoc, analysed []fieldTerms) map[string][]string {
+	topics := map[string][]string{}
+	count := map[string]int{}
+	seen := map[string]bool{}
+	for lo := 0; lo < len(docs); {
+		hi := lo + 1
+		for hi < len(docs) && docs[hi].Server == docs[lo].Server {
+			hi++
+		}
+		if n := hi - lo; n >= topicMinTools {
+			clear(count)
+			for i := lo; i < hi; i++ {
+				clear(seen)
+				for _, f := range []int{fieldName, fieldText} {
+					for _, t := range analysed[i][f] {
+						if !seen[t] {
+							seen[t] = true
+							count[t]++
+						}
+					}
+				}
+			}
+			topic := sharedTerms(count, n)
+			topic = append(topic, analysed[lo][fieldServer]...)
+			for i := lo; i < hi; i++ {
+				analysed[i][fieldTopic] = topic
+			}
+			topics[docs[lo].Server] = topic
+		}
+		lo = hi
+	}
+	return topics
+}
+
+// sharedTerms returns the terms counted in at least half of n tools, the
+// most shared first (ties by term), at most topicTerms.
+func sharedTerms(count map[string]int, n int) []string {
+	var out []string
+	for t, c := range count {
+		if 2*c >= n {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(count[b], count[a]), strings.Compare(a, b)) })
+	return out[:min(len(out), topicTerms)]
 }
 
 // analyzeAll analyses docs and fills hits, one share of the documents per
@@ -157,7 +239,8 @@ func analyzeAll(docs []toolDoc, hits []hit) []fieldTerms {
 			for i := w; i < len(docs); i += workers {
 				d := &docs[i]
 				buf = appendEmbedText(buf[:0], d)
-				hits[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf)}
+				hits[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf),
+					act: toolAction(d.Name, d.Description, d.Annotations)}
 				analysed[i] = analyze(d)
 			}
 		})

@@ -209,14 +209,24 @@ func (m *matcher) cjk(list []string) bool {
 }
 
 // intents returns the needs that text (a query without its things) and the
-// things it named imply, in intentTable's order.
-func intents(text string, things thingSet) []impliedNeed {
+// things it named imply, in intentTable's order, and the actions it asks
+// for (see queryActions).
+func intents(text string, things thingSet) (out []impliedNeed, primary action, all uint8) {
 	m := newMatcher(text, things)
-	var out []impliedNeed
 	for _, in := range intentTable {
 		if in.fires(m) {
 			out = append(out, in.need)
 		}
 	}
-	return out
+	primary, all = queryActions(m)
+	return out, primary, all
+}
+
+// arithmeticTerms returns the hint terms of an arithmetic query (see
+// arithmetic), or nil.
+func arithmeticTerms(text string, things thingSet) []string {
+	if !arithmetic(newMatcher(text, things)) {
+		return nil
+	}
+	return terms(arithmeticHints)
 }

@@ -85,6 +85,7 @@ func (ix *index) searchAll(queries []string, res []*regexp.Regexp, opts SearchOp
 	allow := ix.allowed(opts)
 	lo, hi := pageBounds(1<<30, opts)
 	var lists, implied []needList
+	var understood []query // by need, with opts.Explain
 	seenImplied := map[string]bool{}
 	union := newDocSet(len(ix.docs))
 	hybrid := false
@@ -96,6 +97,9 @@ func (ix *index) searchAll(queries []string, res []*regexp.Regexp, opts SearchOp
 			continue
 		}
 		q := understand(raw)
+		if opts.Explain {
+			understood = append(understood, q)
+		}
 		emb := opts.Embedding
 		if len(opts.Embeddings) == len(queries) {
 			emb = opts.Embeddings[i]
@@ -128,6 +132,9 @@ func (ix *index) searchAll(queries []string, res []*regexp.Regexp, opts SearchOp
 		r := ix.docs[p.doc].result(p.score, p.match)
 		r.Need, r.Implied = p.need, p.implied
 		r.Also = ix.also(p.doc, allow)
+		if opts.Explain && p.need < len(understood) {
+			r.Why = ix.explain(understood[p.need], p, allow)
+		}
 		out.Results = append(out.Results, r)
 	}
 	return out
@@ -181,7 +188,7 @@ func (ix *index) fuse(lists []needList, n int) []placedResult {
 // written, for name matches; "" for an implied need): the best n, best
 // first, duplicates collapsed. union, when not nil, collects every match.
 func (ix *index) rankQuery(raw string, q query, emb []float32, vv *vectorView, allow *scope, n int, union *docSet) ([]ranked, bool) {
-	lex := ix.collapse(ix.lexical(raw, q, allow))
+	lex := ix.collapse(ix.lexical(raw, q, allow), allow)
 	if union != nil {
 		for _, c := range lex {
 			union.add(c.doc)
@@ -228,7 +235,7 @@ func (ix *index) rankRegex(re *regexp.Regexp, allow *scope, union *docSet) []ran
 			cands = append(cands, cand{doc: int32(i), tier: 1, score: 1})
 		}
 	}
-	cands = ix.collapse(cands)
+	cands = ix.collapse(cands, allow)
 	slices.SortFunc(cands, func(a, b cand) int {
 		if a.before(b) {
 			return -1
@@ -287,8 +294,20 @@ func (ix *index) buildDups() {
 	}
 }
 
-// collapse keeps the best candidate of each group of duplicates.
-func (ix *index) collapse(cands []cand) []cand {
+// copies returns how many documents are copies of another (all but one
+// of each group).
+func (ix *index) copies() int {
+	n := 0
+	for _, g := range ix.dupGroups {
+		n += len(g) - 1
+	}
+	return n
+}
+
+// collapse keeps the best candidate of each group of duplicates: the
+// best-ranked copy on a server that can run (see scope.works), else the
+// best-ranked copy.
+func (ix *index) collapse(cands []cand, allow *scope) []cand {
 	if len(ix.dupGroups) == 0 {
 		return cands
 	}
@@ -305,7 +324,7 @@ func (ix *index) collapse(cands []cand) []cand {
 			continue
 		}
 		if j := best[g]; j > 0 {
-			if c.before(out[j-1]) {
+			if ix.betterCopy(c, out[j-1], allow) {
 				out[j-1] = c
 			}
 			continue
@@ -320,6 +339,15 @@ func (ix *index) collapse(cands []cand) []cand {
 	}
 	groupPool.Put(at)
 	return out
+}
+
+// betterCopy reports whether copy a of a tool is to be listed rather than
+// copy b: one that can run beats one that cannot, then the better ranked.
+func (ix *index) betterCopy(a, b cand, allow *scope) bool {
+	if wa, wb := allow.works(&ix.docs[a.doc]), allow.works(&ix.docs[b.doc]); wa != wb {
+		return wa
+	}
+	return a.before(b)
 }
 
 // groupPool holds collapse's per-group memory, all zero between uses.

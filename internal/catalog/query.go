@@ -23,6 +23,9 @@ type query struct {
 	hints   map[string]float64 // words for the kinds of things it names, with weights
 	implied []impliedNeed      // helper capabilities the query implies
 	long    bool               // many content words: request words weigh less (see requestWords)
+
+	action  action // the action of its first action verb (see queryActions)
+	actions uint8  // every action it names, a bit per action
 }
 
 // impliedNeed is a capability a query implies without naming it as a tool.
@@ -77,7 +80,10 @@ func understand(raw string) query {
 	text := strings.Join(kept, " ")
 	q.text = bound(text)
 	q.long = countWords(q.text) >= longQuery
-	q.implied = intents(q.text, things)
+	q.implied, q.action, q.actions = intents(q.text, things)
+	for _, t := range arithmeticTerms(q.text, things) {
+		q.hints[t] = max(q.hints[t], weightHint)
+	}
 	return q
 }
 

@@ -26,6 +26,14 @@ type SearchOptions struct {
 	// quarantined by pinning, whose stored text is not the approved one.
 	Exclude map[string][]string
 
+	// Broken names servers that cannot run now (a failed connection, an
+	// unset variable): among copies of a tool (see Result.Also) a copy on
+	// a server not in it is listed, whatever their scores.
+	Broken map[string]bool
+
+	// Explain fills each Result's Why.
+	Explain bool
+
 	Limit  int  // at most this many results; 0 means DefaultLimit
 	Offset int  // skip this many results first
 	Regex  bool // the query is a regular expression (see Search)
@@ -77,6 +85,12 @@ type Result struct {
 	// Also names, sorted, the other servers that offer the same tool (same
 	// name and description), which the search lists only once.
 	Also []string
+
+	// Why says, with SearchOptions.Explain, what placed the tool: which
+	// fields its query's words matched, and which understanding steps
+	// (the query's action, its server's topic, the copy that works, an
+	// implied need) raised or lowered it.
+	Why []string
 }
 
 // Results is one page of a search.
@@ -188,7 +202,7 @@ func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = tx.QueryContext(ctx, c.d.q("SELECT server, name, title, description, params FROM tools"))
+	rows, err = tx.QueryContext(ctx, c.d.q("SELECT server, name, title, description, params, COALESCE(annotations, '') FROM tools"))
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +210,7 @@ func (c *Catalog) loadIndex(ctx context.Context) (*index, error) {
 	var docs []toolDoc
 	for rows.Next() {
 		var d toolDoc
-		if err := rows.Scan(&d.Server, &d.Name, &d.Title, &d.Description, &d.Params); err != nil {
+		if err := rows.Scan(&d.Server, &d.Name, &d.Title, &d.Description, &d.Params, &d.Annotations); err != nil {
 			return nil, err
 		}
 		d.Keywords = keywordsFor(keywords[d.Server], d.Name)
@@ -320,8 +334,9 @@ func (ix *index) lexical(raw string, q query, allow *scope) []cand {
 
 	cands := make([]cand, 0, len(s.touched))
 	for _, d := range s.touched {
-		if allow.has(&ix.docs[d]) {
-			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d]})
+		if h := &ix.docs[d]; allow.has(h) {
+			f, _ := polarity(q.action, q.actions, q.long, h.act)
+			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d] * float32(f)})
 		}
 		s.score[d], s.tier[d] = 0, 0
 	}
@@ -426,7 +441,12 @@ func sortResults(rs []Result) {
 type scope struct {
 	servers map[string]bool            // nil: all
 	exclude map[string]map[string]bool // by server, tool names
+	broken  map[string]bool            // servers that cannot run now (SearchOptions.Broken)
 }
+
+// works reports whether a tool's server can run now, as far as the scope
+// knows.
+func (s *scope) works(h *hit) bool { return s == nil || !s.broken[h.server] }
 
 // has reports whether the scope covers a tool.
 func (s *scope) has(h *hit) bool {
@@ -451,10 +471,10 @@ func (ix *index) allowed(opts SearchOptions) *scope {
 		}
 		allow = current
 	}
-	if allow == nil && len(opts.Exclude) == 0 {
+	if allow == nil && len(opts.Exclude) == 0 && len(opts.Broken) == 0 {
 		return nil
 	}
-	s := &scope{servers: allow}
+	s := &scope{servers: allow, broken: opts.Broken}
 	for server, tools := range opts.Exclude {
 		if s.exclude == nil {
 			s.exclude = map[string]map[string]bool{}

@@ -76,6 +76,8 @@ test check verify validate
 db database sql
 note memo memory remember
 knowledge entity relation graph
+entity person people individual organization
+observation note fact remark
 summary summarize summarise abstract overview
 news headline article story
 paper publication research study arxiv

@@ -6,7 +6,7 @@
 // The file formats are fixed, shared with the scorer in
 // ../shared/bench/search (score.py):
 //
-//	catalog: {"server","name","description","inputSchema"} per line
+//	catalog: {"server","name","description","inputSchema","annotations"} per line
 //	queries: {"id","query","relevant":[{"server","name","group"}],"kind"} per line
 //	run:     {"id","results":[{"server","name"},…],"latency_ms"} per line, best first
 //
@@ -37,6 +37,10 @@ type Tool struct {
 	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+
+	// Annotations are the tool's hints (readOnlyHint, destructiveHint…),
+	// when the catalog line has them.
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
 }
 
 // Query is one labelled query.
@@ -137,7 +141,7 @@ func Load(ctx context.Context, c *catalog.Catalog, tools []Tool) error {
 		if _, ok := byServer[t.Server]; !ok {
 			order = append(order, t.Server)
 		}
-		mt := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description}
+		mt := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations}
 		if len(t.InputSchema) > 0 {
 			var schema any
 			if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
