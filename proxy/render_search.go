@@ -130,6 +130,9 @@ func hitLines(needs []string, tools []ToolInfo) []string {
 		if t.InputShape != "" {
 			l += "\n  args: " + t.InputShape
 		}
+		for _, w := range t.Why {
+			l += "\n  why: " + w
+		}
 		return l
 	}
 	var lines []string

@@ -58,6 +58,10 @@ type Request struct {
 	// IncludeDisabled (search) also searches what the catalog kept of
 	// disabled servers, marking their tools; it never starts them.
 	IncludeDisabled bool
+	// Explain (search) says of each tool what placed it: which fields the
+	// query's words matched, and which understanding steps (the query's
+	// action, the server's topic, the copy that works) moved it.
+	Explain bool
 }
 
 // Search limits.
@@ -116,7 +120,7 @@ var examples = map[Action]string{
 var fields = map[Action][]string{
 	ActionStatus:        {},
 	ActionServer:        {"server"},
-	ActionSearch:        {"search", "server", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "include_disabled"},
+	ActionSearch:        {"search", "server", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "include_disabled", "explain"},
 	ActionDescribe:      {"describe", "server", "includeSchemas"},
 	ActionCall:          {"tool", "server", "args"},
 	ActionResourcesList: {"operation", "server"},
@@ -130,12 +134,14 @@ var fields = map[Action][]string{
 	ActionAuthComplete:  {"operation", "server", "args"},
 }
 
-var allFields = []string{"server", "search", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "describe", "tool", "args", "operation", "action", "connect", "resource", "prompt"}
+var allFields = []string{"server", "search", "limit", "offset", "regex", "includeSchemas", "includeDisabled", "describe", "tool", "args", "operation", "action", "connect", "resource", "prompt", "explain"}
 
 // unlisted are fields Parse accepts that Schema leaves out (see Schema):
 // "action" is pi-mcp-adapter's name of "operation", for requests written
-// for it.
-var unlisted = []string{"action"}
+// for it; "explain" (search) is for a person reading why a tool ranked
+// where it did (docs/search.md), not for the model, whose every token of
+// the tool's definition counts.
+var unlisted = []string{"action", "explain"}
 
 // aliases are other spellings of fields, accepted as the field they name
 // (include_disabled is mcp-plugin's) and not listed in errors.
@@ -333,7 +339,7 @@ func (r *Request) decodeSearch(m map[string]json.RawMessage, ex string) error {
 	for _, f := range []struct {
 		key string
 		dst *bool
-	}{{"regex", &r.Regex}, {"includeSchemas", &r.IncludeSchemas}, {"includeDisabled", &r.IncludeDisabled}} {
+	}{{"regex", &r.Regex}, {"includeSchemas", &r.IncludeSchemas}, {"includeDisabled", &r.IncludeDisabled}, {"explain", &r.Explain}} {
 		if err := flag(m, f.key, f.dst, ex); err != nil {
 			return err
 		}

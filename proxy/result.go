@@ -108,6 +108,8 @@ type ToolInfo struct {
 	// run now (a failed connection, an unset variable): search lists a
 	// copy that can run when there is one.
 	CannotRun []string `json:"cannotRun,omitempty"`
+	// Why says what placed the tool where it is (search with explain).
+	Why []string `json:"why,omitempty"`
 	// InputShape is the tool's parameters as a TypeScript type (search
 	// with includeSchemas; see tsShape).
 	InputShape string `json:"inputShape,omitempty"`

@@ -26,17 +26,29 @@ func (ix *index) explain(q query, p placedResult, allow *scope) []string {
 		q = query{text: p.implied}
 	}
 	qt := ix.queryTerms(q)
-	for _, f := range []struct {
+	// One line per word of the query that matched, as the person wrote
+	// it (the index keeps stems: "note" is "not"), naming where.
+	var order []string
+	where := map[string][]string{}
+	fields := []struct {
 		name string
-		text string
-	}{{"name", h.name}, {"server", h.server}, {"title", h.title}, {"description", h.description}} {
-		if ws := matched(qt, f.text); len(ws) > 0 {
-			why = append(why, f.name+": "+strings.Join(ws, ", "))
+		ts   []string
+	}{{"name", terms(h.name)}, {"server", terms(h.server)}, {"title", terms(h.title)}, {"description", terms(h.description)}, {"server's topic", ix.topics[h.server]}}
+	for _, f := range fields {
+		for _, t := range matchedTerms(qt, f.ts) {
+			if _, seen := where[t]; !seen {
+				order = append(order, t)
+			}
+			where[t] = append(where[t], f.name)
 		}
 	}
-	if topic := ix.topics[h.server]; len(topic) > 0 {
-		if ws := matchedTerms(qt, topic); len(ws) > 0 {
-			why = append(why, "server's topic: "+strings.Join(ws, ", "))
+	written := spelled(q.text)
+	for _, t := range order {
+		if w := written[t]; w != "" {
+			why = append(why, fmt.Sprintf("%q in %s", w, strings.Join(where[t], ", ")))
+		} else {
+			// A word of the query's synonyms, or of a need it implies.
+			why = append(why, fmt.Sprintf("%q… (a related word) in %s", t, strings.Join(where[t], ", ")))
 		}
 	}
 	if _, how := polarity(q.action, q.actions, q.long, h.act); how != "" {
@@ -53,9 +65,17 @@ func (ix *index) explain(q query, p placedResult, allow *scope) []string {
 	return why
 }
 
-// matched returns the query terms found in text's terms, sorted.
-func matched(qt map[string]float64, text string) []string {
-	return matchedTerms(qt, terms(text))
+// spelled maps each term of text to the word it came from, as written.
+func spelled(text string) map[string]string {
+	out := map[string]string{}
+	for _, w := range strings.Fields(text) {
+		for _, t := range terms(w) {
+			if out[t] == "" {
+				out[t] = strings.Trim(w, ".,;:!?\"'()[]{}")
+			}
+		}
+	}
+	return out
 }
 
 func matchedTerms(qt map[string]float64, ts []string) []string {

@@ -155,7 +155,7 @@ func TestExplain(t *testing.T) {
 		{"remember that Alice works at Acme", "memory", "create_entities", []string{"action named (create)"}},
 		{"create entity", "memory", "create_entities", []string{"action matches (create)"}},
 		{"remember that Alice works at Acme", "memory", "delete_entities", []string{"action contradicts (create vs delete)"}},
-		{"how do I save a note about a person so I remember it later", "memory", "add_observations", []string{"name: observ", "server: memory"}},
+		{"how do I save a note about a person so I remember it later", "memory", "add_observations", []string{`"observat"… (a related word) in name`, `"memory"… (a related word) in server`}},
 		{"read_graph", "memory", "read_graph", []string{"name: the query is the tool's name"}},
 	} {
 		got := why(tc.query, tc.server, tc.name, true)

@@ -79,7 +79,7 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 	}
 	servers = append(servers, off...)
 	opts := catalog.SearchOptions{Servers: servers, Hashes: s.e.hashes(servers), Limit: req.Limit, Offset: req.Offset, Regex: req.Regex,
-		Exclude: s.excludeDenied(ctx, servers, s.e.unsearchable(ctx, servers)), Broken: s.e.broken(ctx, servers, failed)}
+		Exclude: s.excludeDenied(ctx, servers, s.e.unsearchable(ctx, servers)), Broken: s.e.broken(ctx, servers, failed), Explain: req.Explain}
 	needs := req.Needs()
 	found := &proxy.Searched{Query: req.Query, Server: req.Server, Offset: req.Offset, Limit: req.Limit, Regex: req.Regex, Servers: servers,
 		Disabled: off, Unknown: unknown, Off: nOff, Shapes: req.IncludeSchemas}
@@ -121,7 +121,7 @@ func (s *Session) search(ctx context.Context, req *proxy.Request) *proxy.Result 
 	for _, h := range res.Results {
 		also := slices.DeleteFunc(slices.Clone(h.Also), func(server string) bool { return s.allowed(server, h.Name) != nil })
 		ti := proxy.ToolInfo{Server: h.Server, Name: h.Name, Title: h.Title, Description: h.Description, Score: h.Score, Implied: h.Implied, Also: also,
-			Disabled: slices.Contains(off, h.Server)}
+			Disabled: slices.Contains(off, h.Server), Why: h.Why}
 		if len(also) > 0 {
 			ti.CannotRun = cannotRun(opts.Broken, append([]string{h.Server}, also...))
 		}
