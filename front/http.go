@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 )
 
@@ -20,8 +21,16 @@ import (
 type HTTPOptions struct {
 	// Token, if set, is the bearer token every request to /mcp, /metrics and /admin/
 	// must carry. It is required to listen on an address other than
-	// loopback.
+	// loopback, unless Identity is set.
 	Token string
+	// Identity, if set, makes the gateway an OAuth resource server
+	// (settings.identity; identity.go): /mcp takes the access tokens it
+	// accepts in place of Token, each session is its user's, and /metrics
+	// and /admin/ need its admin group (a user who is not in it may read
+	// their own calls at /admin/calls). The fast lane is off: its calls
+	// would not meet go-sdk's check that a session's requests come from
+	// its user.
+	Identity *identity.Verifier
 	// Stateless serves each request with a session of its own (no
 	// Mcp-Session-Id), as the 2026-07-28 revision intends and as replicas
 	// behind a load balancer need. Server-to-client requests are then
@@ -150,7 +159,10 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	} else {
 		inner = sessionGone(h)
 	}
-	if !opts.NoFastLane {
+	if opts.Identity != nil {
+		s.ident.Store(opts.Identity)
+	}
+	if !opts.NoFastLane && opts.Identity == nil {
 		l := newFastLane(s, inner, limit, sessionTimeout, opts.Stateless)
 		s.lane.Store(l)
 		inner = l
@@ -175,8 +187,14 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	}
 	// A request another replica forwarded carries its signature in place
 	// of the token (acceptForwarded): it meets the same checks but that.
-	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, fwdKey,
-		guarded(opts.Token, cop, opts.TrustedOrigins, checked),
+	authed := guarded(opts.Token, cop, opts.TrustedOrigins, checked)
+	if opts.Identity != nil {
+		if err := identityRoutes(mux, opts.Identity); err != nil {
+			return nil, err
+		}
+		authed = guarded("", cop, opts.TrustedOrigins, requireUser(opts.Identity, checked))
+	}
+	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, fwdKey, authed,
 		guarded("", cop, opts.TrustedOrigins, checked)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -185,10 +203,14 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	mux.Handle("/readyz", guarded("", nil, opts.TrustedOrigins, s.readyz(opts.Ready)))
 	if opts.Metrics != nil {
 		opts.Metrics.attach(s.eng)
-		mux.Handle("/metrics", guarded(opts.Token, nil, opts.TrustedOrigins, opts.Metrics))
+		var m http.Handler = guarded(opts.Token, nil, opts.TrustedOrigins, opts.Metrics)
+		if opts.Identity != nil {
+			m = guarded("", nil, opts.TrustedOrigins, requireUser(opts.Identity, adminOnly(opts.Identity, opts.Metrics)))
+		}
+		mux.Handle("/metrics", m)
 	}
 	if opts.Admin != nil {
-		s.adminHandle(mux, opts.Admin, opts.Token, opts.TrustedOrigins)
+		s.adminHandle(mux, opts.Admin, opts.Token, opts.TrustedOrigins, opts.Identity)
 	}
 	return deadlines(bodyTimeout, mux), nil
 }
