@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -134,13 +135,25 @@ func (s *Server) identify(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // newSession returns an engine session for a call outside a client
-// session (stateless), as the user of ctx when serving with identity.
-func (s *Server) newSession(ctx context.Context) *gateway.Session {
+// session (stateless: ss, if set, is the request's own), as the user of
+// ctx when serving with identity.
+func (s *Server) newSession(ctx context.Context, ss *mcp.ServerSession) *gateway.Session {
 	es := s.eng.NewSession()
 	if v := s.ident.Load(); v != nil {
-		restrict(v, es, identity.From(ctx), "")
+		restrict(v, es, identity.From(ctx), clientName(ss))
 	}
 	return es
+}
+
+// clientName is the name the client of ss gave in its clientInfo.
+func clientName(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return p.ClientInfo.Name
+	}
+	return ""
 }
 
 // bindUser makes cs the session of the user of ctx, the first time a
@@ -159,11 +172,7 @@ func (s *Server) bindUser(ctx context.Context, ss *mcp.ServerSession, cs *client
 	}
 	s.mu.Unlock()
 	if first {
-		client := ""
-		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-			client = p.ClientInfo.Name
-		}
-		restrict(v, cs.es, u, client)
+		restrict(v, cs.es, u, clientName(ss))
 	}
 }
 
@@ -183,4 +192,59 @@ func restrict(v *identity.Verifier, es *gateway.Session, u *identity.User, clien
 // ownCalls keeps the calls of one user.
 func ownCalls(calls []proxy.CallRecord, subject string) []proxy.CallRecord {
 	return slices.DeleteFunc(slices.Clone(calls), func(c proxy.CallRecord) bool { return c.User != subject })
+}
+
+// grantsFilter is receiving middleware that keeps out of a user's
+// tools/list the servers' tools (direct tools, transparent mode's) that
+// the rules do not grant them; the gateway's own tools (mcp, mcpScript)
+// stay. Calls of the others are refused by the session's allow list.
+func (s *Server) grantsFilter(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		v := s.ident.Load()
+		if method != "tools/list" || err != nil || v == nil {
+			return res, err
+		}
+		grants, ruled := v.Grants(identity.From(ctx))
+		if !ruled {
+			return res, err
+		}
+		inner := res
+		wrapped, hinted := res.(withoutCacheHints)
+		if hinted {
+			inner = wrapped.Result
+		}
+		list, ok := inner.(*mcp.ListToolsResult)
+		if !ok {
+			return res, err
+		}
+		s.mu.Lock()
+		kept := make([]*mcp.Tool, 0, len(list.Tools))
+		for _, t := range list.Tools {
+			server, name := s.single, t.Name
+			if dt, ok := s.direct[t.Name]; ok {
+				server, name = dt.server, dt.name
+			}
+			if server == "" || granted(grants, server, name) {
+				kept = append(kept, t)
+			}
+		}
+		s.mu.Unlock()
+		cp := *list
+		cp.Tools = kept
+		if hinted {
+			wrapped.Result = &cp
+			return wrapped, nil
+		}
+		return &cp, nil
+	}
+}
+
+// granted reports whether grants (mcp__SERVER__GLOB) let a user use a
+// server's tool.
+func granted(grants []string, server, tool string) bool {
+	return slices.ContainsFunc(grants, func(p string) bool {
+		srv, glob, ok := config.SplitToolPattern(p)
+		return ok && srv == server && config.Glob(glob, tool)
+	})
 }

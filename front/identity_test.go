@@ -35,6 +35,13 @@ type identityGateway struct {
 
 func newIdentityGateway(t *testing.T) *identityGateway {
 	t.Helper()
+	return newIdentityGatewayWith(t, nil, false)
+}
+
+// newIdentityGatewayWith is newIdentityGateway with more settings, served
+// stateless or not.
+func newIdentityGatewayWith(t *testing.T, more map[string]any, stateless bool) *identityGateway {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +49,7 @@ func newIdentityGateway(t *testing.T) *identityGateway {
 	base := "http://" + ln.Addr().String()
 	idp := idptest.Start(t, base+"/mcp")
 	calls := switchboard.NewCallLog(0)
-	g := newGatewayWith(t, map[string]def{"a": fixture(), "b": fixture()}, map[string]any{
+	settings := map[string]any{
 		"identity": map[string]any{
 			"issuer":     idp.Issuer,
 			"audience":   base + "/mcp",
@@ -52,9 +59,13 @@ func newIdentityGateway(t *testing.T) *identityGateway {
 				map[string]any{"group": "beta", "tools": []string{"mcp__b__echo"}},
 			},
 		},
-	}, Options{Engine: switchboard.Options{OnCall: calls.Add}})
+	}
+	for k, v := range more {
+		settings[k] = v
+	}
+	g := newGatewayWith(t, map[string]def{"a": fixture(), "b": fixture()}, settings, Options{Engine: switchboard.Options{OnCall: calls.Add}})
 	v := identity.New(g.srv.cfg.Settings.Identity)
-	h, err := g.srv.Handler(HTTPOptions{Identity: v, Metrics: g.srv.opts.Metrics, Admin: &Admin{Calls: calls, Version: "test"}})
+	h, err := g.srv.Handler(HTTPOptions{Identity: v, Stateless: stateless, Metrics: g.srv.opts.Metrics, Admin: &Admin{Calls: calls, Version: "test"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +103,12 @@ func (ig *identityGateway) connectAs(t *testing.T, token string) *mcp.ClientSess
 // groups; a machine client in no ruled group gets nothing; the audit
 // trail names the user and their client.
 func TestIdentityGrants(t *testing.T) {
-	ig := newIdentityGateway(t)
+	t.Run("stateful", func(t *testing.T) { testIdentityGrants(t, false) })
+	t.Run("stateless", func(t *testing.T) { testIdentityGrants(t, true) })
+}
+
+func testIdentityGrants(t *testing.T, stateless bool) {
+	ig := newIdentityGatewayWith(t, nil, stateless)
 	alpha := ig.connectAs(t, ig.idp.Token(t, idptest.Alpha, idptest.Password))
 	beta := ig.connectAs(t, ig.idp.Token(t, idptest.Beta, idptest.Password))
 	robot := ig.connectAs(t, ig.idp.MachineToken(t))
@@ -146,6 +162,30 @@ func TestIdentityGrants(t *testing.T) {
 	}
 	if !called {
 		t.Errorf("no audit record of alpha's call of a: %+v", recs)
+	}
+}
+
+// TestIdentityToolsList: with direct tools, a user's tools/list shows the
+// servers' tools the rules grant them and no other; a call of another is
+// refused.
+func TestIdentityToolsList(t *testing.T) {
+	ig := newIdentityGatewayWith(t, map[string]any{"directTools": true}, false)
+	beta := ig.connectAs(t, ig.idp.Token(t, idptest.Beta, idptest.Password))
+	alpha := ig.connectAs(t, ig.idp.Token(t, idptest.Alpha, idptest.Password))
+	betaTools, alphaTools := toolNames(t, beta), toolNames(t, alpha)
+	if !slices.Contains(betaTools, "b_echo") || !slices.Contains(betaTools, "mcp") {
+		t.Errorf("beta's tools %q lack b_echo or mcp", betaTools)
+	}
+	for _, name := range betaTools {
+		if name != "b_echo" && name != "mcp" {
+			t.Errorf("beta's tools/list shows %q, which no rule grants them", name)
+		}
+	}
+	if !slices.Contains(alphaTools, "a_echo") || slices.ContainsFunc(alphaTools, func(n string) bool { return strings.HasPrefix(n, "b_") }) {
+		t.Errorf("alpha's tools %q: want a's, none of b's", alphaTools)
+	}
+	if r := call(t, beta, "a_echo", map[string]any{"text": "hi"}); !r.IsError {
+		t.Errorf("beta called a_echo: %s", text(r))
 	}
 }
 

@@ -165,7 +165,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
 	s.bridge.attach(s.mcp)
-	s.mcp.AddReceivingMiddleware(s.identify, s.haltable, s.revisionFields)
+	s.mcp.AddReceivingMiddleware(s.identify, s.grantsFilter, s.haltable, s.revisionFields)
 	if s.opts.ForwardRoots {
 		s.mcp.AddReceivingMiddleware(s.awaitRoots)
 	}
@@ -330,7 +330,7 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 	sctx, end := context.WithCancel(s.ctx)
 	// Serving with identity, a session is its user's (bindUser); until a
 	// request names them, it may use nothing once rules exist.
-	cs = &clientSession{es: s.newSession(context.Background()), ctx: sctx}
+	cs = &clientSession{es: s.newSession(context.Background(), nil), ctx: sctx}
 	watching := s.bg.Go(func() {
 		ss.Wait()
 		end()
@@ -365,10 +365,10 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 func (s *Server) session(ctx context.Context, ss *mcp.ServerSession, cancel context.CancelFunc) (*gateway.Session, context.Context, func()) {
 	if ss == nil || statelessRequest(ctx) {
 		if cancel != nil {
-			return s.newSession(ctx), ctx, func() {}
+			return s.newSession(ctx, ss), ctx, func() {}
 		}
 		ctx, cancel := context.WithCancel(ctx)
-		return s.newSession(ctx), ctx, cancel
+		return s.newSession(ctx, ss), ctx, cancel
 	}
 	s.mu.Lock()
 	cs := s.track(ss)
