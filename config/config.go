@@ -315,6 +315,9 @@ type Settings struct {
 
 	// Store, when set, is the database replicas share (docs/team.md).
 	Store *Store
+	// Identity, when set, makes serve --http an OAuth resource server:
+	// users sign in with the team's authorization server (docs/team.md).
+	Identity *Identity
 
 	// Telemetry says where serve sends traces; the standard
 	// OTEL_EXPORTER_OTLP_* variables win over it.

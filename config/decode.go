@@ -44,6 +44,7 @@ type fileSettings struct {
 	credStoreKey   *string // a reference, never a value
 	telemetry      *Telemetry
 	store          *Store
+	identity       *Identity
 	roots          *Roots
 	agentPlugins   []string // settings.agentPluginPaths, absolute or ~/
 	strict         *bool
@@ -479,7 +480,7 @@ func (d *decoder) imports(v *hujson.Value, path string) []string {
 	return list
 }
 
-var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "roots", "strict", "includeTools", "freezeDirectTools", "appTools", "trace", "agentPluginPaths", "scriptMode", "scriptTimeoutMs", "registry", "hostConfigs"}
+var settingsFields = []string{"toolPrefix", "idleTimeout", "requestTimeoutMs", "output", "directTools", "imports", "embeddings", "credentialStore", "credentialStoreKey", "telemetry", "approve", "pin", "audit", "offline", "store", "identity", "roots", "strict", "includeTools", "freezeDirectTools", "appTools", "trace", "agentPluginPaths", "scriptMode", "scriptTimeoutMs", "registry", "hostConfigs"}
 
 // allowTools decodes settings.includeTools: patterns written
 // mcp__SERVER__GLOB, by server.
@@ -590,6 +591,8 @@ func (d *decoder) settings(v *hujson.Value, path string) *fileSettings {
 			s.telemetry = d.telemetry(m.value, p)
 		case "store":
 			s.store = d.store(m.value, p)
+		case "identity":
+			s.identity = d.identity(m.value, p)
 		case "roots":
 			s.roots = d.roots(m.value, p)
 		case "strict":

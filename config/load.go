@@ -479,6 +479,9 @@ func (st *Settings) merge(doc *document) {
 	if fs.store != nil {
 		st.Store = fs.store
 	}
+	if fs.identity != nil {
+		st.Identity = fs.identity
+	}
 	if fs.roots != nil {
 		st.Roots = fs.roots
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -93,8 +94,20 @@ func ReconnectResult(server string, r *proxy.Result) AdminReconnect {
 }
 
 // adminHandle serves the admin endpoint's routes of s on mux, behind token.
-func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted []string) {
+//
+// Serving with identity (v set), every route needs a member of the admin
+// group, but /admin/calls, which shows anyone else their own calls only.
+func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted []string, v *identity.Verifier) {
 	wrap := func(h http.HandlerFunc) http.Handler {
+		if v != nil {
+			return guarded("", nil, trusted, requireUser(v, adminOnly(v, h)))
+		}
+		return guarded(token, nil, trusted, h)
+	}
+	calls := func(h http.HandlerFunc) http.Handler {
+		if v != nil {
+			return guarded("", nil, trusted, requireUser(v, h))
+		}
 		return guarded(token, nil, trusted, h)
 	}
 	mux.Handle("GET /admin/status", wrap(func(w http.ResponseWriter, r *http.Request) {
@@ -102,10 +115,14 @@ func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted
 		st.Version, st.Started = a.Version, a.Started
 		writeAdminJSON(w, http.StatusOK, st)
 	}))
-	mux.Handle("GET /admin/calls", wrap(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /admin/calls", calls(func(w http.ResponseWriter, r *http.Request) {
+		recent := a.recent()
+		if u := identity.From(r.Context()); v != nil && !v.Admin(u) {
+			recent = ownCalls(recent, u.Subject)
+		}
 		writeAdminJSON(w, http.StatusOK, struct {
 			Calls []proxy.CallRecord `json:"calls"`
-		}{a.recent()})
+		}{recent})
 	}))
 	mux.Handle("POST /admin/reconnect", wrap(func(w http.ResponseWriter, r *http.Request) {
 		server := r.URL.Query().Get("server")
@@ -120,6 +137,17 @@ func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted
 		}
 		writeAdminJSON(w, code, res)
 	}))
+}
+
+// adminOnly refuses (403) a user who is not in v's admin group.
+func adminOnly(v *identity.Verifier, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !v.Admin(identity.From(r.Context())) {
+			refuse(w, http.StatusForbidden, "switchboard: this needs a member of the admin group (settings.identity.adminGroup); your own calls are at /admin/calls")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // loopbackHost refuses a request that arrived on a loopback address but

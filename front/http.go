@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 )
 
@@ -20,8 +22,16 @@ import (
 type HTTPOptions struct {
 	// Token, if set, is the bearer token every request to /mcp, /metrics and /admin/
 	// must carry. It is required to listen on an address other than
-	// loopback.
+	// loopback, unless Identity is set.
 	Token string
+	// Identity, if set, makes the gateway an OAuth resource server
+	// (settings.identity; identity.go): /mcp takes the access tokens it
+	// accepts in place of Token, each session is its user's, and /metrics
+	// and /admin/ need its admin group (a user who is not in it may read
+	// their own calls at /admin/calls). The fast lane is off: its calls
+	// would not meet go-sdk's check that a session's requests come from
+	// its user.
+	Identity *config.Identity
 	// Stateless serves each request with a session of its own (no
 	// Mcp-Session-Id), as the 2026-07-28 revision intends and as replicas
 	// behind a load balancer need. Server-to-client requests are then
@@ -150,7 +160,12 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	} else {
 		inner = sessionGone(h)
 	}
-	if !opts.NoFastLane {
+	var ident *identity.Verifier
+	if opts.Identity != nil {
+		ident = identity.New(opts.Identity)
+		s.ident.Store(ident)
+	}
+	if !opts.NoFastLane && ident == nil {
 		l := newFastLane(s, inner, limit, sessionTimeout, opts.Stateless)
 		s.lane.Store(l)
 		inner = l
@@ -175,8 +190,14 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	}
 	// A request another replica forwarded carries its signature in place
 	// of the token (acceptForwarded): it meets the same checks but that.
-	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, fwdKey,
-		guarded(opts.Token, cop, opts.TrustedOrigins, checked),
+	authed := guarded(opts.Token, cop, opts.TrustedOrigins, checked)
+	if ident != nil {
+		if err := identityRoutes(mux, ident); err != nil {
+			return nil, err
+		}
+		authed = guarded("", cop, opts.TrustedOrigins, requireUser(ident, checked))
+	}
+	mux.Handle("/mcp", acceptForwarded(s.opts.ReplicaID, fwdKey, authed,
 		guarded("", cop, opts.TrustedOrigins, checked)))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -185,10 +206,14 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	mux.Handle("/readyz", guarded("", nil, opts.TrustedOrigins, s.readyz(opts.Ready)))
 	if opts.Metrics != nil {
 		opts.Metrics.attach(s.eng)
-		mux.Handle("/metrics", guarded(opts.Token, nil, opts.TrustedOrigins, opts.Metrics))
+		var m http.Handler = guarded(opts.Token, nil, opts.TrustedOrigins, opts.Metrics)
+		if ident != nil {
+			m = guarded("", nil, opts.TrustedOrigins, requireUser(ident, adminOnly(ident, opts.Metrics)))
+		}
+		mux.Handle("/metrics", m)
 	}
 	if opts.Admin != nil {
-		s.adminHandle(mux, opts.Admin, opts.Token, opts.TrustedOrigins)
+		s.adminHandle(mux, opts.Admin, opts.Token, opts.TrustedOrigins, ident)
 	}
 	return deadlines(bodyTimeout, mux), nil
 }

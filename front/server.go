@@ -34,6 +34,7 @@ import (
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/internal/lifecycle"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/proxy"
@@ -99,9 +100,10 @@ type Server struct {
 	rootsMu sync.Mutex       // one listing of client roots at a time
 
 	drain     drainState
-	lane      atomic.Pointer[fastLane] // set when served over HTTP (unless HTTPOptions.NoFastLane)
-	idle      atomic.Int64             // HTTPOptions.IdleTimeout, set by Handler for Serve
-	proxyName string                   // the proxy tool's, for the lane; set once by addProxyTool (proxy mode)
+	lane      atomic.Pointer[fastLane]          // set when served over HTTP (unless HTTPOptions.NoFastLane)
+	ident     atomic.Pointer[identity.Verifier] // HTTPOptions.Identity, set by Handler
+	idle      atomic.Int64                      // HTTPOptions.IdleTimeout, set by Handler for Serve
+	proxyName string                            // the proxy tool's, for the lane; set once by addProxyTool (proxy mode)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -163,7 +165,7 @@ func New(ctx context.Context, cfg *config.Config, opts *Options) (*Server, error
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "switchboard", Version: s.opts.Version}, s.serverOptions())
 	s.bridge.attach(s.mcp)
-	s.mcp.AddReceivingMiddleware(s.haltable, s.revisionFields)
+	s.mcp.AddReceivingMiddleware(s.identify, s.grantsFilter, s.haltable, s.revisionFields)
 	if s.opts.ForwardRoots {
 		s.mcp.AddReceivingMiddleware(s.awaitRoots)
 	}
@@ -313,6 +315,7 @@ type clientSession struct {
 	subs       map[string]bool  // resources subscribed to (transparent mode)
 	rootsReady chan struct{}    // closed when its first roots listing ends; nil if none
 	trace      *traceFile       // settings.trace; opened on first use
+	user       *identity.User   // the session's user, serving with identity (bindUser)
 }
 
 // track returns what the gateway keeps for a client session, making it on
@@ -325,7 +328,9 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 		return cs
 	}
 	sctx, end := context.WithCancel(s.ctx)
-	cs = &clientSession{es: s.eng.NewSession(), ctx: sctx}
+	// Serving with identity, a session is its user's (bindUser); until a
+	// request names them, it may use nothing once rules exist.
+	cs = &clientSession{es: s.newSession(context.Background(), nil), ctx: sctx}
 	watching := s.bg.Go(func() {
 		ss.Wait()
 		end()
@@ -360,14 +365,15 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 func (s *Server) session(ctx context.Context, ss *mcp.ServerSession, cancel context.CancelFunc) (*gateway.Session, context.Context, func()) {
 	if ss == nil || statelessRequest(ctx) {
 		if cancel != nil {
-			return s.eng.NewSession(), ctx, func() {}
+			return s.newSession(ctx, ss), ctx, func() {}
 		}
 		ctx, cancel := context.WithCancel(ctx)
-		return s.eng.NewSession(), ctx, cancel
+		return s.newSession(ctx, ss), ctx, cancel
 	}
 	s.mu.Lock()
 	cs := s.track(ss)
 	s.mu.Unlock()
+	s.bindUser(ctx, ss, cs)
 	if cancel != nil {
 		stop := context.AfterFunc(cs.ctx, cancel)
 		return cs.es, ctx, func() { stop() }

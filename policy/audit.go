@@ -55,6 +55,13 @@ type Record struct {
 	// Script is the SHA-256 (hex) of the code-mode script that made the
 	// call or asked the approval; "" for any other.
 	Script string `json:"script,omitempty"`
+	// User is the subject of the access token of the session's user
+	// (settings.identity); "" for a gateway without identity.
+	User string `json:"user,omitempty"`
+	// ClientID is the OAuth client the user's token was issued to.
+	ClientID string `json:"clientId,omitempty"`
+	// Client is the MCP client's name (its clientInfo).
+	Client string `json:"client,omitempty"`
 }
 
 // Auditor is the audit trail: a file of one machine (OpenAudit) or a table
@@ -78,6 +85,7 @@ type Auditor interface {
 type Filter struct {
 	Server string    // "" for all
 	Since  time.Time // zero for all
+	User   string    // "" for all: the subject of a user (Record.User)
 }
 
 // Trail is what Auditor.Read returns.

@@ -195,7 +195,7 @@ func readAuditFile(path string, f Filter, recs *[]Record) (skipped int, err erro
 			var rec Record
 			if json.Unmarshal(line, &rec) != nil {
 				skipped++
-			} else if (f.Server == "" || rec.Server == f.Server) && !rec.Time.Before(f.Since) {
+			} else if (f.Server == "" || rec.Server == f.Server) && (f.User == "" || rec.User == f.User) && !rec.Time.Before(f.Since) {
 				*recs = append(*recs, rec)
 			}
 		}

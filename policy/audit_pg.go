@@ -51,6 +51,12 @@ var auditSteps = []string{
 	CREATE INDEX ` + auditTable + `_server_time ON ` + auditTable + ` (server, time)`,
 	// The code-mode script's hash (Record.Script): "" for other calls.
 	`ALTER TABLE ` + auditTable + ` ADD COLUMN script TEXT NOT NULL DEFAULT ''`,
+	// Who: the user's subject, their token's OAuth client and the MCP
+	// client (settings.identity); "" without identity.
+	`ALTER TABLE ` + auditTable + ` ADD COLUMN "user" TEXT NOT NULL DEFAULT '',
+		ADD COLUMN client_id TEXT NOT NULL DEFAULT '',
+		ADD COLUMN client TEXT NOT NULL DEFAULT '';
+	CREATE INDEX ` + auditTable + `_user_time ON ` + auditTable + ` ("user", time)`,
 }
 
 // DefaultAuditTimeout bounds a write to the shared store: a call waits at
@@ -118,10 +124,10 @@ func (a *PostgresAuditor) Write(ctx context.Context, r Record) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.opts.Timeout)
 	defer cancel()
 	_, err := a.db.ExecContext(ctx, `INSERT INTO `+auditTable+` (time, replica, session, seq, event, server, tool,
-		decision, rule, why, duration_ms, outcome, args_bytes, result_bytes, args, result, script)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		decision, rule, why, duration_ms, outcome, args_bytes, result_bytes, args, result, script, "user", client_id, client)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
 		r.Time, a.opts.Replica, r.Session, r.Seq, r.Event, r.Server, r.Tool, r.Decision, r.Rule, r.Why,
-		r.DurationMs, r.Outcome, r.ArgsBytes, r.ResultBytes, rawJSON(r.Args), rawJSON(r.Result), r.Script)
+		r.DurationMs, r.Outcome, r.ArgsBytes, r.ResultBytes, rawJSON(r.Args), rawJSON(r.Result), r.Script, r.User, r.ClientID, r.Client)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no answer within %v: %w", a.opts.Timeout, err)
@@ -149,12 +155,16 @@ func (a *PostgresAuditor) Read(ctx context.Context, f Filter) (*Trail, error) {
 		args = append(args, f.Server)
 		where = append(where, fmt.Sprintf("server = $%d", len(args)))
 	}
+	if f.User != "" {
+		args = append(args, f.User)
+		where = append(where, fmt.Sprintf(`"user" = $%d`, len(args)))
+	}
 	if !f.Since.IsZero() {
 		args = append(args, f.Since)
 		where = append(where, fmt.Sprintf("time >= $%d", len(args)))
 	}
 	q := `SELECT id, time, replica, session, seq, event, server, tool, decision, rule, why,
-		duration_ms, outcome, args_bytes, result_bytes, args, result, script FROM ` + auditTable
+		duration_ms, outcome, args_bytes, result_bytes, args, result, script, "user", client_id, client FROM ` + auditTable
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -168,7 +178,7 @@ func (a *PostgresAuditor) Read(ctx context.Context, f Filter) (*Trail, error) {
 		var r Record
 		var args, result sql.NullString
 		if err := rows.Scan(&r.ID, &r.Time, &r.Replica, &r.Session, &r.Seq, &r.Event, &r.Server, &r.Tool, &r.Decision,
-			&r.Rule, &r.Why, &r.DurationMs, &r.Outcome, &r.ArgsBytes, &r.ResultBytes, &args, &result, &r.Script); err != nil {
+			&r.Rule, &r.Why, &r.DurationMs, &r.Outcome, &r.ArgsBytes, &r.ResultBytes, &args, &result, &r.Script, &r.User, &r.ClientID, &r.Client); err != nil {
 			return nil, fmt.Errorf("reading the audit trail from the shared store: %w", err)
 		}
 		r.Time = r.Time.UTC()
@@ -184,7 +194,7 @@ func (a *PostgresAuditor) Read(ctx context.Context, f Filter) (*Trail, error) {
 		return nil, fmt.Errorf("reading the audit trail from the shared store: %w", err)
 	}
 	inSessionOrder(t.Records)
-	if f.Server == "" {
+	if f.Server == "" && f.User == "" {
 		t.Missing = missing(t.Records)
 	}
 	return t, nil

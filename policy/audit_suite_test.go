@@ -257,3 +257,33 @@ func TestAuditSinkScript(t *testing.T) {
 		}
 	})
 }
+
+// TestAuditSinkUser: the user, their token's client and the MCP client
+// read back from either trail (the shared store's columns came by a
+// migration step), and Filter.User keeps one user's records.
+func TestAuditSinkUser(t *testing.T) {
+	eachSink(t, func(t *testing.T, s sink) {
+		a, _ := s.open(t, false)
+		alice, bob := &session{id: "41-1"}, &session{id: "41-2"}
+		recs := []Record{
+			alice.next(Record{Time: t0, Event: EventCall, Server: "gh", Tool: "get_issue", Decision: "allowed", Outcome: "ok", User: "alice", ClientID: "cli", Client: "claude"}),
+			bob.next(Record{Time: t0, Event: EventCall, Server: "gh", Tool: "get_issue", Decision: "allowed", Outcome: "ok", User: "bob", ClientID: "robot", Client: "agent"}),
+			alice.next(Record{Time: t0, Event: EventCall, Server: "fs", Tool: "read_file", Decision: "denied", Outcome: "not-sent", User: "alice", ClientID: "cli", Client: "claude"}),
+		}
+		writeAll(t, a, recs)
+		got, err := a.Read(t.Context(), Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(stored(s, recs), got.Records, ignoreStoreFields); diff != "" {
+			t.Errorf("records read back (-want +got):\n%s", diff)
+		}
+		got, err = a.Read(t.Context(), Filter{User: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(stored(s, []Record{recs[0], recs[2]}), got.Records, ignoreStoreFields); diff != "" {
+			t.Errorf("alice's records (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -20,6 +20,9 @@ type CallRecord struct {
 	ErrorClass  string `json:"errorClass,omitempty"` // as in ServerStatus, when there was no answer
 	ArgsBytes   int    `json:"argsBytes"`            // the arguments as JSON
 	ResultBytes int    `json:"resultBytes"`          // the result as JSON; 0 without one
+	// User is the subject of the caller's access token when serving with
+	// settings.identity; "" otherwise.
+	User string `json:"user,omitempty"`
 }
 
 // Call outcomes.

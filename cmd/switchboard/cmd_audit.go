@@ -19,7 +19,7 @@ import (
 func auditCommand() *command {
 	return &command{
 		name: "audit", summary: "show the audit trail of calls, approvals and quarantines",
-		usage: "[--server S] [--since DUR] [--json]",
+		usage: "[--server S] [--user SUBJECT] [--since DUR] [--json]",
 		help: `Prints the audit trail (docs/policy.md): every tool call with its
 decision, duration, outcome and sizes; every approval asked and its
 answer; every tool quarantined or accepted. Arguments and results are
@@ -27,6 +27,8 @@ recorded only with settings.audit.payloads. With settings.store, the
 trail of every replica is read from the shared PostgreSQL store.
 
   --server S    only records of server S
+  --user SUB    only records of the user whose token's subject is SUB
+                (serve --http with settings.identity; docs/team.md)
   --since DUR   only records of the last DUR, such as 30m, 24h or 7d
 
 With --json, prints the records as JSON lines, as they are stored.`,
@@ -37,15 +39,16 @@ With --json, prints the records as JSON lines, as they are stored.`,
 func runAudit(ctx context.Context, e *env, args []string) error {
 	f := newFlags("audit", true)
 	server := f.String("server", "", "only records of this `server`")
+	user := f.String("user", "", "only records of the user whose token's subject is `SUBJECT`")
 	since := f.String("since", "", "only records of the last `DUR` (30m, 24h, 7d)")
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("audit takes no arguments; filter with --server and --since")
+		return usagef("audit takes no arguments; filter with --server, --user and --since")
 	}
-	filter := policy.Filter{Server: *server}
+	filter := policy.Filter{Server: *server, User: *user}
 	if *since != "" {
 		d, err := parseAge(*since)
 		if err != nil {
@@ -73,9 +76,15 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		}
 	} else {
 		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		// Records of a gateway with settings.identity name their user
+		// in a last column; others print as they always have.
 		for _, r := range recs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Event, r.Server,
-				orDash(r.Tool), orDash(r.Decision), orDash(outcome(r)), brief(r.Why, 160))
+			who := ""
+			if r.User != "" {
+				who = "\tuser=" + r.User
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Event, r.Server,
+				orDash(r.Tool), orDash(r.Decision), orDash(outcome(r)), brief(r.Why, 160), who)
 		}
 		tw.Flush()
 	}

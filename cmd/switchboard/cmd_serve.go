@@ -108,12 +108,16 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.http != "" {
+	d := e.dirs(o.config)
+	d.Self.Addr = o.http // an imported entry for this address is this gateway
+	cfg := config.Load(d)
+	// With settings.identity, each request carries a user's access token
+	// in place of the shared one (front.HTTPOptions.Identity).
+	if o.http != "" && cfg.Settings.Identity == nil {
 		if err := front.CheckListen(o.http, token); err != nil {
 			return err
 		}
 	}
-	d := e.dirs(o.config)
 	log, err := e.serveLogger(o, d)
 	if err != nil {
 		return err
@@ -121,8 +125,6 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	defer log.close()
 	logger := log.Logger
 	logger.Info("starting", "pid", os.Getpid(), "version", versionString())
-	d.Self.Addr = o.http // an imported entry for this address is this gateway
-	cfg := config.Load(d)
 	if o.offline {
 		cfg.GoOffline()
 	}
@@ -186,6 +188,10 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	}
 	defer ln.Close()
 	hopts := front.HTTPOptions{Token: token, Stateless: o.stateless, Metrics: metrics}
+	if id := cfg.Settings.Identity; id != nil {
+		hopts.Identity = id
+		logger.Info("identity", "issuer", id.Issuer, "audience", id.Audience, "rules", id.Rules != nil)
+	}
 	if o.admin || front.AdminByDefault(o.http) {
 		hopts.Admin = &front.Admin{Calls: calls, Version: versionString(), Started: time.Now()}
 	}

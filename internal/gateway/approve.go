@@ -52,12 +52,16 @@ func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, st *pinState, arg
 }
 
 // CallTool calls a server's tool once with the whole request, _meta
-// included, in this session: the approval rules apply, and what the
-// session allowed for itself counts. It returns the server's result as it
+// included, in this session: the session's allow list (AllowOnly) and the
+// approval rules apply, and what the session allowed for itself counts.
+// It returns the server's result as it
 // came, or a *policy.DeniedError when the call was not approved.
 func (s *Session) CallTool(ctx context.Context, server string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	name, err := s.e.server(server)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.allowed(name, params.Name); err != nil {
 		return nil, err
 	}
 	ref := proxy.ToolRef{Server: name, Name: params.Name}

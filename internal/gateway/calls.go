@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -101,6 +102,9 @@ func argsJSON(v any) ([]byte, error) {
 func (e *Engine) reportCall(ctx context.Context, server, tool string, start time.Time, argsBytes, resultBytes int, isError bool, err error) {
 	c := proxy.CallRecord{Server: server, Tool: tool, Start: start, Duration: time.Since(start), Outcome: proxy.CallOK,
 		ArgsBytes: argsBytes}
+	if u := identity.From(ctx); u != nil {
+		c.User = u.Subject
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		c.Outcome, c.ErrorClass = proxy.CallCanceled, errorClass(err)

@@ -28,6 +28,9 @@ func (s *Session) CallToolRaw(ctx context.Context, server, tool string, args jso
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := s.allowed(name, tool); err != nil {
+		return nil, nil, err
+	}
 	def, _ := s.e.cfg.Server(name)
 	if s.e.cfg.ApprovalRule(def).Set() {
 		return nil, nil, upstream.ErrNoFastPath

@@ -93,6 +93,8 @@ func (e *Engine) record(ctx context.Context, s *Session, r policy.Record) {
 	r.Script = scriptOf(ctx)
 	if s != nil {
 		r.Session, r.Seq = s.auditID(), s.pol.seq.Add(1)
+		who := s.principal()
+		r.User, r.ClientID, r.Client = who.User, who.ClientID, who.Client
 	} else {
 		r.Seq = e.pol.seq.Add(1)
 	}

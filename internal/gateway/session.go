@@ -24,6 +24,7 @@ type Session struct {
 
 	pol   sessionPolicy // approvals given for the session (approve.go)
 	allow allowList     // nil: every tool (allow.go)
+	who   Principal     // whom the audit trail names (principal.go)
 }
 
 // NewSession returns a session with no references of its own yet.

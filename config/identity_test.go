@@ -1,0 +1,73 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSettingsIdentity: settings.identity is decoded strictly, with
+// errors that name the field and say what to write.
+func TestSettingsIdentity(t *testing.T) {
+	const base = `"issuer": "https://login.example.com", "audience": "https://sb.example.com/mcp"`
+	cases := []struct {
+		name, settings string
+		want           *Identity
+		problem        string
+	}{
+		{"absent", `{}`, nil, ""},
+		{"minimal", `{"identity": {` + base + `}}`, &Identity{Issuer: "https://login.example.com", Audience: "https://sb.example.com/mcp", GroupsClaim: "groups"}, ""},
+		{"full", `{"identity": {` + base + `, "jwksUrl": "http://127.0.0.1:9/keys", "groupsClaim": "roles", "adminGroup": "ops",
+			"rules": [{"group": "dev", "tools": ["mcp__github__*"]}]}}`,
+			&Identity{Issuer: "https://login.example.com", Audience: "https://sb.example.com/mcp", JWKSURL: "http://127.0.0.1:9/keys", GroupsClaim: "roles", AdminGroup: "ops",
+				Rules: []IdentityRule{{Group: "dev", Tools: []string{"mcp__github__*"}}}}, ""},
+		{"empty rules deny all", `{"identity": {` + base + `, "rules": []}}`, &Identity{Issuer: "https://login.example.com", Audience: "https://sb.example.com/mcp", GroupsClaim: "groups", Rules: []IdentityRule{}}, ""},
+		{"no issuer", `{"identity": {"audience": "https://sb.example.com/mcp"}}`, nil, `settings.identity: needs "issuer"`},
+		{"no audience", `{"identity": {"issuer": "https://login.example.com"}}`, nil, `settings.identity: needs "audience"`},
+		{"http issuer off loopback", `{"identity": {"issuer": "http://login.example.com", "audience": "https://sb.example.com/mcp"}}`, nil, "settings.identity.issuer: must be an https URL"},
+		{"bad pattern", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["github"]}]}}`, nil, "settings.identity.rules[0].tools[0]: must name a server"},
+		{"rule without group", `{"identity": {` + base + `, "rules": [{"tools": ["mcp__a__*"]}]}}`, nil, `settings.identity.rules[0]: needs "group"`},
+		{"unknown field", `{"identity": {` + base + `, "scopes": ["x"]}}`, nil, "scopes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := Dirs{Home: t.TempDir()}
+			os.MkdirAll(filepath.Dir(d.UserFile()), 0o755)
+			if err := os.WriteFile(d.UserFile(), []byte(`{"settings": `+c.settings+`}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := Load(d)
+			if c.want != nil {
+				if diff := cmp.Diff(c.want, cfg.Settings.Identity); diff != "" {
+					t.Errorf("Identity (-want +got):\n%s", diff)
+				}
+			}
+			var problems []string
+			for _, p := range cfg.Problems {
+				problems = append(problems, p.Error())
+			}
+			all := strings.Join(problems, "\n")
+			if c.problem == "" && all != "" || c.problem != "" && !strings.Contains(all, c.problem) {
+				t.Errorf("problems %q, want one with %q", all, c.problem)
+			}
+		})
+	}
+}
+
+// TestIdentityGrants: no rules grant everything; rules grant the union of
+// a user's groups' tools, and nothing to a user of no ruled group.
+func TestIdentityGrantsOf(t *testing.T) {
+	id := &Identity{Rules: []IdentityRule{{Group: "a", Tools: []string{"mcp__x__*"}}, {Group: "b", Tools: []string{"mcp__y__get_*"}}}}
+	if g, ruled := (&Identity{}).Grants([]string{"a"}); ruled || g != nil {
+		t.Errorf("no rules: %v %v, want nil false", g, ruled)
+	}
+	if g, _ := id.Grants([]string{"a", "b"}); !cmp.Equal(g, []string{"mcp__x__*", "mcp__y__get_*"}) {
+		t.Errorf("a and b: %v", g)
+	}
+	if g, ruled := id.Grants([]string{"c"}); !ruled || len(g) != 0 || g == nil {
+		t.Errorf("c: %#v %v, want [] true (deny all)", g, ruled)
+	}
+}

@@ -1,0 +1,250 @@
+package front
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/identity"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// Serving with identity (HTTPOptions.Identity, settings.identity): the
+// gateway is an OAuth resource server (the MCP authorization spec, server
+// side). It publishes its Protected Resource Metadata (RFC 9728), refuses
+// a request without a token it accepts with 401 and a WWW-Authenticate
+// that names that metadata, and runs each client session as the token's
+// user: the session may use what the rules grant the user's groups, and
+// its audit records name the user. The shared bearer token is not taken
+// then.
+
+// wellKnownPRM is the path of the Protected Resource Metadata (RFC 9728
+// section 3).
+const wellKnownPRM = "/.well-known/oauth-protected-resource"
+
+// userInfoKey is the key of a token's user in auth.TokenInfo.Extra.
+const userInfoKey = "switchboard.user"
+
+// metadataURL is where a client finds the metadata of the resource aud:
+// the well-known path, with aud's path after it (RFC 9728 section 3.1).
+func metadataURL(aud string) (string, error) {
+	u, err := url.Parse(aud)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("settings.identity.audience %q is not an absolute URL (hint: give this gateway's URL, such as https://switchboard.example.com/mcp)", aud)
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: wellKnownPRM + strings.TrimSuffix(u.Path, "/")}).String(), nil
+}
+
+// identityRoutes serves the Protected Resource Metadata on mux, at the
+// well-known path and at that path followed by the resource's.
+func identityRoutes(mux *http.ServeMux, v *identity.Verifier) error {
+	cfg := v.Config()
+	meta, err := metadataURL(cfg.Audience)
+	if err != nil {
+		return err
+	}
+	h := auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:               cfg.Audience,
+		AuthorizationServers:   []string{cfg.Issuer},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "Switchboard",
+	})
+	u, _ := url.Parse(meta)
+	mux.Handle(wellKnownPRM, h)
+	if u.Path != wellKnownPRM {
+		mux.Handle(u.Path, h)
+	}
+	return nil
+}
+
+// requireUser lets through a request with an access token v accepts,
+// carrying its user (identity.From, and auth.TokenInfoFromContext, which
+// go-sdk checks each request of a session against); others get 401 and a
+// WWW-Authenticate naming the resource's metadata, and their connection
+// is closed.
+func requireUser(v *identity.Verifier, next http.Handler) http.Handler {
+	meta, _ := metadataURL(v.Config().Audience)
+	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		u, exp, err := v.Verify(ctx, token)
+		if errors.Is(err, identity.ErrToken) {
+			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &auth.TokenInfo{UserID: u.Subject, Expiration: exp, Extra: map[string]any{userInfoKey: u}}, nil
+	}
+	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: meta, ClockSkew: identity.Leeway})
+	withUser := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(identity.With(r.Context(), userOf(auth.TokenInfoFromContext(r.Context())))))
+	})
+	inner := check(withUser)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.ServeHTTP(&closeOnRefusal{ResponseWriter: w}, r)
+	})
+}
+
+// closeOnRefusal closes the connection of a request answered 401 or 403,
+// its body unread.
+type closeOnRefusal struct{ http.ResponseWriter }
+
+func (c *closeOnRefusal) WriteHeader(code int) {
+	if code == http.StatusUnauthorized || code == http.StatusForbidden {
+		closeUnread(c.ResponseWriter)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *closeOnRefusal) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+func (c *closeOnRefusal) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func userOf(ti *auth.TokenInfo) *identity.User {
+	if ti == nil {
+		return nil
+	}
+	u, _ := ti.Extra[userInfoKey].(*identity.User)
+	return u
+}
+
+// identify is a receiving middleware: it puts the user of a request's
+// token in its context, for the session it runs in (bindUser).
+func (s *Server) identify(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ex := req.GetExtra(); ex != nil {
+			if u := userOf(ex.TokenInfo); u != nil {
+				ctx = identity.With(ctx, u)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// newSession returns an engine session for a call outside a client
+// session (stateless: ss, if set, is the request's own), as the user of
+// ctx when serving with identity.
+func (s *Server) newSession(ctx context.Context, ss *mcp.ServerSession) *gateway.Session {
+	es := s.eng.NewSession()
+	if v := s.ident.Load(); v != nil {
+		restrict(v, es, identity.From(ctx), clientName(ss))
+	}
+	return es
+}
+
+// clientName is the name the client of ss gave in its clientInfo.
+func clientName(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return p.ClientInfo.Name
+	}
+	return ""
+}
+
+// bindUser makes cs the session of the user of ctx, the first time a
+// request of it names one: go-sdk refuses a session's later requests
+// that come from another user (auth.TokenInfo.UserID).
+func (s *Server) bindUser(ctx context.Context, ss *mcp.ServerSession, cs *clientSession) {
+	v := s.ident.Load()
+	if v == nil {
+		return
+	}
+	u := identity.From(ctx)
+	s.mu.Lock()
+	first := cs.user == nil && u != nil
+	if first {
+		cs.user = u
+	}
+	s.mu.Unlock()
+	if first {
+		restrict(v, cs.es, u, clientName(ss))
+	}
+}
+
+// restrict gives es the user's grants and names the user in its audit
+// records. No user (a request no token named, as a continuation another
+// replica forwarded) gets nothing once rules exist.
+func restrict(v *identity.Verifier, es *gateway.Session, u *identity.User, client string) {
+	grants, ruled := v.Grants(u)
+	if ruled {
+		es.AllowOnly(grants) // patterns were checked by the config
+	}
+	if u != nil {
+		es.SetPrincipal(gateway.Principal{User: u.Subject, ClientID: u.ClientID, Client: client})
+	}
+}
+
+// ownCalls keeps the calls of one user.
+func ownCalls(calls []proxy.CallRecord, subject string) []proxy.CallRecord {
+	return slices.DeleteFunc(slices.Clone(calls), func(c proxy.CallRecord) bool { return c.User != subject })
+}
+
+// grantsFilter is receiving middleware that keeps out of a user's
+// tools/list the servers' tools (direct tools, transparent mode's) that
+// the rules do not grant them; the gateway's own tools (mcp, mcpScript)
+// stay. Calls of the others are refused by the session's allow list.
+func (s *Server) grantsFilter(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		v := s.ident.Load()
+		if method != "tools/list" || err != nil || v == nil {
+			return res, err
+		}
+		grants, ruled := v.Grants(identity.From(ctx))
+		if !ruled {
+			return res, err
+		}
+		inner := res
+		wrapped, hinted := res.(withoutCacheHints)
+		if hinted {
+			inner = wrapped.Result
+		}
+		list, ok := inner.(*mcp.ListToolsResult)
+		if !ok {
+			return res, err
+		}
+		s.mu.Lock()
+		kept := make([]*mcp.Tool, 0, len(list.Tools))
+		for _, t := range list.Tools {
+			server, name := s.single, t.Name
+			if dt, ok := s.direct[t.Name]; ok {
+				server, name = dt.server, dt.name
+			}
+			if server == "" || granted(grants, server, name) {
+				kept = append(kept, t)
+			}
+		}
+		s.mu.Unlock()
+		cp := *list
+		cp.Tools = kept
+		if hinted {
+			wrapped.Result = &cp
+			return wrapped, nil
+		}
+		return &cp, nil
+	}
+}
+
+// granted reports whether grants (mcp__SERVER__GLOB) let a user use a
+// server's tool.
+func granted(grants []string, server, tool string) bool {
+	return slices.ContainsFunc(grants, func(p string) bool {
+		srv, glob, ok := config.SplitToolPattern(p)
+		return ok && srv == server && config.Glob(glob, tool)
+	})
+}

@@ -1,0 +1,352 @@
+package front
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
+	"github.com/switchboard-mcp/switchboard/policy"
+	"github.com/switchboard-mcp/switchboard/proxy"
+)
+
+// identityGateway serves two fixture servers, a and b, with
+// settings.identity naming a real OpenID provider (idptest): group alpha
+// may use every tool of a, beta only b's echo, admins may use /admin/.
+type identityGateway struct {
+	g     *testGateway
+	idp   *idptest.IdP
+	url   string // the resource: URL/mcp
+	calls *switchboard.CallLog
+}
+
+func newIdentityGateway(t *testing.T) *identityGateway {
+	t.Helper()
+	return newIdentityGatewayWith(t, nil, false)
+}
+
+// newIdentityGatewayWith is newIdentityGateway with more settings, served
+// stateless or not.
+func newIdentityGatewayWith(t *testing.T, more map[string]any, stateless bool) *identityGateway {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	idp := idptest.Start(t, base+"/mcp")
+	calls := switchboard.NewCallLog(0)
+	settings := map[string]any{
+		"identity": map[string]any{
+			"issuer":     idp.Issuer,
+			"audience":   base + "/mcp",
+			"adminGroup": "admins",
+			"rules": []any{
+				map[string]any{"group": "alpha", "tools": []string{"mcp__a__*"}},
+				map[string]any{"group": "beta", "tools": []string{"mcp__b__echo"}},
+			},
+		},
+	}
+	for k, v := range more {
+		settings[k] = v
+	}
+	g := newGatewayWith(t, map[string]def{"a": fixture(), "b": fixture()}, settings, Options{Engine: switchboard.Options{OnCall: calls.Add}})
+	v := g.srv.cfg.Settings.Identity
+	h, err := g.srv.Handler(HTTPOptions{Identity: v, Stateless: stateless, Metrics: g.srv.opts.Metrics, Admin: &Admin{Calls: calls, Version: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener.Close()
+	ts.Listener = ln
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return &identityGateway{g: g, idp: idp, url: base, calls: calls}
+}
+
+// bearerTransport adds an access token to each request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connectAs connects a go-sdk client over Streamable HTTP with token.
+func (ig *identityGateway) connectAs(t *testing.T, token string) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: ig.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{token}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "identity-test-client", Version: "1"}, nil).Connect(t.Context(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestIdentityGrants: each user, signed in at a real OpenID provider,
+// sees in search and may call only the tools the rules grant their
+// groups; a machine client in no ruled group gets nothing; the audit
+// trail names the user and their client.
+func TestIdentityGrants(t *testing.T) {
+	t.Run("stateful", func(t *testing.T) { testIdentityGrants(t, false) })
+	t.Run("stateless", func(t *testing.T) { testIdentityGrants(t, true) })
+}
+
+func testIdentityGrants(t *testing.T, stateless bool) {
+	ig := newIdentityGatewayWith(t, nil, stateless)
+	alpha := ig.connectAs(t, ig.idp.Token(t, idptest.Alpha, idptest.Password))
+	beta := ig.connectAs(t, ig.idp.Token(t, idptest.Beta, idptest.Password))
+	robot := ig.connectAs(t, ig.idp.MachineToken(t))
+
+	echo := func(cs *mcp.ClientSession, server string) *mcp.CallToolResult {
+		return call(t, cs, "mcp", map[string]any{"tool": "echo", "server": server, "args": map[string]any{"text": "hi"}})
+	}
+	for _, tt := range []struct {
+		name   string
+		cs     *mcp.ClientSession
+		server string
+		ok     bool
+	}{
+		{"alpha calls a", alpha, "a", true},
+		{"alpha calls b", alpha, "b", false},
+		{"beta calls b", beta, "b", true},
+		{"beta calls a", beta, "a", false},
+		{"robot calls a", robot, "a", false},
+		{"robot calls b", robot, "b", false},
+	} {
+		if r := echo(tt.cs, tt.server); r.IsError == tt.ok {
+			t.Errorf("%s: isError %v, want %v: %s", tt.name, r.IsError, !tt.ok, text(r))
+		}
+	}
+	search := func(cs *mcp.ClientSession) string {
+		return text(call(t, cs, "mcp", map[string]any{"search": "echo"}))
+	}
+	if s := search(beta); strings.Contains(s, `"a"`) || strings.Contains(s, "server a") {
+		t.Errorf("beta's search shows server a:\n%s", s)
+	}
+	if s := search(alpha); strings.Contains(s, `"b"`) || strings.Contains(s, "server b") {
+		t.Errorf("alpha's search shows server b:\n%s", s)
+	}
+
+	// The audit trail names each call's user and client.
+	recs, _, err := policy.ReadAudit(filepath.Join(ig.g.srv.cfg.Dirs.StateDir(), policy.AuditFile), policy.Filter{User: idptest.AlphaSub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var called bool
+	for _, r := range recs {
+		if r.User != idptest.AlphaSub {
+			t.Errorf("filtered by user %s, got a record of %q", idptest.AlphaSub, r.User)
+		}
+		if r.Event == policy.EventCall && r.Server == "a" && r.Decision == "allowed" {
+			called = true
+			if r.ClientID != "switchboard-test" || r.Client != "identity-test-client" {
+				t.Errorf("record names client id %q and client %q, want switchboard-test and identity-test-client", r.ClientID, r.Client)
+			}
+		}
+	}
+	if !called {
+		t.Errorf("no audit record of alpha's call of a: %+v", recs)
+	}
+}
+
+// TestIdentityToolsList: with direct tools, a user's tools/list shows the
+// servers' tools the rules grant them and no other; a call of another is
+// refused.
+func TestIdentityToolsList(t *testing.T) {
+	ig := newIdentityGatewayWith(t, map[string]any{"directTools": true}, false)
+	beta := ig.connectAs(t, ig.idp.Token(t, idptest.Beta, idptest.Password))
+	alpha := ig.connectAs(t, ig.idp.Token(t, idptest.Alpha, idptest.Password))
+	betaTools, alphaTools := toolNames(t, beta), toolNames(t, alpha)
+	if !slices.Contains(betaTools, "b_echo") || !slices.Contains(betaTools, "mcp") {
+		t.Errorf("beta's tools %q lack b_echo or mcp", betaTools)
+	}
+	for _, name := range betaTools {
+		if name != "b_echo" && name != "mcp" {
+			t.Errorf("beta's tools/list shows %q, which no rule grants them", name)
+		}
+	}
+	if !slices.Contains(alphaTools, "a_echo") || slices.ContainsFunc(alphaTools, func(n string) bool { return strings.HasPrefix(n, "b_") }) {
+		t.Errorf("alpha's tools %q: want a's, none of b's", alphaTools)
+	}
+	if r := call(t, beta, "a_echo", map[string]any{"text": "hi"}); !r.IsError {
+		t.Errorf("beta called a_echo: %s", text(r))
+	}
+}
+
+// TestIdentityRefusals: a request without a token the gateway accepts is
+// refused with 401 and a WWW-Authenticate whose resource_metadata leads
+// a client to the Protected Resource Metadata, which names the issuer.
+// Each token is the provider's own (or one of them altered): expired, for
+// another audience, from another issuer, re-signed "alg: none", with a
+// payload changed, signed HS256 with the provider's public key.
+func TestIdentityRefusals(t *testing.T) {
+	ig := newIdentityGateway(t)
+	good := ig.idp.Token(t, idptest.Alpha, idptest.Password)
+	other := idptest.Start(t, ig.url+"/mcp") // another issuer, the same audience
+
+	parts := strings.Split(good, ".")
+	header, payload := decodeSegment(t, parts[0]), decodeSegment(t, parts[1])
+	none := encodeSegment(`{"alg":"none","typ":"JWT"}`) + "." + parts[1] + "."
+	var claims map[string]any
+	json.Unmarshal([]byte(payload), &claims)
+	claims["sub"] = idptest.BetaSub
+	claims["groups"] = []string{"beta", "admins"}
+	forged, _ := json.Marshal(claims)
+	tampered := parts[0] + "." + encodeSegment(string(forged)) + "." + parts[2]
+	hs := hmacWithPublicKey(t, ig.idp.Issuer, header, string(forged))
+
+	for _, tt := range []struct{ name, token string }{
+		{"no token", ""},
+		{"garbage", "not-a-token"},
+		{"expired", ig.idp.Token(t, idptest.Alpha, idptest.Password, idptest.ScopeExpired)},
+		{"wrong audience", ig.idp.Token(t, idptest.Alpha, idptest.Password, idptest.ScopeElsewhere)},
+		{"wrong issuer", other.Token(t, idptest.Alpha, idptest.Password)},
+		{"alg none", none},
+		{"tampered", tampered},
+		{"hmac with the public key", hs},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, path := range []string{"/mcp", "/admin/calls", "/metrics"} {
+				req, _ := http.NewRequest("POST", ig.url+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+				if path != "/mcp" {
+					req.Method = "GET"
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if tt.token != "" {
+					req.Header.Set("Authorization", "Bearer "+tt.token)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusUnauthorized {
+					t.Fatalf("%s: got %d, want 401", path, resp.StatusCode)
+				}
+				followMetadata(t, resp.Header.Get("WWW-Authenticate"), ig.url+"/mcp", ig.idp.Issuer)
+			}
+		})
+	}
+	// The good token passes.
+	ig.connectAs(t, good)
+}
+
+// followMetadata follows a WWW-Authenticate challenge to the resource's
+// metadata, as a client does, and checks it names resource and issuer.
+func followMetadata(t *testing.T, challenge, resource, issuer string) {
+	t.Helper()
+	_, after, ok := strings.Cut(challenge, `resource_metadata="`)
+	meta, _, ok2 := strings.Cut(after, `"`)
+	if !strings.HasPrefix(challenge, "Bearer ") || !ok || !ok2 {
+		t.Fatalf("WWW-Authenticate %q names no resource_metadata", challenge)
+	}
+	resp, err := http.Get(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Resource string   `json:"resource"`
+		Servers  []string `json:"authorization_servers"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v", meta, resp.StatusCode, err)
+	}
+	if doc.Resource != resource || !slices.Equal(doc.Servers, []string{issuer}) {
+		t.Errorf("metadata names resource %q and servers %q, want %q and [%q]", doc.Resource, doc.Servers, resource, issuer)
+	}
+}
+
+func decodeSegment(t *testing.T, s string) string {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func encodeSegment(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+// hmacWithPublicKey signs payload HS256 with the provider's public key
+// (its JWKS as published) as the secret: the key confusion attack.
+func hmacWithPublicKey(t *testing.T, issuer, header, payload string) string {
+	resp, err := http.Get(issuer + "/keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	jwks, _ := io.ReadAll(resp.Body)
+	var h map[string]any
+	json.Unmarshal([]byte(header), &h)
+	h["alg"] = "HS256"
+	hb, _ := json.Marshal(h)
+	signing := encodeSegment(string(hb)) + "." + encodeSegment(payload)
+	mac := hmac.New(sha256.New, jwks)
+	mac.Write([]byte(signing))
+	return signing + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// TestIdentityAdmin: /admin/ is its admin group's; anyone else may read
+// their own calls at /admin/calls, and no one else's.
+func TestIdentityAdmin(t *testing.T) {
+	ig := newIdentityGateway(t)
+	alphaTok := ig.idp.Token(t, idptest.Alpha, idptest.Password) // in admins
+	betaTok := ig.idp.Token(t, idptest.Beta, idptest.Password)
+	echo := map[string]any{"tool": "echo", "args": map[string]any{"text": "hi"}}
+	echo["server"] = "a"
+	call(t, ig.connectAs(t, alphaTok), "mcp", echo)
+	echo["server"] = "b"
+	call(t, ig.connectAs(t, betaTok), "mcp", echo)
+
+	get := func(token, path string) (int, []proxy.CallRecord) {
+		req, _ := http.NewRequest("GET", ig.url+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body struct{ Calls []proxy.CallRecord }
+		json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, body.Calls
+	}
+	users := func(calls []proxy.CallRecord) []string {
+		var out []string
+		for _, c := range calls {
+			out = append(out, c.User)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if code, calls := get(betaTok, "/admin/calls"); code != 200 || !slices.Equal(users(calls), []string{idptest.BetaSub}) {
+		t.Errorf("beta's /admin/calls: %d, calls of %q; want 200 and only beta's", code, users(calls))
+	}
+	if code, calls := get(alphaTok, "/admin/calls"); code != 200 || !slices.Equal(users(calls), []string{idptest.AlphaSub, idptest.BetaSub}) {
+		t.Errorf("admin's /admin/calls: %d, calls of %q; want 200 and everyone's", code, users(calls))
+	}
+	for _, path := range []string{"/admin/status", "/metrics"} {
+		if code, _ := get(betaTok, path); code != http.StatusForbidden {
+			t.Errorf("beta's %s: %d, want 403", path, code)
+		}
+		if code, _ := get(alphaTok, path); code != 200 {
+			t.Errorf("admin's %s: %d, want 200", path, code)
+		}
+	}
+}
