@@ -67,6 +67,11 @@ func registrySeed(remote, bundle string) []any {
 		entry("io.github.switchboard-test/bundle", "1.0.0", []any{map[string]any{
 			"registryType": "mcpb", "identifier": bundle, "version": "1.0.0",
 			"fileSha256": "0000000000000000000000000000000000000000000000000000000000000000", "transport": stdio}}, nil),
+		// Two real published versions of the npm server, the older first,
+		// for update --write of a package pin.
+		entry("io.github.switchboard-test/memory-pinned", "1.0.0", []any{map[string]any{"registryType": "npm",
+			"identifier": "@modelcontextprotocol/server-memory", "version": "2026.7.4", "transport": stdio}}, nil),
+		entry("io.github.switchboard-test/memory-pinned", "1.1.0", []any{memory()}, nil),
 		entry("io.github.switchboard-test/container", "1.0.0", []any{map[string]any{
 			"registryType": "oci", "identifier": "docker.io/switchboard-test/none:1.0.0", "transport": stdio}}, nil),
 	}
