@@ -407,7 +407,8 @@ type Config struct {
 	Problems []Problem // errors and warnings, in the order found
 	Project  Project
 
-	err error // set when the configuration fails closed
+	err   error     // set when the configuration fails closed
+	hosts hostReads // the hosts' files read before the trust decision
 }
 
 // ErrInvalid is matched by the error of a configuration that failed closed.

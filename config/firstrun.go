@@ -1,5 +1,10 @@
 package config
 
+import (
+	"fmt"
+	"strings"
+)
+
 // HostServers is another host whose own files define MCP servers.
 type HostServers struct {
 	Host    string
@@ -29,3 +34,26 @@ func OtherHosts(d Dirs) []HostServers {
 // ImportCommand is the command that brings a host's servers into
 // Switchboard's own configuration.
 func ImportCommand(host string) string { return "switchboard import --from " + host + " --write" }
+
+// FirstRun is what every face of a first run (status, search, tools, the
+// panel) says when no server is configured but other hosts define some:
+// each host with how many servers it holds, and the exact command that
+// brings each host's over. It is nil when found is empty.
+func FirstRun(found []HostServers) []string {
+	if len(found) == 0 {
+		return nil
+	}
+	lines := []string{"Other hosts define MCP servers that Switchboard does not use yet:"}
+	for _, h := range found {
+		noun := "servers"
+		if len(h.Servers) == 1 {
+			noun = "server"
+		}
+		lines = append(lines, fmt.Sprintf("  %s: %d %s (%s)", h.Host, len(h.Servers), noun, strings.Join(h.Servers, ", ")))
+	}
+	lines = append(lines, "hint: bring them over with:")
+	for _, h := range found {
+		lines = append(lines, "  "+ImportCommand(h.Host))
+	}
+	return append(lines, `or set "settings": {"hostConfigs": "read"} to read them where they are`)
+}

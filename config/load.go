@@ -28,6 +28,7 @@ func Load(d Dirs) *Config {
 	d = d.withDefaults()
 	c := &Config{Dirs: d, Settings: DefaultSettings()}
 	docs, project := c.readSources()
+	c.readHosts(docs, &project)
 	c.Project.Dir = d.Project
 	c.Project.Hash = projectHash(project.canon)
 	c.applyTrust(readTrust(d), project.problems, project.fatal)
@@ -145,6 +146,11 @@ func (c *Config) defineServers(docs []loaded, pluginFiles []File, pluginDocs []l
 	c.Files = nil
 	for _, host := range c.importedHosts() {
 		c.importHost(host, merged) // lowest precedence, so listed first
+	}
+	if c.Settings.HostConfigs == HostConfigsRead {
+		for _, imp := range c.hosts.project {
+			c.addImport(imp, merged) // above the user's own host files
+		}
 	}
 	c.Files = append(c.Files, pluginFiles...)
 	docs = append(pluginDocs, docs...)
@@ -283,21 +289,11 @@ func (c *Config) applyTrust(trust trustFile, problems []Problem, fatal bool) {
 }
 
 func (c *Config) importHost(host string, merged map[string]*Server) {
-	imp := ImportHost(c.Dirs, host)
-	for _, prob := range imp.Problems {
-		prob.Severity = SeverityWarning // an import cannot fail the configuration
-		c.Problems = append(c.Problems, prob)
+	imp, ok := c.hosts.user[host]
+	if !ok {
+		imp = ImportHost(c.Dirs, host)
 	}
-	for _, path := range imp.Files {
-		f := File{Source: Source{Kind: KindImport, Path: path, Host: host}, State: FileLoaded}
-		for _, s := range imp.Servers {
-			if s.Source.Path == path {
-				f.Servers = append(f.Servers, s.Name)
-				c.define(merged, s)
-			}
-		}
-		c.Files = append(c.Files, f)
-	}
+	c.addImport(imp, merged)
 }
 
 // importedHosts lists the hosts whose files are read: settings.imports,

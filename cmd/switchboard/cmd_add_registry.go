@@ -3,17 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/credstore"
@@ -64,9 +64,6 @@ func (a *registryAdd) run(ctx context.Context, spec string) error {
 	if err != nil {
 		return fmt.Errorf("adding %s@%s: %w", name, entry.Server.Version, err)
 	}
-	if choice.Package != nil && choice.Package.RegistryType == registry.TypeMCPB {
-		return a.mcpb(ctx, choice.Package)
-	}
 	in, err := choice.Resolve(a.ask(ctx))
 	if err != nil {
 		return fmt.Errorf("adding %s@%s: %w", name, entry.Server.Version, err)
@@ -78,6 +75,13 @@ func (a *registryAdd) run(ctx context.Context, spec string) error {
 	if in.Type != "stdio" {
 		def.Type = in.Type
 	}
+	var bundle *mcpbBundle
+	if choice.Package != nil && choice.Package.RegistryType == registry.TypeMCPB {
+		if bundle, err = a.mcpb(ctx, choice.Package, &def); err != nil {
+			return err
+		}
+		defer bundle.discard()
+	}
 	if a.dryRun {
 		fmt.Fprintf(a.e.stderr, "would add %q (%s@%s, %s %s) to %s:\n", a.as, name, entry.Server.Version, choice.Kind(), in.Pin, a.scope)
 		return writeJSON(a.e.stdout, map[string]any{"mcpServers": map[string]any{a.as: def}})
@@ -87,6 +91,9 @@ func (a *registryAdd) run(ctx context.Context, spec string) error {
 	path, err := config.AddServer(d, a.scope, a.as, def, a.force)
 	if err != nil {
 		return err
+	}
+	if err := bundle.keep(); err != nil {
+		return fmt.Errorf("added %q, but its mcpb bundle could not be put in place: %w (hint: switchboard add %s --force)", a.as, err, name)
 	}
 	if err := recordInstall(a.cfg.Dirs, a.as, installRecord{Name: name, Version: entry.Server.Version, Kind: choice.Kind(), Pin: in.Pin, Scope: string(a.scope)}); err != nil {
 		fmt.Fprintf(a.e.stderr, "warning: %v: switchboard update will not know %q came from the registry\n", err, a.as)
@@ -245,34 +252,83 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 	}
 }
 
-// mcpb checks an MCPB bundle against the fileSha256 the registry lists.
-func (a *registryAdd) mcpb(ctx context.Context, p *registry.Package) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Identifier, nil)
+// mcpbBundle is a bundle unpacked next to its final directory, put in
+// place by keep once the definition that runs it is written.
+type mcpbBundle struct {
+	tmp, dir string
+	kept     bool
+}
+
+// mcpb downloads an MCPB bundle, checks it against the fileSha256 the
+// registry lists, unpacks it (bounded, nothing outside its directory) and
+// fills def with the command its manifest gives, run from the server's
+// directory under the state directory (mcpb/NAME).
+func (a *registryAdd) mcpb(ctx context.Context, p *registry.Package, def *config.Definition) (*mcpbBundle, error) {
+	parent := filepath.Join(a.cfg.Dirs.StateDir(), "mcpb")
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return nil, fmt.Errorf("adding the mcpb bundle %s: %w", p.Identifier, err)
+	}
+	file, err := registry.FetchBundle(ctx, &http.Client{Timeout: 10 * time.Minute}, p, parent)
 	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(file)
+	tmp, err := os.MkdirTemp(parent, ".unpack-")
+	if err != nil {
+		return nil, err
+	}
+	b := &mcpbBundle{tmp: filepath.Join(tmp, "bundle"), dir: filepath.Join(parent, a.as)}
+	if err := registry.Unpack(file, b.tmp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("unpacking the mcpb bundle %s: %w", p.Identifier, err)
+	}
+	m, err := registry.ReadManifest(b.tmp)
+	if err == nil {
+		def.Command, def.Args, def.Env, err = launch(m, b.dir, def.Env)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("adding the mcpb bundle %s: %w", p.Identifier, err)
+	}
+	return b, nil
+}
+
+// launch is the manifest's command run from dir, with the registry's
+// environment variables over the manifest's.
+func launch(m *registry.Manifest, dir string, regEnv map[string]string) (string, []string, map[string]string, error) {
+	command, args, env, err := m.Launch(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	for k, v := range regEnv {
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[k] = v
+	}
+	return command, args, env, nil
+}
+
+// keep puts the unpacked bundle in its directory, replacing an older one.
+func (b *mcpbBundle) keep() error {
+	if b == nil {
+		return nil
+	}
+	if err := os.RemoveAll(b.dir); err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("downloading the mcpb bundle %s: %w", p.Identifier, err)
+	if err := os.Rename(b.tmp, b.dir); err != nil {
+		return err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("downloading the mcpb bundle %s: %s", p.Identifier, resp.Status)
+	b.kept = true
+	return nil
+}
+
+// discard removes what keep did not put in place.
+func (b *mcpbBundle) discard() {
+	if b != nil {
+		os.RemoveAll(filepath.Dir(b.tmp))
 	}
-	h := sha256.New()
-	const maxBundle = 512 << 20
-	n, err := io.Copy(h, io.LimitReader(resp.Body, maxBundle+1))
-	if err != nil {
-		return fmt.Errorf("downloading the mcpb bundle %s: %w", p.Identifier, err)
-	}
-	if n > maxBundle {
-		return fmt.Errorf("the mcpb bundle %s is over %d MiB: refused", p.Identifier, maxBundle>>20)
-	}
-	got := hex.EncodeToString(h.Sum(nil))
-	if got != p.FileSHA256 {
-		return fmt.Errorf("the mcpb bundle %s has SHA-256 %s, not the fileSha256 %s the registry lists: refused, nothing written", p.Identifier, got, p.FileSHA256)
-	}
-	return fmt.Errorf("the mcpb bundle %s matches its fileSha256 %s, but Switchboard does not run MCPB bundles yet: choose another package with --use, or add it by hand", p.Identifier, got)
 }
 
 // configName is the server's name in our configuration: the registry

@@ -449,17 +449,8 @@ func printProblems(e *env, w io.Writer, what string, ps []config.Problem) {
 // printOtherHosts, on a first run (no server), names the hosts whose own
 // files define servers and the command that brings each host's over.
 func printOtherHosts(w io.Writer, c *config.Config) {
-	found := config.OtherHosts(c.Dirs)
-	if len(found) == 0 {
-		return
+	if lines := config.FirstRun(config.OtherHosts(c.Dirs)); lines != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
-	fmt.Fprintln(w, "\nOther hosts define MCP servers that Switchboard does not use yet:")
-	for _, h := range found {
-		fmt.Fprintf(w, "  %s: %d %s (%s)\n", h.Host, len(h.Servers), plural(len(h.Servers), "server"), strings.Join(h.Servers, ", "))
-	}
-	fmt.Fprintln(w, "hint: bring them over with:")
-	for _, h := range found {
-		fmt.Fprintf(w, "  %s\n", config.ImportCommand(h.Host))
-	}
-	fmt.Fprintln(w, `or set "settings": {"hostConfigs": "read"} to read them where they are`)
 }

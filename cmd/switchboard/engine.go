@@ -149,7 +149,16 @@ func (e *env) runBuilt(ctx context.Context, f *flags, build func(context.Context
 func (e *env) runBuiltWith(ctx context.Context, f *flags, prog *callProgress, build func(context.Context, *switchboard.Engine) (*proxy.Request, error)) (err error) {
 	e.offline = e.offline || f.offline
 	ctx = prog.watch(ctx)
-	eng, err := e.openEngine(ctx, f.config, !f.noLogin)
+	cfg, err := e.loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Servers) == 0 {
+		// A first run: say where the user's servers are, before the answer
+		// about none.
+		printOtherHosts(e.stderr, cfg)
+	}
+	eng, err := e.newEngine(ctx, cfg, !f.noLogin)
 	if err != nil {
 		return err
 	}

@@ -300,3 +300,30 @@ func TestCallInterruptCancelsUpstream(t *testing.T) {
 		t.Errorf("exit %d, want %d; stderr %q", code, exitInterrupted, stderr.String())
 	}
 }
+
+// TestPanelFirstRun: with no Switchboard configuration but Claude Code's
+// file holding servers, the panel's first screen names the host, how many
+// servers it holds, and the exact import command, as status does.
+func TestPanelFirstRun(t *testing.T) {
+	home := t.TempDir()
+	claude := `{"mcpServers": {"alpha": {"command": "alpha-mcp"}, "beta": {"type": "http", "url": "https://beta.example/mcp"}}}`
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte(claude), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), "panel")
+	cmd.Env = append(hermeticEnv(home), "TERM=xterm-256color", "NO_COLOR=1")
+	cmd.Dir = home
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 110})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	term := newTerminal(ptmx)
+	at := term.waitFor(t, 0, "No servers are configured.")
+	at = term.waitFor(t, at, "claude-code: 2 servers (alpha, beta)")
+	term.waitFor(t, at, "switchboard import --from claude-code --write")
+	term.send(t, "q")
+	if code := exitCode(t, cmd); code != 0 {
+		t.Errorf("exit code %d, want 0; the terminal showed:\n%q", code, term.out.String())
+	}
+}

@@ -1,19 +1,26 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/json"
 	"encoding/pem"
+	"maps"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,6 +28,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/registrytest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
 // registrySeed is the registry's entries for the tests, in its own
@@ -59,6 +67,11 @@ func registrySeed(remote, bundle string) []any {
 		entry("io.github.switchboard-test/bundle", "1.0.0", []any{map[string]any{
 			"registryType": "mcpb", "identifier": bundle, "version": "1.0.0",
 			"fileSha256": "0000000000000000000000000000000000000000000000000000000000000000", "transport": stdio}}, nil),
+		// Two real published versions of the npm server, the older first,
+		// for update --write of a package pin.
+		entry("io.github.switchboard-test/memory-pinned", "1.0.0", []any{map[string]any{"registryType": "npm",
+			"identifier": "@modelcontextprotocol/server-memory", "version": "2026.7.4", "transport": stdio}}, nil),
+		entry("io.github.switchboard-test/memory-pinned", "1.1.0", []any{memory()}, nil),
 		entry("io.github.switchboard-test/container", "1.0.0", []any{map[string]any{
 			"registryType": "oci", "identifier": "docker.io/switchboard-test/none:1.0.0", "transport": stdio}}, nil),
 	}
@@ -74,11 +87,21 @@ func TestRegistryScripts(t *testing.T) {
 	// the remote is https on 127.0.0.2, with a certificate the scripts
 	// trust through SSL_CERT_FILE.
 	remote, certFile := tlsServer(t, "127.0.0.2", echoServer())
+	good, slip := testBundles(t)
 	bundle := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("PK not the bundle the registry describes"))
+		switch r.URL.Path {
+		case "/good.mcpb":
+			w.Write(good)
+		case "/slip.mcpb":
+			w.Write(slip)
+		default:
+			w.Write([]byte("PK not the bundle the registry describes"))
+		}
 	}))
 	t.Cleanup(bundle.Close)
-	base := registrytest.Start(t, registrySeed(remote.URL+"/mcp", bundle.URL+"/server.mcpb")...)
+	seed := append(registrySeed(remote.URL+"/mcp", bundle.URL+"/server.mcpb"),
+		bundleEntry("bundle-good", bundle.URL+"/good.mcpb", good), bundleEntry("bundle-slip", bundle.URL+"/slip.mcpb", slip))
+	base := registrytest.Start(t, seed...)
 	bin := t.TempDir()
 	for _, name := range []string{"node", "npx"} {
 		target := filepath.Join(filepath.Dir(p.Node), name)
@@ -122,4 +145,45 @@ func tlsServer(t *testing.T, ip string, h http.Handler) (*httptest.Server, strin
 		t.Fatal(err)
 	}
 	return srv, file
+}
+
+// testBundles builds two MCPB bundles: one whose manifest runs the test
+// server (a binary server: a script in the bundle that starts this test
+// binary as the good fixture), and one with a file that climbs out of its
+// directory (zip-slip).
+func testBundles(t *testing.T) (good, slip []byte) {
+	exe, args, env := testserver.Command(testserver.Good)
+	manifest, _ := json.Marshal(map[string]any{"manifest_version": "0.2", "name": "bundle-good", "version": "1.0.0",
+		"server": map[string]any{"type": "binary", "entry_point": "server/run.sh",
+			"mcp_config": map[string]any{"command": "${__dirname}/server/run.sh", "args": args, "env": env}}})
+	build := func(files map[string]string) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			h := &zip.FileHeader{Name: name, Method: zip.Deflate}
+			h.SetMode(0o755)
+			w, err := zw.CreateHeader(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write([]byte(files[name]))
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	good = build(map[string]string{"manifest.json": string(manifest), "server/run.sh": "#!/bin/sh\nexec '" + exe + "' \"$@\"\n"})
+	slip = build(map[string]string{"manifest.json": string(manifest), "../../../../slipped": "pwned"})
+	return good, slip
+}
+
+// bundleEntry is a registry entry whose one package is the bundle at url,
+// with its true fileSha256.
+func bundleEntry(name, url string, bundle []byte) map[string]any {
+	sum := sha256.Sum256(bundle)
+	return map[string]any{"$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+		"name": "io.github.switchboard-test/" + name, "description": "Test server " + name, "version": "1.0.0",
+		"packages": []any{map[string]any{"registryType": "mcpb", "identifier": url, "version": "1.0.0",
+			"fileSha256": hex.EncodeToString(sum[:]), "transport": map[string]any{"type": "stdio"}}}}
 }

@@ -16,10 +16,13 @@ import (
 //     web site's URL, written where an MCP endpoint belongs, answers;
 //   - legacy-sse: a go-sdk server of the 2024-11-05 revision's HTTP+SSE
 //     transport, with an echo tool, that rejects Streamable HTTP's POST with
-//     HTTP 405.
+//     HTTP 405;
+//   - hostile-registry: an MCP registry (API v0.1) whose every server is
+//     an npm package named "--call=touch pwned", which npx would read as
+//     an option (the real registry refuses to list such an entry).
 func cmdHTTPServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: httpserver html|legacy-sse VAR")
+		ts.Fatalf("usage: httpserver html|legacy-sse|hostile-registry VAR")
 	}
 	var h http.Handler
 	switch args[0] {
@@ -30,6 +33,13 @@ func cmdHTTPServer(ts *testscript.TestScript, neg bool, args []string) {
 		})
 	case "legacy-sse":
 		h = legacySSE()
+	case "hostile-registry":
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"server": {"name": "io.github.evil/opt", "description": "d", "version": "1.0.0",
+ "packages": [{"registryType": "npm", "identifier": "--call=touch pwned", "version": "1.0.0", "transport": {"type": "stdio"}}]},
+ "_meta": {"io.modelcontextprotocol.registry/official": {"status": "active", "isLatest": true}}}`))
+		})
 	default:
 		ts.Fatalf("httpserver: unknown mode %q", args[0])
 	}

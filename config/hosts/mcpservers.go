@@ -194,3 +194,26 @@ func nameSet(v any) map[string]bool {
 	}
 	return set
 }
+
+// ReadProject reads, read-only, the MCP files that hosts keep inside a
+// project directory: Cursor's .cursor/mcp.json and VS Code's
+// .vscode/mcp.json, by host. They belong to the project, not to the user:
+// config counts them only once the project is trusted.
+func ReadProject(d Dirs, dir string) map[string][]*File {
+	d = d.WithDefaults()
+	out := map[string][]*File{}
+	for _, p := range []struct {
+		host, sub, key string
+		sh             *shape
+	}{
+		{"cursor", ".cursor", "mcpServers", cursorShape},
+		{"vscode", ".vscode", "servers", vscodeShape},
+	} {
+		r := &reader{}
+		r.importJSONFile(d.join(dir, p.sub, "mcp.json"), p.key, p.sh)
+		if len(r.files) > 0 {
+			out[p.host] = r.files
+		}
+	}
+	return out
+}

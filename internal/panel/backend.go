@@ -93,6 +93,17 @@ func (l *Local) Reconnect(ctx context.Context, server string) error {
 	return nil
 }
 
+// FirstRun is config.FirstRun of the other hosts whose files define
+// servers: what the panel shows when no server is configured.
+func (l *Local) FirstRun() []string {
+	_, cfg := l.current()
+	d := l.Dirs
+	if cfg != nil {
+		d = cfg.Dirs
+	}
+	return config.FirstRun(config.OtherHosts(d))
+}
+
 // Where implements Backend.
 func (l *Local) Where() string { return "local" }
 

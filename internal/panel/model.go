@@ -68,6 +68,11 @@ type Model struct {
 	resultTitle string
 	vp          scroller // the description or the result
 
+	// firstRunLines is config.FirstRun of the other hosts' servers, read
+	// once, the first time a local panel shows no server.
+	firstRunLines []string
+	firstRunRead  bool
+
 	busy     string // the operation running, shown in the message line
 	msg      string // the last action's outcome
 	msgBad   bool
@@ -460,4 +465,17 @@ func plural(n int, one string) string {
 		}
 	}
 	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// firstRun is what a first run says in the panel: which other hosts hold
+// how many servers, and the import commands (config.FirstRun). An
+// attached panel says nothing: the gateway's hosts are not this machine's.
+func (m *Model) firstRun() []string {
+	if !m.firstRunRead {
+		m.firstRunRead = true
+		if l := m.b.Local(); l != nil {
+			m.firstRunLines = l.FirstRun()
+		}
+	}
+	return m.firstRunLines
 }

@@ -170,7 +170,11 @@ func (m *Model) serversView() []string {
 		return []string{"reading status…"}
 	}
 	if len(m.status.Servers) == 0 {
-		return []string{"No servers are configured.", "", "Add one from a shell: switchboard add NAME -- COMMAND ARGS…"}
+		out := []string{"No servers are configured.", "", "Add one from a shell: switchboard add NAME -- COMMAND ARGS…"}
+		if lines := m.firstRun(); len(lines) > 0 {
+			out = append(append(out, ""), lines...)
+		}
+		return out
 	}
 	var rows [][]string
 	for _, s := range m.status.Servers {
