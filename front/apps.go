@@ -158,33 +158,13 @@ func (s *Server) appsFilter(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/list" || err != nil {
 			return res, err
 		}
-		// revisionFields may have wrapped it: filter what it wraps.
-		inner := res
-		wrapped, hinted := res.(withoutCacheHints)
-		if hinted {
-			inner = wrapped.Result
-		}
-		list, ok := inner.(*mcp.ListToolsResult)
-		if !ok {
-			return res, err
-		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		ui := claimsUI(ss)
 		s.mu.Lock()
-		kept := make([]*mcp.Tool, 0, len(list.Tools))
-		for _, t := range list.Tools {
+		defer s.mu.Unlock()
+		return filterTools(res, func(t *mcp.Tool) bool {
 			dt, ok := s.direct[t.Name]
-			if ok && (dt.appOnly || dt.app && !ui) {
-				continue
-			}
-			kept = append(kept, t)
-		}
-		s.mu.Unlock()
-		cp := *list
-		cp.Tools = kept
-		if hinted {
-			return withoutCacheHints{&cp}, nil
-		}
-		return &cp, nil
+			return !ok || !(dt.appOnly || dt.app && !ui)
+		}), nil
 	}
 }

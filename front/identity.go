@@ -209,34 +209,15 @@ func (s *Server) grantsFilter(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ruled {
 			return res, err
 		}
-		inner := res
-		wrapped, hinted := res.(withoutCacheHints)
-		if hinted {
-			inner = wrapped.Result
-		}
-		list, ok := inner.(*mcp.ListToolsResult)
-		if !ok {
-			return res, err
-		}
 		s.mu.Lock()
-		kept := make([]*mcp.Tool, 0, len(list.Tools))
-		for _, t := range list.Tools {
+		defer s.mu.Unlock()
+		return filterTools(res, func(t *mcp.Tool) bool {
 			server, name := s.single, t.Name
 			if dt, ok := s.direct[t.Name]; ok {
 				server, name = dt.server, dt.name
 			}
-			if server == "" || granted(grants, server, name) {
-				kept = append(kept, t)
-			}
-		}
-		s.mu.Unlock()
-		cp := *list
-		cp.Tools = kept
-		if hinted {
-			wrapped.Result = &cp
-			return wrapped, nil
-		}
-		return &cp, nil
+			return server == "" || granted(grants, server, name)
+		}), nil
 	}
 }
 

@@ -33,6 +33,33 @@ func (s *Server) revisionFields(next mcp.MethodHandler) mcp.MethodHandler {
 // Embedding the result keeps it a result for go-sdk.
 type withoutCacheHints struct{ mcp.Result }
 
+// filterTools returns res, a tools/list result that revisionFields may
+// have wrapped, with only the tools keep keeps, wrapped as it was; res
+// itself when it is not such a result.
+func filterTools(res mcp.Result, keep func(*mcp.Tool) bool) mcp.Result {
+	inner := res
+	wrapped, hinted := res.(withoutCacheHints)
+	if hinted {
+		inner = wrapped.Result
+	}
+	list, ok := inner.(*mcp.ListToolsResult)
+	if !ok {
+		return res
+	}
+	kept := make([]*mcp.Tool, 0, len(list.Tools))
+	for _, t := range list.Tools {
+		if keep(t) {
+			kept = append(kept, t)
+		}
+	}
+	cp := *list
+	cp.Tools = kept
+	if hinted {
+		return withoutCacheHints{&cp}
+	}
+	return &cp
+}
+
 func (r withoutCacheHints) MarshalJSON() ([]byte, error) {
 	data, err := json.Marshal(r.Result)
 	if err != nil {

@@ -16,14 +16,7 @@ import (
 // duplicated tool on a server that can run (see catalog.SearchOptions),
 // and says which copies cannot.
 func (e *Engine) broken(ctx context.Context, servers []string, failed map[string]error) map[string]bool {
-	live := map[string]upstream.Status{}
-	for _, st := range e.pool.Snapshot() {
-		live[st.Name] = st
-	}
-	fails, err := e.cat.Failures(ctx)
-	if err != nil {
-		e.log.Warn("reading failures", "err", err)
-	}
+	live, fails := e.liveAndFailed(ctx)
 	var out map[string]bool
 	mark := func(name string) {
 		if out == nil {

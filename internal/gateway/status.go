@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/catalog"
 	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -19,14 +20,7 @@ import (
 // [catalog.Failure]): "needs-auth" after a refused authorization, "failed"
 // after any other.
 func (e *Engine) Status(ctx context.Context) []proxy.ServerStatus {
-	live := map[string]upstream.Status{}
-	for _, st := range e.pool.Snapshot() {
-		live[st.Name] = st
-	}
-	fails, err := e.cat.Failures(ctx)
-	if err != nil {
-		e.log.Warn("reading failures", "err", err)
-	}
+	live, fails := e.liveAndFailed(ctx)
 	var out []proxy.ServerStatus
 	for _, s := range e.cfg.Servers {
 		st := proxy.ServerStatus{Name: s.Name, Transport: string(s.Type), Tools: -1}
@@ -194,4 +188,19 @@ func (e *Engine) untrustedPrefix(name string) error {
 // errors, and before the project files that are ignored.
 func (s *Session) status(ctx context.Context) *proxy.Result {
 	return proxy.Status(s.e.Status(ctx), s.e.configStatus(), time.Now())
+}
+
+// liveAndFailed returns the pool's connections by server and the failures
+// the catalog recorded (a catalog that cannot be read is logged and gives
+// none).
+func (e *Engine) liveAndFailed(ctx context.Context) (map[string]upstream.Status, map[string]catalog.Failure) {
+	live := map[string]upstream.Status{}
+	for _, st := range e.pool.Snapshot() {
+		live[st.Name] = st
+	}
+	fails, err := e.cat.Failures(ctx)
+	if err != nil {
+		e.log.Warn("reading failures", "err", err)
+	}
+	return live, fails
 }
