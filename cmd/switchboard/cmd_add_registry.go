@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -77,7 +78,7 @@ func (a *registryAdd) run(ctx context.Context, spec string) error {
 	}
 	var bundle *mcpbBundle
 	if choice.Package != nil && choice.Package.RegistryType == registry.TypeMCPB {
-		if bundle, err = a.mcpb(ctx, choice.Package, &def); err != nil {
+		if bundle, err = loadMCPB(ctx, a.cfg.Dirs.StateDir(), a.as, choice.Package, &def); err != nil {
 			return err
 		}
 		defer bundle.discard()
@@ -259,12 +260,14 @@ type mcpbBundle struct {
 	kept     bool
 }
 
-// mcpb downloads an MCPB bundle, checks it against the fileSha256 the
-// registry lists, unpacks it (bounded, nothing outside its directory) and
-// fills def with the command its manifest gives, run from the server's
-// directory under the state directory (mcpb/NAME).
-func (a *registryAdd) mcpb(ctx context.Context, p *registry.Package, def *config.Definition) (*mcpbBundle, error) {
-	parent := filepath.Join(a.cfg.Dirs.StateDir(), "mcpb")
+// loadMCPB downloads an MCPB bundle, checks it against the fileSha256 the
+// registry lists, unpacks it (bounded, nothing outside its directory)
+// beside server's directory under the state directory (mcpb/SERVER), and
+// fills def with the command its manifest gives, run from that directory,
+// with def's environment variables over the manifest's. Nothing is put in
+// place until keep; discard removes what keep did not.
+func loadMCPB(ctx context.Context, stateDir, server string, p *registry.Package, def *config.Definition) (*mcpbBundle, error) {
+	parent := filepath.Join(stateDir, "mcpb")
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return nil, fmt.Errorf("adding the mcpb bundle %s: %w", p.Identifier, err)
 	}
@@ -277,7 +280,7 @@ func (a *registryAdd) mcpb(ctx context.Context, p *registry.Package, def *config
 	if err != nil {
 		return nil, err
 	}
-	b := &mcpbBundle{tmp: filepath.Join(tmp, "bundle"), dir: filepath.Join(parent, a.as)}
+	b := &mcpbBundle{tmp: filepath.Join(tmp, "bundle"), dir: filepath.Join(parent, server)}
 	if err := registry.Unpack(file, b.tmp); err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("unpacking the mcpb bundle %s: %w", p.Identifier, err)
@@ -309,26 +312,41 @@ func launch(m *registry.Manifest, dir string, regEnv map[string]string) (string,
 	return command, args, env, nil
 }
 
-// keep puts the unpacked bundle in its directory, replacing an older one.
+// keep puts the unpacked bundle in its directory. An older bundle there
+// is moved aside first, and put back if the new one cannot take its
+// place; discard removes it, so the caller calls keep only once the
+// definition that runs the new bundle is written.
 func (b *mcpbBundle) keep() error {
 	if b == nil {
 		return nil
 	}
-	if err := os.RemoveAll(b.dir); err != nil {
+	old := filepath.Join(filepath.Dir(b.tmp), "old")
+	if err := os.Rename(b.dir, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	if err := os.Rename(b.tmp, b.dir); err != nil {
+		if rerr := os.Rename(old, b.dir); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return fmt.Errorf("%w; and the older bundle could not be put back from %s: %v", err, old, rerr)
+		}
 		return err
 	}
 	b.kept = true
 	return nil
 }
 
-// discard removes what keep did not put in place.
+// discard removes what keep did not put in place, and the older bundle
+// keep moved aside once the new one is in place (an older bundle keep
+// could not put back stays, where keep's error says).
 func (b *mcpbBundle) discard() {
-	if b != nil {
-		os.RemoveAll(filepath.Dir(b.tmp))
+	if b == nil {
+		return
 	}
+	if b.kept {
+		os.RemoveAll(filepath.Dir(b.tmp))
+		return
+	}
+	os.RemoveAll(b.tmp)
+	os.Remove(filepath.Dir(b.tmp))
 }
 
 // configName is the server's name in our configuration: the registry

@@ -24,7 +24,11 @@ func updateCommand() *command {
 the one named), asks the registry for its latest version and shows the
 ones that are newer than the version pinned. With --write, it rewrites the
 pin in the server's definition (the package's exact version, or the
-remote's URL) to the latest; nothing else of the definition changes.
+remote's URL) to the latest; nothing else of the definition changes. A
+server added from an MCPB bundle gets the latest bundle: downloaded,
+checked against its fileSha256, unpacked, and its definition rewritten
+from the new manifest; the new bundle replaces the old one only once the
+definition is written, and on any failure both stay as they were.
 
 The tools of an updated server are checked against their approved
 definitions when it next connects: a tool whose definition changed is
@@ -135,7 +139,7 @@ func runUpdate(ctx context.Context, e *env, args []string) error {
 		u.Latest = latest.Server.Version
 		u.Newer = u.Latest != rec.Version
 		if u.Newer && *write {
-			if err := updatePin(e, cfg, server, rec, latest); err != nil {
+			if err := updatePin(ctx, e, cfg, server, rec, latest); err != nil {
 				return err
 			}
 			u.Updated = true
@@ -165,7 +169,7 @@ func runUpdate(ctx context.Context, e *env, args []string) error {
 }
 
 // updatePin rewrites the pin of server's definition to the latest entry's.
-func updatePin(e *env, cfg *config.Config, server string, rec installRecord, latest *registry.Entry) error {
+func updatePin(ctx context.Context, e *env, cfg *config.Config, server string, rec installRecord, latest *registry.Entry) error {
 	s, ok := cfg.Server(server)
 	if !ok {
 		return fmt.Errorf("updating %q: it is no longer configured (hint: switchboard add %s)", server, rec.Name)
@@ -176,6 +180,9 @@ func updatePin(e *env, cfg *config.Config, server string, rec installRecord, lat
 	}
 	pin := choice.Pin()
 	def := s.Definition()
+	if choice.Package != nil && choice.Package.RegistryType == registry.TypeMCPB {
+		return updateMCPB(ctx, e, cfg, server, rec, def, latest, choice.Package)
+	}
 	switch {
 	case choice.Remote != nil && def.URL == rec.Pin:
 		def.URL = pin
@@ -191,4 +198,68 @@ func updatePin(e *env, cfg *config.Config, server string, rec installRecord, lat
 	rec.Version, rec.Pin = latest.Server.Version, pin
 	fmt.Fprintf(e.stderr, "updated %q to %s@%s (%s)\n", server, rec.Name, rec.Version, strings.TrimSpace(pin))
 	return recordInstall(cfg.Dirs, server, rec)
+}
+
+// updateMCPB moves a server added from an MCPB bundle to the latest
+// entry's bundle: downloaded and checked against its fileSha256, unpacked
+// beside the server's directory, the definition rewritten from the new
+// manifest and written, and only then the new bundle swapped in for the
+// old. On any failure the definition and the directory stay as they were.
+func updateMCPB(ctx context.Context, e *env, cfg *config.Config, server string, rec installRecord, old config.Definition, latest *registry.Entry, p *registry.Package) error {
+	what := fmt.Sprintf("updating %q to %s@%s", server, rec.Name, latest.Server.Version)
+	dir := filepath.Join(cfg.Dirs.StateDir(), "mcpb", server)
+	if !runsFrom(old, dir) {
+		return fmt.Errorf("updating %q: its definition no longer runs the mcpb bundle add unpacked in %s, so it is left as it is (hint: switchboard add %s --force)", server, dir, rec.Name)
+	}
+	def := old
+	def.Env = ownEnv(old.Env, dir)
+	bundle, err := loadMCPB(ctx, cfg.Dirs.StateDir(), server, p, &def)
+	if err != nil {
+		return fmt.Errorf("%s: %w (the server is left as it was)", what, err)
+	}
+	defer bundle.discard()
+	if _, err := config.AddServer(cfg.Dirs, config.Scope(rec.Scope), server, def, true); err != nil {
+		return fmt.Errorf("%s: %w (the server is left as it was)", what, err)
+	}
+	if err := bundle.keep(); err != nil {
+		if _, rerr := config.AddServer(cfg.Dirs, config.Scope(rec.Scope), server, old, true); rerr != nil {
+			return fmt.Errorf("%s: the new bundle could not be put in %s: %w; and the older definition could not be written back: %v (hint: switchboard add %s --force)", what, dir, err, rerr, rec.Name)
+		}
+		return fmt.Errorf("%s: the new bundle could not be put in %s: %w; the server is left as it was (hint: stop what runs it and try again)", what, dir, err)
+	}
+	rec.Version, rec.Pin = latest.Server.Version, p.Identifier
+	fmt.Fprintf(e.stderr, "updated %q to %s@%s (%s)\n", server, rec.Name, rec.Version, rec.Pin)
+	return recordInstall(cfg.Dirs, server, rec)
+}
+
+// runsFrom reports whether def runs something from dir: its command or
+// one of its arguments is inside it.
+func runsFrom(def config.Definition, dir string) bool {
+	inside := func(p string) bool {
+		rel, err := filepath.Rel(dir, p)
+		return err == nil && filepath.IsLocal(rel)
+	}
+	return inside(def.Command) || slices.ContainsFunc(def.Args, inside)
+}
+
+// ownEnv is the environment variables of a definition that the bundle
+// unpacked in dir did not set: those the registry's entry asked for, or
+// the user added. A variable whose value is the installed manifest's is
+// the manifest's, and the new manifest sets it (or not).
+func ownEnv(env map[string]string, dir string) map[string]string {
+	var manifest map[string]string
+	if m, err := registry.ReadManifest(dir); err == nil {
+		_, _, manifest, _ = m.Launch(dir)
+	}
+	var out map[string]string
+	for k, v := range env {
+		if mv, ok := manifest[k]; ok && mv == v {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out
 }

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,11 +88,13 @@ func TestRegistryScripts(t *testing.T) {
 	// the remote is https on 127.0.0.2, with a certificate the scripts
 	// trust through SSL_CERT_FILE.
 	remote, certFile := tlsServer(t, "127.0.0.2", echoServer())
-	good, slip := testBundles(t)
+	good, slip, v2 := testBundles(t)
 	bundle := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/good.mcpb":
 			w.Write(good)
+		case "/v2.mcpb":
+			w.Write(v2)
 		case "/slip.mcpb":
 			w.Write(slip)
 		default:
@@ -100,7 +103,12 @@ func TestRegistryScripts(t *testing.T) {
 	}))
 	t.Cleanup(bundle.Close)
 	seed := append(registrySeed(remote.URL+"/mcp", bundle.URL+"/server.mcpb"),
-		bundleEntry("bundle-good", bundle.URL+"/good.mcpb", good), bundleEntry("bundle-slip", bundle.URL+"/slip.mcpb", slip))
+		bundleEntry("bundle-good", "1.0.0", bundle.URL+"/good.mcpb", sha(good)), bundleEntry("bundle-slip", "1.0.0", bundle.URL+"/slip.mcpb", sha(slip)),
+		// Two versions of a bundle, for update --write: the newer runs
+		// another server (its tool is "env", not "echo").
+		bundleEntry("bundle-upd", "1.0.0", bundle.URL+"/good.mcpb", sha(good)), bundleEntry("bundle-upd", "1.1.0", bundle.URL+"/v2.mcpb", sha(v2)),
+		// The same, but the newer version's fileSha256 is not its bundle's.
+		bundleEntry("bundle-upd-bad", "1.0.0", bundle.URL+"/good.mcpb", sha(good)), bundleEntry("bundle-upd-bad", "1.1.0", bundle.URL+"/v2.mcpb", strings.Repeat("0", 64)))
 	base := registrytest.Start(t, seed...)
 	bin := t.TempDir()
 	for _, name := range []string{"node", "npx"} {
@@ -147,15 +155,20 @@ func tlsServer(t *testing.T, ip string, h http.Handler) (*httptest.Server, strin
 	return srv, file
 }
 
-// testBundles builds two MCPB bundles: one whose manifest runs the test
+// testBundles builds three MCPB bundles: one whose manifest runs the test
 // server (a binary server: a script in the bundle that starts this test
-// binary as the good fixture), and one with a file that climbs out of its
-// directory (zip-slip).
-func testBundles(t *testing.T) (good, slip []byte) {
+// binary as the good fixture), one with a file that climbs out of its
+// directory (zip-slip), and a second version of the first that runs the
+// env-report fixture and holds the file server/v2.
+func testBundles(t *testing.T) (good, slip, v2 []byte) {
 	exe, args, env := testserver.Command(testserver.Good)
-	manifest, _ := json.Marshal(map[string]any{"manifest_version": "0.2", "name": "bundle-good", "version": "1.0.0",
-		"server": map[string]any{"type": "binary", "entry_point": "server/run.sh",
-			"mcp_config": map[string]any{"command": "${__dirname}/server/run.sh", "args": args, "env": env}}})
+	manifestFor := func(version string, env map[string]string) string {
+		m, _ := json.Marshal(map[string]any{"manifest_version": "0.2", "name": "bundle-good", "version": version,
+			"server": map[string]any{"type": "binary", "entry_point": "server/run.sh",
+				"mcp_config": map[string]any{"command": "${__dirname}/server/run.sh", "args": args, "env": env}}})
+		return string(m)
+	}
+	manifest := manifestFor("1.0.0", env)
 	build := func(files map[string]string) []byte {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
@@ -175,15 +188,21 @@ func testBundles(t *testing.T) (good, slip []byte) {
 	}
 	good = build(map[string]string{"manifest.json": string(manifest), "server/run.sh": "#!/bin/sh\nexec '" + exe + "' \"$@\"\n"})
 	slip = build(map[string]string{"manifest.json": string(manifest), "../../../../slipped": "pwned"})
-	return good, slip
+	_, _, env2 := testserver.Command(testserver.EnvReport)
+	v2 = build(map[string]string{"manifest.json": manifestFor("1.1.0", env2), "server/run.sh": "#!/bin/sh\nexec '" + exe + "' \"$@\"\n", "server/v2": "2"})
+	return good, slip, v2
 }
 
-// bundleEntry is a registry entry whose one package is the bundle at url,
-// with its true fileSha256.
-func bundleEntry(name, url string, bundle []byte) map[string]any {
-	sum := sha256.Sum256(bundle)
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// bundleEntry is version of a registry entry whose one package is the
+// bundle at url, with the fileSha256 sum.
+func bundleEntry(name, version, url, sum string) map[string]any {
 	return map[string]any{"$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
-		"name": "io.github.switchboard-test/" + name, "description": "Test server " + name, "version": "1.0.0",
-		"packages": []any{map[string]any{"registryType": "mcpb", "identifier": url, "version": "1.0.0",
-			"fileSha256": hex.EncodeToString(sum[:]), "transport": map[string]any{"type": "stdio"}}}}
+		"name": "io.github.switchboard-test/" + name, "description": "Test server " + name, "version": version,
+		"packages": []any{map[string]any{"registryType": "mcpb", "identifier": url, "version": version,
+			"fileSha256": sum, "transport": map[string]any{"type": "stdio"}}}}
 }
