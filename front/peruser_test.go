@@ -197,3 +197,38 @@ func TestPerUserCredentials(t *testing.T) {
 		t.Errorf("stored tokens of %d users, want 2: %q", userTokens, keys)
 	}
 }
+
+// TestPerUserLoginNoFallback: a user's login whose client cannot open its
+// authorization URL fails with needs-auth; it never goes to the host's
+// own prompter (a browser on the gateway's machine), where someone else
+// would log in as that user.
+func TestPerUserLoginNoFallback(t *testing.T) {
+	as := oauthtest.New(t, oauthtest.Options{})
+	var mu sync.Mutex
+	var prompted []string
+	host := func(ctx context.Context, server, authURL string) (string, error) {
+		mu.Lock()
+		prompted = append(prompted, server)
+		mu.Unlock()
+		_, err := oauthtest.Follow(ctx, authURL) // the gateway machine's browser approves
+		return "", err
+	}
+	ig := newIdentityGatewayOpts(t, identityOpts{
+		servers: map[string]def{"api": {"url": as.URL()}},
+		rules:   []any{map[string]any{"group": "alpha", "tools": []string{"mcp__api__*"}}},
+		engine:  switchboard.Options{Credentials: credstore.NewFile(filepath.Join(t.TempDir(), "credentials")), Prompt: host},
+	})
+	a := ig.connectAs(t, ig.idp.Token(t, idptest.Alpha, idptest.Password))
+	out, isErr := callText(t, a, map[string]any{"tool": "echo", "server": "api", "args": map[string]any{"text": "hi"}})
+	if !isErr || !strings.Contains(out, "needs-auth") {
+		t.Fatalf("a user whose client cannot open the URL: %v %s", isErr, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(prompted) != 0 {
+		t.Errorf("the host's prompter was asked for a user's login: %q", prompted)
+	}
+	if c := as.Counts(); c.CodeGrants != 0 {
+		t.Errorf("%d logins happened at the authorization server, want none", c.CodeGrants)
+	}
+}
