@@ -18,7 +18,7 @@ var serverFields = []string{
 	"type", "command", "args", "cwd", "env", "url", "headers", "lifecycle", "idleTimeout",
 	"requestTimeoutMs", "reconnect", "disabled", "includeTools", "excludeTools", "directTools",
 	"searchKeywords", "protocolVersion", "oauth", "approve", "pin", "redirects", "roots", "toolPrefix",
-	"bearerToken", "socket",
+	"bearerToken", "socket", "perUser",
 }
 
 // rawServer is a server definition as decoded, before defaults.
@@ -28,6 +28,7 @@ type rawServer struct {
 	idleTimeout    *time.Duration
 	requestTimeout *time.Duration
 	directTools    *DirectTools
+	perUserAt      *hujson.Value
 	bearer         *string       // bearerToken as written
 	bearerAt       *hujson.Value // where
 	fields         int           // how many fields were present
@@ -215,6 +216,10 @@ func (d *decoder) serverField(r *rawServer, m member, p string) {
 		d.reconnect(r, v, p)
 	case "disabled":
 		r.Disabled, _ = d.boolean(v, p)
+	case "perUser":
+		if b, ok := d.boolean(v, p); ok {
+			r.PerUser, r.perUserAt = &b, v
+		}
 	case "includeTools":
 		r.IncludeTools, _ = d.strings(v, p)
 	case "excludeTools":
@@ -374,6 +379,10 @@ func (d *decoder) checkServer(r *rawServer, v *hujson.Value, path string) bool {
 			d.errorf(v, joinPath(path, "redirects"), `"redirects" belongs to HTTP servers: a stdio server makes no HTTP requests`)
 			return false
 		}
+		if r.PerUser != nil {
+			d.errorf(r.perUserAt, joinPath(path, "perUser"), `"perUser" belongs to HTTP servers that log in with OAuth: a stdio server has no upstream login`)
+			return false
+		}
 	} else {
 		if r.URL == "" {
 			d.errorf(v, path, `type %q needs "url"`, r.Type)
@@ -427,7 +436,7 @@ func (d *decoder) checkSocket(r *rawServer, v *hujson.Value, path string) bool {
 		name string
 		set  bool
 	}{{"command", r.Command != ""}, {"args", r.Args != nil}, {"cwd", r.Cwd != ""}, {"env", r.Env != nil},
-		{"url", r.URL != ""}, {"headers", r.Headers != nil}, {"bearerToken", r.bearer != nil}, {"redirects", r.Redirects != ""}} {
+		{"url", r.URL != ""}, {"headers", r.Headers != nil}, {"bearerToken", r.bearer != nil}, {"redirects", r.Redirects != ""}, {"perUser", r.PerUser != nil}} {
 		if f.set {
 			d.errorf(v, joinPath(path, f.name), "%q does not belong to a socket server: the program behind the socket is started, and given its environment, elsewhere", f.name)
 			return false

@@ -376,6 +376,13 @@ func TestDecodeProblems(t *testing.T) {
 		{"redirects same-origin", ours, srv(`{"url": "https://h/mcp", "redirects": "same-origin"}`), want{}},
 		{"redirects follow-without-credentials", ours, srv(`{"url": "https://h/mcp", "redirects": "follow-without-credentials"}`), want{}},
 		{"redirects follow", ours, srv(`{"url": "https://h/mcp", "redirects": "follow"}`), errAt("mcpServers.s.redirects", `must be "same-origin" (the default: a redirect to another origin fails) or "follow-without-credentials" (follow it without the server's headers and token), not "follow"`)},
+		{"approve with approvers", ours, srv(`{"url": "https://h/mcp", "approve": {"when": ["delete_*"], "approvers": ["leads"]}}`), want{}},
+		{"approve object without approvers", ours, srv(`{"url": "https://h/mcp", "approve": {"when": "always"}}`), errAt("mcpServers.s.approve", `needs "when"`)},
+		{"approve object empty approvers", ours, srv(`{"url": "https://h/mcp", "approve": {"when": "always", "approvers": []}}`), errAt("mcpServers.s.approve.approvers", "must name at least one group")},
+		{"approve object unknown field", ours, srv(`{"url": "https://h/mcp", "approve": {"when": "always", "approvers": ["a"], "by": 1}}`), errAt("mcpServers.s.approve.by", `unknown field "by"`)},
+		{"perUser", ours, srv(`{"url": "https://h/mcp", "perUser": false}`), want{}},
+		{"perUser a string", ours, srv(`{"url": "https://h/mcp", "perUser": "yes"}`), errAt("mcpServers.s.perUser", "must be true or false")},
+		{"perUser of a stdio server", ours, srv(`{"command": "x", "perUser": true}`), errAt("mcpServers.s.perUser", `"perUser" belongs to HTTP servers that log in with OAuth: a stdio server has no upstream login`)},
 		{"redirects of a stdio server", ours, srv(`{"command": "x", "redirects": "same-origin"}`), errAt("mcpServers.s.redirects", `"redirects" belongs to HTTP servers: a stdio server makes no HTTP requests`)},
 
 		// Settings (only in our files).

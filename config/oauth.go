@@ -58,6 +58,22 @@ func (s *Server) OAuthEnabled() bool {
 	return true
 }
 
+// UserCredentials reports whether each signed-in user has their own OAuth
+// tokens for the server, stored under their subject, when the gateway
+// serves signed-in users (identity: serve --http with settings.identity):
+// a server that logs in with OAuth, unless it says "perUser": false, which
+// keeps one shared service login. Without identity, there are no users,
+// and every server has one login.
+func (s *Server) UserCredentials(identity bool) bool {
+	if !identity || !s.OAuthEnabled() {
+		return false
+	}
+	if s.PerUser != nil {
+		return *s.PerUser
+	}
+	return identity
+}
+
 // oauth decodes the oauth field: false, true (the defaults) or an object.
 // Other hosts' spellings are accepted in their files: callbackPort for
 // redirectPort, and scopes as one space-separated string.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -31,6 +32,11 @@ const (
 type Approval struct {
 	Mode  ApproveMode
 	Tools []string // globs, for ApproveTools
+	// Approvers, when set, are the groups (settings.identity) whose
+	// members approve the calls the rule covers, over the admin API
+	// (switchboard approvals), instead of the caller: written
+	// {"when": MODE-OR-GLOBS, "approvers": ["leads"]}.
+	Approvers []string
 
 	// Where the rule is written, for the errors and prompts that name it.
 	File string
@@ -127,6 +133,9 @@ func (d *decoder) policySetting(s *fileSettings, key string, v *hujson.Value, p 
 func (d *decoder) approval(v *hujson.Value, p string) *Approval {
 	line, _ := d.position(v)
 	a := &Approval{File: d.src.Path, Line: line, Path: p}
+	if obj, ok := v.Value.(*hujson.Object); ok {
+		return d.approvalObject(v, obj, p, a)
+	}
 	if _, ok := v.Value.(*hujson.Array); ok {
 		globs, ok := d.strings(v, p)
 		if !ok {
@@ -153,6 +162,46 @@ func (d *decoder) approval(v *hujson.Value, p string) *Approval {
 	}
 	d.errorf(v, p, `must be "never", "always", "destructive" or an array of tool-name globs such as ["write_*"], not %q`, truncate(lit.String(), 40))
 	return nil
+}
+
+// approvalObject decodes {"when": MODE-OR-GLOBS, "approvers": [GROUP…]}.
+func (d *decoder) approvalObject(v *hujson.Value, obj *hujson.Object, p string, a *Approval) *Approval {
+	var when *Approval
+	var whenSet, approversSet bool
+	for _, m := range d.members(obj, p) {
+		mp := joinPath(p, m.key)
+		switch m.key {
+		case "when":
+			whenSet = true
+			if _, nested := m.value.Value.(*hujson.Object); nested {
+				d.errorf(m.value, mp, `must be "never", "always", "destructive" or an array of tool-name globs, not an object`)
+				return nil
+			}
+			if when = d.approval(m.value, mp); when == nil {
+				return nil
+			}
+		case "approvers":
+			approversSet = true
+			groups, ok := d.strings(m.value, mp)
+			if !ok {
+				return nil
+			}
+			if len(groups) == 0 || slices.Contains(groups, "") {
+				d.errorf(m.value, mp, `must name at least one group (settings.identity's groups claim), and no empty one; leave "approvers" out to ask the caller`)
+				return nil
+			}
+			a.Approvers = groups
+		default:
+			d.errorf(m.value, mp, `unknown field %q (known fields: when, approvers)`, m.key)
+			return nil
+		}
+	}
+	if !whenSet || !approversSet {
+		d.errorf(v, p, `an approval rule written as an object needs "when" (as "approve" takes it: "always", "destructive" or tool-name globs) and "approvers" (the groups that approve)`)
+		return nil
+	}
+	a.Mode, a.Tools = when.Mode, when.Tools
+	return a
 }
 
 // badGlob says what is wrong with a glob of an approval rule, or "". Only

@@ -110,6 +110,11 @@ type Server struct {
 	// Redirects says which redirects requests follow (HTTP servers);
 	// "" is RedirectsSameOrigin.
 	Redirects Redirects
+	// PerUser, when set, says whether each signed-in user logs in to this
+	// server with their own account (true) or all share one login (false),
+	// when serve --http serves users (settings.identity); unset, it is
+	// true for a server that logs in with OAuth (see UserCredentials).
+	PerUser *bool
 
 	Lifecycle       Lifecycle
 	IdleTimeout     time.Duration // 0 never closes

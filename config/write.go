@@ -51,6 +51,7 @@ type Definition struct {
 	Socket           string               `json:"socket,omitempty"`
 	Headers          map[string]string    `json:"headers,omitempty"`
 	Redirects        string               `json:"redirects,omitempty"`
+	PerUser          *bool                `json:"perUser,omitempty"`
 	Lifecycle        string               `json:"lifecycle,omitempty"`
 	IdleTimeout      *int                 `json:"idleTimeout,omitempty"`
 	RequestTimeoutMs *int                 `json:"requestTimeoutMs,omitempty"`
@@ -77,7 +78,7 @@ type ReconnectDefinition struct {
 // Defaults are left out; references stay references.
 func (s *Server) Definition() Definition {
 	def := Definition{
-		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Socket: s.Socket, Headers: s.Headers, Redirects: string(s.Redirects),
+		Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env, URL: s.URL, Socket: s.Socket, Headers: s.Headers, Redirects: string(s.Redirects), PerUser: s.PerUser,
 		Disabled: s.Disabled, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
 		SearchKeywords: s.SearchKeywords, OAuth: s.OAuth.definition(), ToolPrefix: s.ToolPrefix,
 	}

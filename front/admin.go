@@ -2,12 +2,15 @@ package front
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -24,6 +27,8 @@ import (
 //	GET  /admin/status               AdminStatus
 //	GET  /admin/calls                {"calls": [proxy.CallRecord, newest first]}
 //	POST /admin/reconnect?server=S   AdminReconnect
+//	GET  /admin/approvals            {"approvals": [gateway.PendingApproval, oldest first]}
+//	POST /admin/approvals/{id}       {"decision": "allow"|"deny"} → AdminDecision
 type Admin struct {
 	// Calls is the log the engine's Options.OnCall feeds (in
 	// Options.Engine); nil: no calls are shown.
@@ -136,6 +141,62 @@ func (s *Server) adminHandle(mux *http.ServeMux, a *Admin, token string, trusted
 			code = http.StatusBadGateway
 		}
 		writeAdminJSON(w, code, res)
+	}))
+	s.approvalsHandle(mux, calls, v)
+}
+
+// AdminDecision is the body of a decision's answer.
+type AdminDecision struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// tokenApprover names the holder of serve's shared token, who decides as
+// the one person of a gateway without identity, in the audit trail.
+const tokenApprover = "shared-token"
+
+// approvalsHandle serves the approvals of calls that approver groups
+// decide: a signed-in user sees and decides those of their groups; the
+// holder of the shared token (no identity), all of them.
+func (s *Server) approvalsHandle(mux *http.ServeMux, calls func(http.HandlerFunc) http.Handler, v *identity.Verifier) {
+	who := func(r *http.Request) (name string, groups []string, all bool) {
+		if v == nil {
+			return tokenApprover, nil, true
+		}
+		u := identity.From(r.Context())
+		if u == nil {
+			return "", nil, false
+		}
+		return u.Subject, u.Groups, false
+	}
+	mux.Handle("GET /admin/approvals", calls(func(w http.ResponseWriter, r *http.Request) {
+		_, groups, all := who(r)
+		writeAdminJSON(w, http.StatusOK, struct {
+			Approvals []gateway.PendingApproval `json:"approvals"`
+		}{s.eng.PendingApprovals(groups, all)})
+	}))
+	mux.Handle("POST /admin/approvals/{id}", calls(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		var body struct {
+			Decision string `json:"decision"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 4<<10)).Decode(&body); err != nil || (body.Decision != "allow" && body.Decision != "deny") {
+			writeAdminJSON(w, http.StatusBadRequest, AdminDecision{ID: id, Error: `send {"decision": "allow"} or {"decision": "deny"}`})
+			return
+		}
+		name, groups, all := who(r)
+		err := s.eng.DecideApproval(id, name, groups, all, body.Decision == "allow")
+		switch {
+		case errors.Is(err, gateway.ErrNoApproval):
+			writeAdminJSON(w, http.StatusNotFound, AdminDecision{ID: id, Error: err.Error()})
+		case errors.Is(err, gateway.ErrNotApprover):
+			writeAdminJSON(w, http.StatusForbidden, AdminDecision{ID: id, Error: err.Error()})
+		case err != nil:
+			writeAdminJSON(w, http.StatusInternalServerError, AdminDecision{ID: id, Error: err.Error()})
+		default:
+			writeAdminJSON(w, http.StatusOK, AdminDecision{ID: id, Decision: body.Decision})
+		}
 	}))
 }
 

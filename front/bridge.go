@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/internal/upstream"
 )
 
@@ -62,6 +63,10 @@ type route struct {
 	// sink, set for a call on the fast lane, sends a notification to the
 	// client on the call's own response, as go-sdk would have.
 	sink laneSink
+	// user is the signed-in user whose call it is (identity), "" for none:
+	// what a user's own upstream connection asks (per-user credentials)
+	// goes only to that user's calls.
+	user string
 
 	// Guarded by bridge.mu.
 	reached []string // the servers the call has reached
@@ -71,6 +76,15 @@ type route struct {
 // reaches reports whether the call has reached server. bridge.mu must be
 // held.
 func (r *route) reaches(server string) bool { return slices.Contains(r.reached, server) }
+
+// lastKey is the key of bridge.last for a server's connection: the
+// server's name, and the user whose own connection it is, if any.
+func lastKey(server, user string) string {
+	if user == "" {
+		return server
+	}
+	return server + "\x00" + user
+}
 
 // owner returns what identifies the route's client session: the session,
 // or, for a stateless call on the fast lane (which has none), the call.
@@ -193,6 +207,9 @@ func (b *bridge) enterLane(ctx context.Context, ss *mcp.ServerSession, sink lane
 
 func (b *bridge) enterRoute(ctx context.Context, r *route) (context.Context, string, func()) {
 	r.susp, _ = ctx.Value(suspendedKey{}).(*suspended)
+	if u := identity.From(ctx); u != nil {
+		r.user = u.Subject
+	}
 	b.mu.Lock()
 	b.inflight = append(b.inflight, r)
 	var up string
@@ -239,6 +256,9 @@ func (b *bridge) leave(r *route, up string) {
 		}
 		for _, server := range r.reached {
 			b.last[server] = r.ss
+			if r.user != "" {
+				b.last[lastKey(server, r.user)] = r.ss
+			}
 		}
 	}
 }
@@ -255,12 +275,14 @@ func (b *bridge) forgetSession(ss *mcp.ServerSession) {
 }
 
 // callersLocked returns the newest call in flight that reached server, and
-// how many client sessions have such a call. b.mu must be held.
-func (b *bridge) callersLocked(server string) (newest *route, sessions int) {
+// how many client sessions have such a call; for a user's own connection
+// to server (user not ""), only that user's calls count. b.mu must be
+// held.
+func (b *bridge) callersLocked(server, user string) (newest *route, sessions int) {
 	var seen []any
 	for i := len(b.inflight) - 1; i >= 0; i-- {
 		r := b.inflight[i]
-		if !r.reaches(server) || slices.Contains(seen, r.owner()) {
+		if !r.reaches(server) || (user != "" && r.user != user) || slices.Contains(seen, r.owner()) {
 			continue
 		}
 		if newest == nil {
@@ -282,11 +304,12 @@ func (b *bridge) callerOf(ctx context.Context, server, what, capability string, 
 	if server == "" {
 		return nil, &refusal{what: what, why: "it came from no server Switchboard knows"}
 	}
+	user := upstream.ConnUser(ctx)
 	b.mu.Lock()
 	r, _ := ctx.Value(routeKey{}).(*route)
-	if r == nil || !r.reaches(server) || r.left {
+	if r == nil || !r.reaches(server) || r.left || (user != "" && r.user != user) {
 		var n int
-		if r, n = b.callersLocked(server); n > 1 {
+		if r, n = b.callersLocked(server, user); n > 1 {
 			b.mu.Unlock()
 			return nil, &refusal{what: what, server: server, why: fmt.Sprintf(
 				"calls to %q from %d client sessions are in flight, and nothing tells which of them it belongs to; ask again when only one client is calling the server", server, n)}
@@ -294,6 +317,10 @@ func (b *bridge) callerOf(ctx context.Context, server, what, capability string, 
 	}
 	b.mu.Unlock()
 	if r == nil {
+		if user != "" {
+			return nil, &refusal{what: what, server: server, why: fmt.Sprintf(
+				"no call of the user %q to %q is in flight; a user's own connection may ask only that user's client, while its call to it is in flight", user, server)}
+		}
 		return nil, &refusal{what: what, server: server, why: fmt.Sprintf(
 			"no client call to %q is in flight; a server may ask a client only while that client's call to it is in flight", server)}
 	}
@@ -406,10 +433,10 @@ func (b *bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 // sessions or more in flight, neither gets it: it cannot be told whose it
 // is.
 func (b *bridge) logging(ctx context.Context, req *mcp.LoggingMessageRequest) {
-	server := upstream.ServerOf(ctx)
+	server, user := upstream.ServerOf(ctx), upstream.ConnUser(ctx)
 	b.mu.Lock()
-	r, n := b.callersLocked(server)
-	ss := b.last[server]
+	r, n := b.callersLocked(server, user)
+	ss := b.last[lastKey(server, user)]
 	b.mu.Unlock()
 	switch {
 	case n > 1:

@@ -164,6 +164,7 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	if opts.Identity != nil {
 		ident = identity.New(opts.Identity)
 		s.ident.Store(ident)
+		s.eng.ServeUsers()
 	}
 	if !opts.NoFastLane && ident == nil {
 		l := newFastLane(s, inner, limit, sessionTimeout, opts.Stateless)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -41,6 +42,21 @@ func newIdentityGateway(t *testing.T) *identityGateway {
 // stateless or not.
 func newIdentityGatewayWith(t *testing.T, more map[string]any, stateless bool) *identityGateway {
 	t.Helper()
+	return newIdentityGatewayOpts(t, identityOpts{more: more, stateless: stateless})
+}
+
+// identityOpts are what newIdentityGatewayOpts makes besides its usual.
+type identityOpts struct {
+	more      map[string]any
+	stateless bool
+	servers   map[string]def // besides a and b
+	rules     []any          // replace the rules, when set
+	engine    switchboard.Options
+}
+
+func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
+	t.Helper()
+	more, stateless := o.more, o.stateless
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,10 +75,17 @@ func newIdentityGatewayWith(t *testing.T, more map[string]any, stateless bool) *
 			},
 		},
 	}
+	if o.rules != nil {
+		settings["identity"].(map[string]any)["rules"] = o.rules
+	}
 	for k, v := range more {
 		settings[k] = v
 	}
-	g := newGatewayWith(t, map[string]def{"a": fixture(), "b": fixture()}, settings, Options{Engine: switchboard.Options{OnCall: calls.Add}})
+	servers := map[string]def{"a": fixture(), "b": fixture()}
+	maps.Copy(servers, o.servers)
+	eng := o.engine
+	eng.OnCall = calls.Add
+	g := newGatewayWith(t, servers, settings, Options{Engine: eng})
 	v := g.srv.cfg.Settings.Identity
 	h, err := g.srv.Handler(HTTPOptions{Identity: v, Stateless: stateless, Metrics: g.srv.opts.Metrics, Admin: &Admin{Calls: calls, Version: "test"}})
 	if err != nil {
@@ -88,8 +111,14 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // connectAs connects a go-sdk client over Streamable HTTP with token.
 func (ig *identityGateway) connectAs(t *testing.T, token string) *mcp.ClientSession {
 	t.Helper()
+	return ig.connectAsWith(t, token, nil)
+}
+
+// connectAsWith is connectAs with client options.
+func (ig *identityGateway) connectAsWith(t *testing.T, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: ig.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{token}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "identity-test-client", Version: "1"}, nil).Connect(t.Context(), tr, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "identity-test-client", Version: "1"}, opts).Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

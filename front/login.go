@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/oauth"
 )
 
@@ -21,14 +22,17 @@ import (
 // (notifications/elicitation/complete). Without such a client, fallback is
 // used; without a fallback, the call fails with needs-auth and the command
 // to run. New makes it the engine's Options.Prompt, with the host's own
-// Prompt as the fallback.
+// Prompt as the fallback. A user's own login (per-user credentials,
+// upstream.ConnUser) goes to that user's client or nowhere: never to the
+// fallback, a browser on the gateway's machine, where whoever logged in
+// would be taken for the user.
 func (b *bridge) prompter(fallback oauth.Prompter) oauth.Prompter {
 	return func(ctx context.Context, server, authURL string) (string, error) {
 		r, err := b.callerOf(ctx, server, "login URL", "URL elicitation", func(c *mcp.ClientCapabilities) bool {
 			return c.Elicitation != nil && c.Elicitation.URL != nil
 		})
 		if err != nil {
-			if fallback != nil {
+			if fallback != nil && upstream.ConnUser(ctx) == "" {
 				return fallback(ctx, server, authURL)
 			}
 			why := err.Error()

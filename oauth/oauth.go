@@ -61,6 +61,12 @@ type Config struct {
 	Scopes []string
 	// RedirectPort is the loopback port of the redirect URI; 0 picks one.
 	RedirectPort int
+	// User, when set, is the signed-in user (a token's subject) whose own
+	// tokens these are: a server with per-user credentials keeps each
+	// user's tokens under a key of their own, and never hands one user's
+	// token to another's connection. The client registration stays the
+	// gateway's, shared. "" is the one shared login.
+	User string
 }
 
 func (c *Config) grant() string {
@@ -90,7 +96,20 @@ func (c *Config) keyBase() string {
 	return "oauth/" + c.Server + "/" + hex.EncodeToString(sum[:8])
 }
 
-func (c *Config) tokenKey() string  { return c.keyBase() + "/token" }
+// tokenKey is where the tokens are: KEYBASE/token, or for a user
+// KEYBASE/user/HASH/token, where HASH is of the user's subject (a subject
+// may hold any character).
+func (c *Config) tokenKey() string {
+	if c.User == "" {
+		return c.keyBase() + "/token"
+	}
+	sum := sha256.Sum256([]byte(c.User))
+	return c.keyBase() + userInfix + hex.EncodeToString(sum[:12]) + "/token"
+}
+
+// userInfix marks a user's tokens in a key (see tokenKey).
+const userInfix = "/user/"
+
 func (c *Config) clientKey() string { return c.keyBase() + "/client" }
 
 // Options are what a Handler works with besides its Config.

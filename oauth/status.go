@@ -61,7 +61,8 @@ func Logout(ctx context.Context, s credstore.Store, server, secret string, clien
 		if strings.HasSuffix(key, "/token") {
 			if rec, ok, _ := load[tokenRecord](s, key); ok {
 				sec := secret
-				if reg, ok, _ := load[clientRecord](s, strings.TrimSuffix(key, "/token")+"/client"); ok && reg.ClientID == rec.ClientID {
+				base, _, _ := strings.Cut(strings.TrimSuffix(key, "/token"), userInfix) // a user's tokens share the gateway's registration
+				if reg, ok, _ := load[clientRecord](s, base+"/client"); ok && reg.ClientID == rec.ClientID {
 					sec = reg.ClientSecret
 				}
 				if err := revoke(ctx, client, rec, sec); err != nil {

@@ -62,6 +62,9 @@ type Record struct {
 	ClientID string `json:"clientId,omitempty"`
 	// Client is the MCP client's name (its clientInfo).
 	Client string `json:"client,omitempty"`
+	// Approver is who decided an approval an approver group decides (a
+	// token's subject); User is who asked for the call.
+	Approver string `json:"approver,omitempty"`
 }
 
 // Auditor is the audit trail: a file of one machine (OpenAudit) or a table

@@ -57,6 +57,8 @@ var auditSteps = []string{
 		ADD COLUMN client_id TEXT NOT NULL DEFAULT '',
 		ADD COLUMN client TEXT NOT NULL DEFAULT '';
 	CREATE INDEX ` + auditTable + `_user_time ON ` + auditTable + ` ("user", time)`,
+	// Who decided an approval an approver group decides (Record.Approver).
+	`ALTER TABLE ` + auditTable + ` ADD COLUMN approver TEXT NOT NULL DEFAULT ''`,
 }
 
 // DefaultAuditTimeout bounds a write to the shared store: a call waits at
@@ -124,10 +126,10 @@ func (a *PostgresAuditor) Write(ctx context.Context, r Record) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.opts.Timeout)
 	defer cancel()
 	_, err := a.db.ExecContext(ctx, `INSERT INTO `+auditTable+` (time, replica, session, seq, event, server, tool,
-		decision, rule, why, duration_ms, outcome, args_bytes, result_bytes, args, result, script, "user", client_id, client)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+		decision, rule, why, duration_ms, outcome, args_bytes, result_bytes, args, result, script, "user", client_id, client, approver)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
 		r.Time, a.opts.Replica, r.Session, r.Seq, r.Event, r.Server, r.Tool, r.Decision, r.Rule, r.Why,
-		r.DurationMs, r.Outcome, r.ArgsBytes, r.ResultBytes, rawJSON(r.Args), rawJSON(r.Result), r.Script, r.User, r.ClientID, r.Client)
+		r.DurationMs, r.Outcome, r.ArgsBytes, r.ResultBytes, rawJSON(r.Args), rawJSON(r.Result), r.Script, r.User, r.ClientID, r.Client, r.Approver)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no answer within %v: %w", a.opts.Timeout, err)
@@ -164,7 +166,7 @@ func (a *PostgresAuditor) Read(ctx context.Context, f Filter) (*Trail, error) {
 		where = append(where, fmt.Sprintf("time >= $%d", len(args)))
 	}
 	q := `SELECT id, time, replica, session, seq, event, server, tool, decision, rule, why,
-		duration_ms, outcome, args_bytes, result_bytes, args, result, script, "user", client_id, client FROM ` + auditTable
+		duration_ms, outcome, args_bytes, result_bytes, args, result, script, "user", client_id, client, approver FROM ` + auditTable
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -178,7 +180,7 @@ func (a *PostgresAuditor) Read(ctx context.Context, f Filter) (*Trail, error) {
 		var r Record
 		var args, result sql.NullString
 		if err := rows.Scan(&r.ID, &r.Time, &r.Replica, &r.Session, &r.Seq, &r.Event, &r.Server, &r.Tool, &r.Decision,
-			&r.Rule, &r.Why, &r.DurationMs, &r.Outcome, &r.ArgsBytes, &r.ResultBytes, &args, &result, &r.Script, &r.User, &r.ClientID, &r.Client); err != nil {
+			&r.Rule, &r.Why, &r.DurationMs, &r.Outcome, &r.ArgsBytes, &r.ResultBytes, &args, &result, &r.Script, &r.User, &r.ClientID, &r.Client, &r.Approver); err != nil {
 			return nil, fmt.Errorf("reading the audit trail from the shared store: %w", err)
 		}
 		r.Time = r.Time.UTC()

@@ -149,6 +149,7 @@ func commands() []*command {
 		callCommand(),
 		runCommand(),
 		approveCommand(),
+		approvalsCommand(),
 		auditCommand(),
 		indexCommand(),
 		serverVerb("resources"),

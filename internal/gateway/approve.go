@@ -38,10 +38,16 @@ func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, st *pinState, arg
 	if approve == nil {
 		approve = s.e.opts.Approver
 	}
+	by := func() string { return "" }
+	if len(rule.Approvers) > 0 {
+		// A member of the rule's approver groups decides, over the admin
+		// API, not the caller.
+		approve, by = s.e.groupApprover(s.principal().User)
+	}
 	req := &policy.Request{Server: ref.Server, Tool: ref.Name, Prefixed: ref.Prefixed(), Args: args, Rule: rule}
 	start := time.Now()
 	ans := policy.Ask(ctx, approve, req, def.RequestTimeout)
-	s.e.auditDecision(ctx, s, req, ans, time.Since(start))
+	s.e.auditDecision(ctx, s, req, ans, by(), time.Since(start))
 	if !ans.Decision.Allows() {
 		return &policy.DeniedError{Request: req, Why: ans.Why, Unasked: ans.Unasked}
 	}

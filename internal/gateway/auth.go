@@ -84,6 +84,14 @@ func noOAuthReason(s *config.Server, noStore bool) string {
 	return ""
 }
 
+// ServeUsers makes the engine serve signed-in users (settings.identity):
+// from now on, each user has their own connection to, and OAuth tokens
+// for, every server whose credentials are per user
+// (config.Server.UserCredentials), and a call uses its user's (the user
+// its context carries, identity.From); a call of no user is refused
+// there.
+func (e *Engine) ServeUsers() { e.pool.SetUserCredentials(true) }
+
 // Login logs the server in with OAuth, whatever is stored, taking the user
 // to the authorization URL through prompt, and then connects it anew with
 // the new token, which shows that the login works.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/handoff"
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -33,7 +34,8 @@ type pendingLogin struct {
 // expired reports whether the login has waited longer than loginTTL.
 func (p *pendingLogin) expired(now time.Time) bool { return now.Sub(p.started) > loginTTL }
 
-// logins are the logins auth-start started, one per server at most.
+// logins are the logins auth-start started, one per server at most, and
+// per server and user when the engine serves users (loginKey).
 type logins struct {
 	mu sync.Mutex
 	m  map[string]*pendingLogin
@@ -50,7 +52,7 @@ func (e *Engine) now() time.Time {
 // authStart starts an OAuth login of server (replacing one pending) and
 // answers its authorization URL, and how to finish it.
 func (s *Session) authStart(ctx context.Context, server string) *proxy.Result {
-	p := s.e.startLogin(s, server)
+	p := s.e.startLogin(ctx, s, server)
 	authURL, callback, err := p.hand.URL(ctx, p.done)
 	switch {
 	case err == nil:
@@ -68,19 +70,34 @@ func (s *Session) authStart(ctx context.Context, server string) *proxy.Result {
 	return proxy.AuthStarted(server, proxy.AuthInfo{AuthorizationURL: authURL, Callback: callback, ExpiresIn: int(loginTTL / time.Second)})
 }
 
-// startLogin starts a login of server for s in the background, cancelling
-// any other login of server auth-start started.
-func (e *Engine) startLogin(s *Session, server string) *pendingLogin {
+// loginKey is the key of a login of server that s starts: the server,
+// and the user s acts for, if any (a user's login of a server with
+// per-user credentials is theirs; another user's does not replace it).
+func loginKey(s *Session, server string) string {
+	if u := s.principal().User; u != "" {
+		return server + "\x00" + u
+	}
+	return server
+}
+
+// startLogin starts a login of server for s in the background, as the
+// user of req (the auth-start request's context), cancelling any other
+// login of server auth-start started for the same user.
+func (e *Engine) startLogin(req context.Context, s *Session, server string) *pendingLogin {
 	ctx, cancel := context.WithCancel(e.ctx)
+	if u := identity.From(req); u != nil {
+		ctx = identity.With(ctx, u) // a server with per-user credentials logs this user in
+	}
 	p := &pendingLogin{owner: s, started: e.now(), hand: handoff.New(), cancel: cancel, done: make(chan struct{})}
+	key := loginKey(s, server)
 	e.logins.mu.Lock()
-	if old := e.logins.m[server]; old != nil {
+	if old := e.logins.m[key]; old != nil {
 		old.cancel()
 	}
 	if e.logins.m == nil {
 		e.logins.m = map[string]*pendingLogin{}
 	}
-	e.logins.m[server] = p
+	e.logins.m[key] = p
 	e.logins.mu.Unlock()
 	run := func() {
 		defer close(p.done)
@@ -133,9 +150,10 @@ func (s *Session) authComplete(ctx context.Context, req *proxy.Request) *proxy.R
 // not expired, or an error that says to start one.
 func (e *Engine) pendingLogin(s *Session, server string) (*pendingLogin, error) {
 	start := fmt.Sprintf(`start one with {"action": "auth-start", "server": %q}`, server)
+	key := loginKey(s, server)
 	e.logins.mu.Lock()
 	defer e.logins.mu.Unlock()
-	p := e.logins.m[server]
+	p := e.logins.m[key]
 	switch {
 	case p == nil:
 		return nil, fmt.Errorf("completing the login of %q: no login is pending; %s", server, start)
@@ -143,7 +161,7 @@ func (e *Engine) pendingLogin(s *Session, server string) (*pendingLogin, error) 
 		return nil, fmt.Errorf("completing the login of %q: the pending login was started by another session, and only it may complete it; %s", server, start)
 	case p.expired(e.now()):
 		p.cancel()
-		delete(e.logins.m, server)
+		delete(e.logins.m, key)
 		return nil, fmt.Errorf("completing the login of %q: the login expired (a login waits %s); %s", server, loginTTL, start)
 	}
 	return p, nil
@@ -151,9 +169,10 @@ func (e *Engine) pendingLogin(s *Session, server string) (*pendingLogin, error) 
 
 // loginEnded answers for a login that ended, and forgets it.
 func (s *Session) loginEnded(ctx context.Context, server string, p *pendingLogin) *proxy.Result {
+	key := loginKey(s, server)
 	s.e.logins.mu.Lock()
-	if s.e.logins.m[server] == p {
-		delete(s.e.logins.m, server)
+	if s.e.logins.m[key] == p {
+		delete(s.e.logins.m, key)
 	}
 	s.e.logins.mu.Unlock()
 	if p.err != nil {

@@ -81,6 +81,7 @@ type Engine struct {
 
 	progress progressListeners // calls whose callers asked for progress (WithProgress)
 	logins   logins            // OAuth logins auth-start started (authflow.go)
+	pending  pendingApprovals  // calls waiting for an approver group (approvals.go)
 	clock    func() time.Time  // tests: the clock of the logins' expiry; nil is time.Now
 
 	fails failureMarks // what recordFailures wrote to the catalog

@@ -8,7 +8,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/catalog"
-	"github.com/switchboard-mcp/switchboard/internal/upstream"
 )
 
 // cached returns the catalog's entry for a server's current definition.
@@ -180,7 +179,7 @@ func (e *Engine) Prune(ctx context.Context) ([]string, error) {
 // capabilities: a server without them has none.
 func (e *Engine) fetch(ctx context.Context, name string, connect bool) (*catalog.Entry, error) {
 	s, _ := e.cfg.Server(name)
-	if !connect && !e.connected(name) {
+	if !connect && !e.pool.Connected(ctx, name) {
 		return nil, errNotConnected
 	}
 	tools, err := e.pool.Tools(ctx, name)
@@ -212,15 +211,6 @@ func (e *Engine) fetch(ctx context.Context, name string, connect bool) (*catalog
 }
 
 var errNotConnected = errors.New("not connected")
-
-func (e *Engine) connected(name string) bool {
-	for _, st := range e.pool.Snapshot() {
-		if st.Name == name {
-			return st.State == upstream.StateConnected
-		}
-	}
-	return false
-}
 
 // refreshCatalog stores a connected server's current lists, after a
 // list_changed notification or a new connection, and reports whether they

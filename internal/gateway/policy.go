@@ -162,9 +162,9 @@ func (f *auditFailures) note(err error, now time.Time) (n uint64, what int) {
 	return n, what
 }
 
-func (e *Engine) auditDecision(ctx context.Context, s *Session, req *policy.Request, ans policy.Answer, took time.Duration) {
+func (e *Engine) auditDecision(ctx context.Context, s *Session, req *policy.Request, ans policy.Answer, approver string, took time.Duration) {
 	e.record(ctx, s, policy.Record{Event: policy.EventApproval, Server: req.Server, Tool: req.Tool,
-		Decision: string(ans.Decision), Rule: req.Rule.Where(), Why: ans.Why, DurationMs: ms(took)})
+		Decision: string(ans.Decision), Rule: req.Rule.Where(), Why: ans.Why, DurationMs: ms(took), Approver: approver})
 }
 
 // send sends a call the session resolved, once, if it is not quarantined

@@ -255,9 +255,25 @@ func (r *Remote) Local() *Local { return nil }
 // names the URL and the status, and the body's first line, which the
 // gateway writes for people ("missing or wrong bearer token").
 func (r *Remote) get(ctx context.Context, method, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, method, r.Base+path, nil)
+	return r.send(ctx, method, path, nil, v)
+}
+
+// send is get with a JSON body (nil for none).
+func (r *Remote) send(ctx context.Context, method, path string, in, v any) error {
+	var rd io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.Base+path, rd)
 	if err != nil {
 		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if r.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.Token)
@@ -274,7 +290,7 @@ func (r *Remote) get(ctx context.Context, method, path string, v any) error {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		return fmt.Errorf("%s %s%s: 401 Unauthorized (hint: give the gateway's token in SWITCHBOARD_TOKEN or --token-file)", method, r.Base, path)
-	case resp.StatusCode == http.StatusNotFound:
+	case resp.StatusCode == http.StatusNotFound && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")):
 		return fmt.Errorf("%s %s%s: 404 Not Found: the gateway serves no admin endpoint (hint: a gateway off loopback offers it with serve --admin)", method, r.Base, path)
 	case resp.StatusCode != http.StatusOK && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")):
 		line, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")

@@ -34,12 +34,18 @@ func (s *server) oauthHandler(res *config.Resolved, endpoint string, prompt oaut
 	if o.Credentials == nil || !s.cfg.OAuthEnabled() {
 		return nil, nil
 	}
+	if s.user == "" && s.pool.perUser(s.cfg) {
+		// The shared connection of a server whose credentials are per
+		// user (an eager connect, a request of no user): it has none.
+		return nil, withClass(ClassAuth, &oauth.NeedsLoginError{Server: s.cfg.Name, Reason: noUserReason})
+	}
 	cfg := OAuthConfig(s.cfg, res)
 	cfg.URL = endpoint
+	cfg.User = s.user // a user's own tokens, for a server with per-user credentials
 	h, err := oauth.New(cfg, &oauth.Options{
 		Store:      o.Credentials,
 		HTTPClient: &http.Client{Transport: o.HTTPTransport}, // without the server's headers: they are for the server alone
-		Prompt:     prompt,
+		Prompt:     forUser(prompt, s.user),
 		Logger:     s.log,
 		Waiting:    pauseTimeouts,
 	})
@@ -118,7 +124,7 @@ func (t *httpTransport) authRoundTrip(req *http.Request) (*http.Response, error)
 // connection picks the new token up when its old one is refused.
 func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) error {
 	const op = "logging in"
-	s, err := p.server(name, op)
+	s, err := p.serverFor(ctx, name, op)
 	if err != nil {
 		return err
 	}

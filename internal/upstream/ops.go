@@ -147,7 +147,7 @@ func (p *Pool) GetPrompt(ctx context.Context, name, prompt string, args map[stri
 // Concurrent reconnects, and a connection attempt already under way, share
 // one attempt. It cancels automatic reconnection in progress.
 func (p *Pool) Reconnect(ctx context.Context, name string) error {
-	s, err := p.server(name, opReconnect)
+	s, err := p.serverFor(ctx, name, opReconnect)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (p *Pool) Reconnect(ctx context.Context, name string) error {
 // needed), bounds f by the request timeout and turns its error into an *Error.
 func run[T any](ctx context.Context, p *Pool, name, op string, f func(context.Context, *server, *session) (T, error)) (T, error) {
 	var zero T
-	s, err := p.server(name, op)
+	s, err := p.serverFor(ctx, name, op)
 	if err != nil {
 		return zero, err
 	}

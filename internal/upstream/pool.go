@@ -212,6 +212,7 @@ type Pool struct {
 	groups  *groupLog       // the process groups of our stdio children
 	mark    string          // in every stdio child's environment (escape_linux.go); "" for none
 	roots   rootsState
+	users   userServers // per-user connections (peruser.go)
 
 	bg  *lifecycle.Group // every goroutine the pool starts
 	ctx context.Context  // bg's: cancelled by Close; parent of all background work
@@ -390,9 +391,15 @@ func (p *Pool) closeServers() {
 		for _, s := range p.servers {
 			s.kill()
 		}
+		for _, s := range p.closeUsers() {
+			s.kill()
+		}
 	}()
 	var wg sync.WaitGroup
 	var here *server
+	for _, s := range p.closeUsers() {
+		wg.Go(s.shutdown)
+	}
 	for _, s := range p.servers {
 		if here == nil && s.connectedOrDialing() {
 			here = s

@@ -34,11 +34,12 @@ func withServer(ctx context.Context, name string) context.Context {
 }
 
 // originMiddleware is the receiving middleware, first of all, that names
-// the server in the context of everything its connection delivers.
-func originMiddleware(name string) mcp.Middleware {
+// the server in the context of everything its connection delivers, and
+// the user whose own connection it is, if any (ConnUser).
+func originMiddleware(name, user string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			return next(withServer(ctx, name), method, req)
+			return next(withConnUser(withServer(ctx, name), user), method, req)
 		}
 	}
 }

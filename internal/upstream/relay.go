@@ -17,7 +17,7 @@ import (
 // "" forgets the level for later connections. A server that did not declare
 // logging is not asked.
 func (p *Pool) SetLoggingLevel(ctx context.Context, name string, level mcp.LoggingLevel) error {
-	s, err := p.server(name, "setting the log level")
+	s, err := p.serverFor(ctx, name, "setting the log level")
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (p *Pool) SetLoggingLevel(ctx context.Context, name string, level mcp.Loggi
 // Subscribe subscribes to updates of the resource at uri; they arrive at
 // the ResourceUpdatedHandler of Options.Client.
 func (p *Pool) Subscribe(ctx context.Context, name, uri string) error {
-	s, err := p.server(name, "subscribing to a resource")
+	s, err := p.serverFor(ctx, name, "subscribing to a resource")
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (p *Pool) Subscribe(ctx context.Context, name, uri string) error {
 // Unsubscribe ends a subscription made with Subscribe. It does not connect
 // a server that is not connected: a new session has no subscriptions.
 func (p *Pool) Unsubscribe(ctx context.Context, name, uri string) error {
-	s, err := p.server(name, "unsubscribing from a resource")
+	s, err := p.serverFor(ctx, name, "unsubscribing from a resource")
 	if err != nil {
 		return err
 	}

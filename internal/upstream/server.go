@@ -23,6 +23,7 @@ import (
 type server struct {
 	pool    *Pool
 	cfg     *config.Server
+	user    string // the signed-in user whose own connection this is (per-user credentials); "" for the shared one
 	log     *slog.Logger
 	timeout time.Duration // the request timeout
 

@@ -345,7 +345,7 @@ func (s *server) newClient(st *settle) *mcp.Client {
 	c.AddReceivingMiddleware(redactReceived(s.pool.opts.Redact)) // before ClientMiddleware: it hands on only clean data
 	// Added last, so run first: every handler and middleware sees which
 	// server the message came from (ServerOf), and none sees a mark.
-	c.AddReceivingMiddleware(originMiddleware(s.cfg.Name))
+	c.AddReceivingMiddleware(originMiddleware(s.cfg.Name, s.user))
 	if st != nil {
 		c.AddReceivingMiddleware(st.middleware)
 	}

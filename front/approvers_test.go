@@ -1,0 +1,132 @@
+package front
+
+import (
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
+	"github.com/switchboard-mcp/switchboard/policy"
+)
+
+// adminDo sends an admin request with token and decodes the answer into
+// out (if set); it returns the status.
+func (ig *identityGateway) adminDo(t *testing.T, token, method, path, body string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), method, ig.url+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+func (ig *identityGateway) pending(t *testing.T, token string) []gateway.PendingApproval {
+	t.Helper()
+	var body struct{ Approvals []gateway.PendingApproval }
+	if code := ig.adminDo(t, token, "GET", "/admin/approvals", "", &body); code != 200 {
+		t.Fatalf("GET /admin/approvals: %d", code)
+	}
+	return body.Approvals
+}
+
+// TestApproverGroups: a call an approval rule with approvers covers waits
+// for a member of an approver group, not the caller: beta's call is
+// listed to alpha (in "admins"), not to beta, who may not decide it;
+// alpha's allow lets it through, alpha's deny refuses the next; the
+// audit trail names both the requester and the approver.
+func TestApproverGroups(t *testing.T) {
+	b := fixture()
+	b["approve"] = map[string]any{"when": "always", "approvers": []string{"admins"}}
+	ig := newIdentityGatewayOpts(t, identityOpts{servers: map[string]def{"b": b}})
+	alphaTok := ig.idp.Token(t, idptest.Alpha, idptest.Password) // in admins
+	betaTok := ig.idp.Token(t, idptest.Beta, idptest.Password)
+	beta := ig.connectAs(t, betaTok)
+
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	callB := func() chan answer {
+		done := make(chan answer, 1)
+		go func() {
+			res, err := beta.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"tool": "echo", "server": "b", "args": map[string]any{"text": "hi"}}})
+			done <- answer{res, err}
+		}()
+		return done
+	}
+	// waitPending waits until alpha sees a pending approval (the call
+	// reached the gate): each look is a request to the gateway.
+	waitPending := func(done chan answer) gateway.PendingApproval {
+		for {
+			if p := ig.pending(t, alphaTok); len(p) > 0 {
+				return p[0]
+			}
+			select {
+			case a := <-done:
+				t.Fatalf("beta's call ended without waiting for an approver: %v %v", a.err, text(a.res))
+			default:
+			}
+		}
+	}
+
+	done := callB()
+	p := waitPending(done)
+	if p.Requester != idptest.BetaSub || p.Server != "b" || p.Tool != "echo" || len(p.Approvers) != 1 || p.Approvers[0] != "admins" {
+		t.Errorf("pending approval %+v", p)
+	}
+	if got := ig.pending(t, betaTok); len(got) != 0 {
+		t.Errorf("beta, in no approver group, sees %+v", got)
+	}
+	if code := ig.adminDo(t, betaTok, "POST", "/admin/approvals/"+p.ID, `{"decision": "allow"}`, nil); code != http.StatusForbidden {
+		t.Errorf("beta allowing their own call: %d, want 403", code)
+	}
+	if code := ig.adminDo(t, alphaTok, "POST", "/admin/approvals/"+p.ID, `{"decision": "yes"}`, nil); code != http.StatusBadRequest {
+		t.Errorf("a decision that is neither allow nor deny: %d, want 400", code)
+	}
+	if code := ig.adminDo(t, alphaTok, "POST", "/admin/approvals/"+p.ID, `{"decision": "allow"}`, nil); code != 200 {
+		t.Fatalf("alpha allowing: %d", code)
+	}
+	if a := <-done; a.err != nil || a.res.IsError || text(a.res) != "hi" {
+		t.Fatalf("beta's call after alpha allowed it: %v %s", a.err, text(a.res))
+	}
+	if code := ig.adminDo(t, alphaTok, "POST", "/admin/approvals/"+p.ID, `{"decision": "allow"}`, nil); code != http.StatusNotFound {
+		t.Errorf("deciding again: %d, want 404", code)
+	}
+
+	done = callB()
+	p = waitPending(done)
+	if code := ig.adminDo(t, alphaTok, "POST", "/admin/approvals/"+p.ID, `{"decision": "deny"}`, nil); code != 200 {
+		t.Fatalf("alpha denying: %d", code)
+	}
+	if a := <-done; a.err != nil || !a.res.IsError {
+		t.Fatalf("beta's call after alpha denied it: %v %s", a.err, text(a.res))
+	}
+
+	recs, _, err := policy.ReadAudit(filepath.Join(ig.g.srv.cfg.Dirs.StateDir(), policy.AuditFile), policy.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decisions []string
+	for _, r := range recs {
+		if r.Event == policy.EventApproval {
+			decisions = append(decisions, r.Decision)
+			if r.User != idptest.BetaSub || r.Approver != idptest.AlphaSub {
+				t.Errorf("approval record names user %q and approver %q, want %s and %s", r.User, r.Approver, idptest.BetaSub, idptest.AlphaSub)
+			}
+		}
+	}
+	if strings.Join(decisions, ",") != "allow-once,deny" {
+		t.Errorf("approval decisions %q, want allow-once then deny", decisions)
+	}
+}
