@@ -93,7 +93,7 @@ func startRecordedCall(t *testing.T, home, tmp, record string) (*exec.Cmd, <-cha
 		if time.Now().After(deadline) {
 			t.Fatal("30s after switchboard call started, the server has not recorded the call")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling a file the server writes: there is no event to wait on
 	}
 }
 
