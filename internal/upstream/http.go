@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 
@@ -57,6 +58,7 @@ type httpTransport struct {
 	auth         *oauth.Handler // for SSE, which authorizes here; nil otherwise
 	trace        *telemetry.Tracer
 	cancels      *cancels // told of each notifications/cancelled sent; nil for none
+	settle       *settle  // the connection's marks (see settle.go); nil for none
 
 	probing atomic.Bool
 
@@ -133,8 +135,26 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if bytes.Contains(head, []byte(`"resources/read"`)) || bytes.Contains(head, []byte(`"prompts/get"`)) {
 		cp = cappedRequest(head, t.readCap)
 	}
-	resp.Body = t.wrapBody(resp, cancel, cp, t.sse && req.Method == http.MethodGet)
+	stream := t.sse && req.Method == http.MethodGet
+	resp.Body = t.wrapBody(resp, cancel, cp, stream, t.marks(req, stream))
 	return resp, nil
+}
+
+// marks returns what marks the event stream that answers req (see
+// settle.go): the legacy SSE stream, which carries everything in order,
+// or the stream of one call whose caller waits for its mark; nil for
+// others (the standalone stream, which answers nothing).
+func (t *httpTransport) marks(req *http.Request, stream bool) *sseMarks {
+	if t.settle == nil {
+		return nil
+	}
+	if stream {
+		return &sseMarks{st: t.settle}
+	}
+	if slot := markSlotOf(req.Context()); slot != nil {
+		return &sseMarks{st: t.settle, slot: slot}
+	}
+	return nil
 }
 
 // postHead returns the start of a POST's body, where go-sdk writes a
@@ -191,13 +211,13 @@ func (t *httpTransport) takeErr() error {
 // wrapBody bounds and repairs a response body, and applies the read cap
 // when cp is not nil; cancel runs when it is closed. The endpoint event
 // of a legacy SSE stream is checked when stream is set.
-func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc, cp *cappedPost, stream bool) io.ReadCloser {
+func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc, cp *cappedPost, stream bool, marks *sseMarks) io.ReadCloser {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
 		return &jsonBody{rc: resp.Body, max: t.maxBytes, cancel: cancel, capped: cp}
 	case "text/event-stream":
-		b := &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel, capped: cp}
+		b := &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel, capped: cp, marks: marks}
 		if stream {
 			b.endpoint = t.checkEndpoint
 		}
@@ -266,7 +286,8 @@ func (b *jsonBody) Close() error {
 // An sseBody passes an event stream through line by line, repairing the
 // JSON of data lines and bounding each line to max bytes. In the stream of
 // a capped request, a data line over the read cap is discarded as it
-// streams and replaced by the refusal.
+// streams and replaced by the refusal. With marks, it puts the marks in
+// (see settle.go).
 type sseBody struct {
 	rc      io.ReadCloser
 	r       *bufio.Reader
@@ -275,6 +296,13 @@ type sseBody struct {
 	capped  *cappedPost
 	pending []byte
 	line    []byte
+
+	marks *sseMarks // nil for none
+	// head holds the lines of the current event before its data (event,
+	// id), while marks are on: a mark goes before the whole event. Held
+	// back, they delay nothing: an event is dispatched at its blank line.
+	head []byte
+	data bool // the current event has had a data line
 
 	// endpoint checks the data of the stream's first event when it is an
 	// endpoint event (legacy SSE); nil once that event is over, and for
@@ -313,6 +341,10 @@ func (b *sseBody) next() error {
 			continue
 		}
 		if err != nil && len(b.line) == 0 {
+			if len(b.head) > 0 {
+				b.pending, b.head = b.head, nil
+				return nil
+			}
 			return err
 		}
 		break
@@ -334,7 +366,85 @@ func (b *sseBody) next() error {
 		}
 	}
 	b.pending = b.line
+	if b.marks != nil {
+		b.mark()
+	}
 	return nil
+}
+
+// mark holds back the head of an event and puts a mark before the event
+// when its data calls for one.
+func (b *sseBody) mark() {
+	line := b.pending
+	switch {
+	case len(bytes.TrimRight(line, "\r\n")) == 0: // the event's end
+		b.data = false
+	case bytes.HasPrefix(line, []byte("data:")):
+		first := !b.data
+		b.data = true
+		if first {
+			if m := b.marks.before(bytes.TrimSpace(line[len("data:"):])); m != nil {
+				b.pending = append(append(m, b.head...), line...)
+				b.head = b.head[:0]
+				return
+			}
+		}
+	default:
+		if !b.data {
+			b.head = append(b.head, line...)
+			b.pending = nil
+			return
+		}
+	}
+	if len(b.head) > 0 {
+		b.pending = append(b.head, line...)
+		b.head = nil
+	}
+}
+
+// sseMarks puts the marks in one event stream (see settle.go): a stream
+// that carries everything in order (legacy SSE) when slot is nil, else the
+// stream of the call that waits on slot.
+type sseMarks struct {
+	st   *settle
+	slot *markSlot
+	seen bool // a message has passed (the stream of a call)
+}
+
+// before returns the mark event to put before a message, or nil.
+func (m *sseMarks) before(data []byte) []byte {
+	if m.slot != nil && !m.seen {
+		m.seen = true
+		return nil
+	}
+	if m.slot == nil && !m.st.dirty.Load() && !bytes.Contains(data, []byte(`"method"`)) {
+		return nil // neither a notification nor an answer that follows one
+	}
+	msg, ok := scanEnvelope(data)
+	if !ok {
+		var err error
+		if msg, err = jsonrpc.DecodeMessage(data); err != nil {
+			return nil // go-sdk refuses it
+		}
+	}
+	var mark jsonrpc.Message
+	if m.slot == nil {
+		if m.st.read(msg) {
+			mark = m.st.mark()
+		}
+	} else if _, answer := msg.(*jsonrpc.Response); answer {
+		var n uint64
+		mark, n = m.st.newMark()
+		m.slot.n.Store(n)
+	}
+	if mark == nil {
+		return nil
+	}
+	enc, err := jsonrpc.EncodeMessage(mark)
+	if err != nil {
+		return nil
+	}
+	return append(append([]byte("data: "), enc...), '\n', '\n')
 }
 
 // firstEvent follows the first event of a legacy SSE stream, line by

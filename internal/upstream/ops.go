@@ -194,12 +194,17 @@ func run[T any](ctx context.Context, p *Pool, name, op string, f func(context.Co
 	defer s.release(sess)
 	octx, cancel := withTimeout(ctx, s.timeout)
 	defer cancel()
+	var slot *markSlot
+	if onReach(ctx) && sess.rt != nil {
+		octx, slot = withMarkSlot(octx)
+		defer func() { sess.settle.forget(slot.load()) }()
+	}
 	v, err := f(octx, s, sess)
 	if err == ErrNoFastPath {
 		return zero, err
 	}
 	if onReach(ctx) && octx.Err() == nil {
-		sess.settle.wait(octx, sess.done)
+		sess.settle.wait(octx, sess.done, slot)
 	}
 	if err != nil && octx.Err() != nil {
 		sess.cancels.owe() // go-sdk tells the server, asynchronously

@@ -54,9 +54,8 @@ type reachKey struct{}
 //
 // Such an operation also returns only once the notifications the server
 // sent before its answer have been handled (by Options.Client's handlers),
-// on the connections Switchboard reads itself (stdio, in-process; see
-// settle.go): what the server sent during the call is heard while the call
-// is still the caller's. Those handlers must not wait for the operation.
+// over every transport (see settle.go): what the server sent during the
+// call is heard while the call is still the caller's. Those handlers must not wait for the operation.
 func OnReach(ctx context.Context, reach func(server string)) context.Context {
 	return context.WithValue(ctx, reachKey{}, reach)
 }

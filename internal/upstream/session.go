@@ -34,7 +34,7 @@ type session struct {
 	instructions string
 	scrub        *scrubber
 	cancels      *cancels // the cancellations it owes, for close to wait for
-	settle       *settle  // marks what it reads (stdio, in-process); nil over HTTP
+	settle       *settle  // the marks in what it reads
 
 	closeOnce sync.Once
 	mu        sync.Mutex
@@ -121,10 +121,7 @@ func exactRevision(setting string) string {
 // the modern version when it answered the probe late; or, without a probe,
 // retryRefused when a stdio server answered initialize with an error.
 func (s *server) open(ctx context.Context, res *config.Resolved, version string, underway func()) (sess *session, retry string, err error) {
-	var st *settle
-	if s.cfg.Type == config.TransportStdio || s.cfg.Type == config.TransportSocket || s.cfg.Type == config.TransportInProcess {
-		st = newSettle()
-	}
+	st := newSettle()
 	client := s.newClient(st)
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
 	sess = &session{client: client, roots: &s.pool.roots, done: make(chan struct{}), cancels: newCancels(), settle: st}
@@ -293,6 +290,7 @@ func (s *server) dialHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 	// Not through a cancelTransport: go-sdk's HTTP connection has methods
 	// of its own that a wrapper would hide; rt counts the cancellations.
 	rt.cancels = sess.cancels
+	rt.settle = sess.settle
 	cs, err := client.Connect(ctx, httpClientTransport(s.pool.ctx, typ, endpoint, rt, auth), opts)
 	rt.probing.Store(false)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -28,11 +30,20 @@ func TestOnReachSettles(t *testing.T) {
 	stdio := &config.Server{Name: "r", Type: config.TransportStdio, Command: path, Args: args, Env: env,
 		RequestTimeout: 20 * time.Second, ProtocolVersion: "auto", Lifecycle: config.LifecycleLazy}
 	inproc := &config.Server{Name: "r", Type: config.TransportInProcess, RequestTimeout: 20 * time.Second, ProtocolVersion: "2025-11-25", Lifecycle: config.LifecycleLazy}
+	// Over HTTP, the answer and the log messages before it come on the
+	// call's own event stream (Streamable HTTP) or on the one stream
+	// (legacy SSE), which go-sdk reads and Switchboard marks as it passes.
+	streamable := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return loggingServer() }, nil))
+	t.Cleanup(streamable.Close)
+	sse := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return loggingServer() }, nil))
+	t.Cleanup(sse.Close)
+	overHTTP := &config.Server{Name: "r", Type: config.TransportHTTP, URL: streamable.URL, RequestTimeout: 20 * time.Second, ProtocolVersion: "2025-11-25", Lifecycle: config.LifecycleLazy}
+	overSSE := &config.Server{Name: "r", Type: config.TransportSSE, URL: sse.URL, RequestTimeout: 20 * time.Second, ProtocolVersion: "2025-11-25", Lifecycle: config.LifecycleLazy}
 	for _, tc := range []struct {
 		name string
 		srv  *config.Server
 		raw  bool
-	}{{"stdio", stdio, false}, {"stdio fast path", stdio, true}, {"in-process", inproc, false}} {
+	}{{"stdio", stdio, false}, {"stdio fast path", stdio, true}, {"in-process", inproc, false}, {"streamable HTTP", overHTTP, false}, {"legacy SSE", overSSE, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
 			heard := map[string]string{} // message → server
