@@ -20,6 +20,10 @@ type OAuth struct {
 	// ${LINEAR_CLIENT_SECRET} as written (resolved by [Server.Resolve]).
 	ClientID     string
 	ClientSecret string
+	// ClientKey, instead of ClientSecret, is a reference to the PEM
+	// private key the client authenticates with (private_key_jwt), for
+	// the client_credentials grant.
+	ClientKey string
 	// Scopes replace the scopes the server's challenge or metadata
 	// suggest.
 	Scopes []string
@@ -40,7 +44,7 @@ const (
 	GrantClientCredentials = "client_credentials"
 )
 
-var oauthFields = []string{"clientId", "clientSecret", "scopes", "redirectPort", "clientMetadataUrl", "grant"}
+var oauthFields = []string{"clientId", "clientSecret", "clientKey", "scopes", "redirectPort", "clientMetadataUrl", "grant"}
 
 // OAuthEnabled reports whether the server may log in with OAuth: an HTTP
 // server without "oauth": false and without an Authorization header of its
@@ -95,6 +99,8 @@ func (d *decoder) oauth(r *rawServer, v *hujson.Value, path string) {
 			o.ClientID, _ = d.nonEmpty(m.value, p)
 		case key == "clientSecret":
 			o.ClientSecret, _ = d.nonEmpty(m.value, p)
+		case key == "clientKey":
+			o.ClientKey, _ = d.nonEmpty(m.value, p)
 		case key == "scopes":
 			o.Scopes = d.scopes(m.value, p)
 		case key == "redirectPort" || (key == "callbackPort" && !d.strict):
@@ -148,8 +154,8 @@ func (d *decoder) scopes(v *hujson.Value, path string) []string {
 }
 
 // checkOAuth validates the oauth field with the rest of the definition:
-// it belongs to HTTP servers, clientSecret is a reference, and the
-// client_credentials grant has a client and a secret.
+// it belongs to HTTP servers, clientSecret and clientKey are references,
+// and the client_credentials grant has a client and a secret or key.
 func (d *decoder) checkOAuth(r *rawServer, v *hujson.Value, path string) bool {
 	o := r.OAuth
 	if o == nil || o.Disabled {
@@ -163,36 +169,62 @@ func (d *decoder) checkOAuth(r *rawServer, v *hujson.Value, path string) bool {
 	case o.ClientSecret != "" && o.ClientID == "":
 		d.errorf(v, p, `has "clientSecret" without "clientId"`)
 		return false
-	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == ""):
-		d.errorf(v, p, `the client_credentials grant needs "clientId" and "clientSecret"`)
+	case o.ClientKey != "" && o.ClientID == "":
+		d.errorf(v, p, `has "clientKey" without "clientId"`)
+		return false
+	case o.ClientKey != "" && o.ClientSecret != "":
+		d.errorf(v, p, `has both "clientSecret" and "clientKey": the client authenticates with one of them`)
+		return false
+	case o.ClientKey != "" && o.Grant != GrantClientCredentials:
+		d.errorf(v, p, `has "clientKey", which authenticates the client_credentials grant only; hint: add "grant": "client_credentials"`)
+		return false
+	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == "" && o.ClientKey == ""):
+		d.errorf(v, p, `the client_credentials grant needs "clientId" and "clientSecret" or "clientKey"`)
 		return false
 	}
-	if o.ClientSecret != "" {
-		refs, err := parseRefs(o.ClientSecret)
+	env := strings.ToUpper(strings.ReplaceAll(r.Name, "-", "_"))
+	for _, f := range []struct{ field, value, example string }{
+		{"clientSecret", o.ClientSecret, env + "_CLIENT_SECRET"},
+		{"clientKey", o.ClientKey, env + "_CLIENT_KEY"},
+	} {
+		if f.value == "" {
+			continue
+		}
+		refs, err := parseRefs(f.value)
 		switch {
 		case err != nil:
-			d.errorf(v, joinPath(p, "clientSecret"), "%v", err)
+			d.errorf(v, joinPath(p, f.field), "%v", err)
 			return false
 		case hasCommand(refs):
-			d.errorf(v, joinPath(p, "clientSecret"), "a ${cmd:…} reference is allowed only in env and headers values")
+			d.errorf(v, joinPath(p, f.field), "a ${cmd:…} reference is allowed only in env and headers values")
 			return false
 		case len(refs) == 0:
-			d.serverError(r.Name, v, joinPath(p, "clientSecret"), "must be a reference such as ${%s_CLIENT_SECRET}, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", strings.ToUpper(strings.ReplaceAll(r.Name, "-", "_")))
+			d.serverError(r.Name, v, joinPath(p, f.field), "must be a reference such as ${%s}, not a literal (the value is not shown); hint: export it in your shell and write the reference instead", f.example)
 		}
 	}
 	return true
 }
 
-// resolveOAuth resolves the client secret's reference into r.
+// resolveOAuth resolves the references of the client secret and key into
+// r.
 func (s *Server) resolveOAuth(r *Resolved, expand func(path, value string) (Secret, error)) error {
-	if s.OAuth == nil || s.OAuth.ClientSecret == "" {
+	if s.OAuth == nil {
 		return nil
 	}
-	v, err := expand(joinPath(s.Path, "oauth.clientSecret"), s.OAuth.ClientSecret)
-	if err != nil {
-		return err
+	if s.OAuth.ClientSecret != "" {
+		v, err := expand(joinPath(s.Path, "oauth.clientSecret"), s.OAuth.ClientSecret)
+		if err != nil {
+			return err
+		}
+		r.OAuthClientSecret = v
 	}
-	r.OAuthClientSecret = v
+	if s.OAuth.ClientKey != "" {
+		v, err := expand(joinPath(s.Path, "oauth.clientKey"), s.OAuth.ClientKey)
+		if err != nil {
+			return err
+		}
+		r.OAuthClientKey = v
+	}
 	return nil
 }
 
@@ -201,6 +233,7 @@ func (s *Server) resolveOAuth(r *Resolved, expand func(path, value string) (Secr
 type OAuthDefinition struct {
 	ClientID          string   `json:"clientId,omitempty"`
 	ClientSecret      string   `json:"clientSecret,omitempty"`
+	ClientKey         string   `json:"clientKey,omitempty"`
 	Scopes            []string `json:"scopes,omitempty"`
 	RedirectPort      int      `json:"redirectPort,omitempty"`
 	ClientMetadataURL string   `json:"clientMetadataUrl,omitempty"`
@@ -216,9 +249,9 @@ func (o *OAuth) definition() any {
 	case o.Disabled:
 		return false
 	}
-	if o.ClientID == "" && o.ClientSecret == "" && len(o.Scopes) == 0 && o.RedirectPort == 0 && o.ClientMetadataURL == "" && o.Grant == "" {
+	if o.ClientID == "" && o.ClientSecret == "" && o.ClientKey == "" && len(o.Scopes) == 0 && o.RedirectPort == 0 && o.ClientMetadataURL == "" && o.Grant == "" {
 		return nil
 	}
-	return &OAuthDefinition{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: slices.Clone(o.Scopes),
+	return &OAuthDefinition{ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientKey: o.ClientKey, Scopes: slices.Clone(o.Scopes),
 		RedirectPort: o.RedirectPort, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant}
 }

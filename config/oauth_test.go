@@ -26,6 +26,8 @@ func TestDecodeOAuth(t *testing.T) {
 				ClientMetadataURL: "https://example.com/sb.json", Grant: GrantAuthorizationCode}},
 		{"machine to machine", KindUser, `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc", "clientSecret": "${SVC_SECRET}"}}`,
 			&OAuth{Grant: GrantClientCredentials, ClientID: "svc", ClientSecret: "${SVC_SECRET}"}},
+		{"machine to machine with a key", KindUser, `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc", "clientKey": "${secret:SVC_KEY}"}}`,
+			&OAuth{Grant: GrantClientCredentials, ClientID: "svc", ClientKey: "${secret:SVC_KEY}"}},
 		{"Claude Code's spelling in .mcp.json", KindProjectShared, `{"type": "http", "url": "https://h/mcp", "oauth": {"clientId": "abc", "callbackPort": 8080, "scopes": "read write"}}`,
 			&OAuth{ClientID: "abc", RedirectPort: 8080, Scopes: []string{"read", "write"}}},
 	}
@@ -49,12 +51,16 @@ func TestDecodeOAuthProblems(t *testing.T) {
 		invalid              bool // the entry is invalid as decoded; a literal is made invalid by Load
 	}{
 		{"a string", `{"url": "https://h/mcp", "oauth": "yes"}`, "mcpServers.s.oauth", "must be false or an object", KindUser, true},
-		{"unknown field", `{"url": "https://h/mcp", "oauth": {"client_id": "x"}}`, "mcpServers.s.oauth", `unknown field "client_id" (known fields: clientId, clientSecret, scopes, redirectPort, clientMetadataUrl, grant)`, KindUser, true},
+		{"unknown field", `{"url": "https://h/mcp", "oauth": {"client_id": "x"}}`, "mcpServers.s.oauth", `unknown field "client_id" (known fields: clientId, clientSecret, clientKey, scopes, redirectPort, clientMetadataUrl, grant)`, KindUser, true},
 		{"unknown field in a shared file", `{"url": "https://h/mcp", "oauth": {"authServerMetadataUrl": "https://a"}}`, "mcpServers.s.oauth", `unknown field "authServerMetadataUrl" ignored`, KindShared, false},
 		{"callbackPort in our file", `{"url": "https://h/mcp", "oauth": {"callbackPort": 8080}}`, "mcpServers.s.oauth", `unknown field "callbackPort"`, KindUser, true},
 		{"literal secret", `{"url": "https://h/mcp", "oauth": {"clientId": "x", "clientSecret": "canary-secret"}}`, "mcpServers.s.oauth.clientSecret", "must be a reference such as ${S_CLIENT_SECRET}, not a literal (the value is not shown)", KindUser, false},
 		{"secret without client", `{"url": "https://h/mcp", "oauth": {"clientSecret": "${X}"}}`, "mcpServers.s.oauth", `has "clientSecret" without "clientId"`, KindUser, true},
-		{"client_credentials without a secret", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`, "mcpServers.s.oauth", `the client_credentials grant needs "clientId" and "clientSecret"`, KindUser, true},
+		{"client_credentials without a secret", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`, "mcpServers.s.oauth", `the client_credentials grant needs "clientId" and "clientSecret" or "clientKey"`, KindUser, true},
+		{"literal key", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x", "clientKey": "-----BEGIN PRIVATE KEY-----canary"}}`, "mcpServers.s.oauth.clientKey", "must be a reference such as ${S_CLIENT_KEY}, not a literal (the value is not shown)", KindUser, false},
+		{"key without client", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientKey": "${K}"}}`, "mcpServers.s.oauth", `has "clientKey" without "clientId"`, KindUser, true},
+		{"key and secret", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x", "clientSecret": "${S}", "clientKey": "${K}"}}`, "mcpServers.s.oauth", `has both "clientSecret" and "clientKey"`, KindUser, true},
+		{"key with a login", `{"url": "https://h/mcp", "oauth": {"clientId": "x", "clientKey": "${K}"}}`, "mcpServers.s.oauth", `has "clientKey", which authenticates the client_credentials grant only; hint: add "grant": "client_credentials"`, KindUser, true},
 		{"unknown grant", `{"url": "https://h/mcp", "oauth": {"grant": "password"}}`, "mcpServers.s.oauth.grant", `must be "authorization_code" or "client_credentials", not "password"`, KindUser, true},
 		{"port 0", `{"url": "https://h/mcp", "oauth": {"redirectPort": 0}}`, "mcpServers.s.oauth.redirectPort", "from 1 to 65535", KindUser, true},
 		{"metadata URL over http", `{"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`, "mcpServers.s.oauth.clientMetadataUrl", "must be an https URL with a path", KindUser, true},

@@ -62,6 +62,7 @@ type Resolved struct {
 	Parts []Secret
 
 	OAuthClientSecret Secret // oauth.clientSecret
+	OAuthClientKey    Secret // oauth.clientKey
 }
 
 // Lookup is where references find their values.

@@ -38,6 +38,7 @@ type Handler struct {
 	cfg    Config
 	opts   Options
 	client *http.Client // opts.HTTPClient, guarded (see guard.go)
+	key    *clientKey   // Config.ClientKey, parsed; nil for none
 
 	login chan struct{} // a semaphore of one: one authorization at a time
 
@@ -65,8 +66,19 @@ func New(cfg Config, opts *Options) (*Handler, error) {
 		return nil, errors.New("oauth: the server's name and URL are required")
 	case cfg.grant() != GrantAuthorizationCode && cfg.grant() != GrantClientCredentials:
 		return nil, fmt.Errorf("oauth: server %q: unknown grant %q", cfg.Server, cfg.Grant)
-	case cfg.grant() == GrantClientCredentials && (cfg.ClientID == "" || cfg.ClientSecret == ""):
-		return nil, fmt.Errorf("oauth: server %q: the client_credentials grant needs a clientId and a clientSecret", cfg.Server)
+	case cfg.grant() == GrantClientCredentials && (cfg.ClientID == "" || cfg.ClientSecret == "" && cfg.ClientKey == ""):
+		return nil, fmt.Errorf("oauth: server %q: the client_credentials grant needs a clientId and a clientSecret or clientKey", cfg.Server)
+	case cfg.ClientKey != "" && cfg.grant() != GrantClientCredentials:
+		return nil, fmt.Errorf("oauth: server %q: a clientKey authenticates the client_credentials grant only", cfg.Server)
+	case cfg.ClientKey != "" && cfg.ClientSecret != "":
+		return nil, fmt.Errorf("oauth: server %q: give the client a clientSecret or a clientKey, not both", cfg.Server)
+	}
+	if cfg.ClientKey != "" {
+		k, err := parseClientKey(cfg.ClientKey)
+		if err != nil {
+			return nil, fmt.Errorf("oauth: server %q: the clientKey: %w", cfg.Server, err)
+		}
+		h.key = k
 	}
 	return h, nil
 }

@@ -53,6 +53,11 @@ type Config struct {
 	// ClientMetadataURL is set and the authorization server supports
 	// them) or registers dynamically (RFC 7591).
 	ClientID, ClientSecret string
+	// ClientKey, instead of ClientSecret, is the PEM private key the
+	// client authenticates with, signing an assertion for each token
+	// request (private_key_jwt, RFC 7523); for the client_credentials
+	// grant.
+	ClientKey string
 	// ClientMetadataURL is the https URL of a client ID metadata document
 	// that describes Switchboard as a client of this server.
 	ClientMetadataURL string

@@ -109,7 +109,11 @@ func (h *Handler) refreshShared(ctx context.Context, cur *tokenRecord, stale str
 // client_credentials request.
 func (h *Handler) renew(ctx context.Context, rec *tokenRecord) (*tokenRecord, error) {
 	if rec.Grant == GrantClientCredentials {
-		return h.requestClientCredentials(ctx, rec.TokenURL, rec.AuthMethod, rec.Scopes, rec.Resource, rec.Issuer, rec.RevocationURL)
+		method := rec.AuthMethod
+		if h.key != nil {
+			method = methodPrivateKeyJWT // the configuration's, which may have changed since
+		}
+		return h.requestClientCredentials(ctx, rec.TokenURL, method, rec.Scopes, rec.Resource, rec.Issuer, rec.RevocationURL)
 	}
 	if rec.RefreshToken == "" {
 		return nil, &NeedsLoginError{Server: h.cfg.Server, Reason: "the OAuth token expired and the server gave no refresh token"}
@@ -167,6 +171,12 @@ func (h *Handler) clientCredentials(ctx context.Context, challenges []oauthex.Ch
 		return h.step("checking the token endpoint", err)
 	}
 	method := pickAuthMethod(d.asm.TokenEndpointAuthMethodsSupported, true)
+	if h.key != nil {
+		method = methodPrivateKeyJWT
+		if err := checkAssertionMethod(h.key, d.asm.TokenEndpointAuthMethodsSupported, d.asm.TokenEndpointAuthSigningAlgValuesSupported); err != nil {
+			return h.step("choosing how the client authenticates", err)
+		}
+	}
 	rec, err := h.requestClientCredentials(ctx, d.asm.TokenEndpoint, method, h.requestScopes(d, nil, false), d.resource, d.asm.Issuer, d.asm.RevocationEndpoint)
 	if err != nil {
 		return err
@@ -179,8 +189,25 @@ func (h *Handler) requestClientCredentials(ctx context.Context, tokenURL, method
 		ClientID: h.cfg.ClientID, ClientSecret: h.cfg.ClientSecret, TokenURL: tokenURL,
 		Scopes: scopes, AuthStyle: authStyle(method),
 	}
+	cc.EndpointParams = url.Values{}
 	if resource != "" {
-		cc.EndpointParams = url.Values{"resource": {resource}}
+		cc.EndpointParams.Set("resource", resource)
+	}
+	if method == methodPrivateKeyJWT {
+		if h.key == nil {
+			return nil, &NeedsLoginError{Server: h.cfg.Server, Reason: "the token was got with a clientKey, and the configuration has none now"}
+		}
+		audience := issuer
+		if audience == "" {
+			audience = tokenURL
+		}
+		a, err := h.key.assertion(h.cfg.ClientID, audience, time.Now())
+		if err != nil {
+			return nil, h.step("signing the client assertion", err)
+		}
+		cc.ClientSecret = ""
+		cc.EndpointParams.Set("client_assertion_type", assertionType)
+		cc.EndpointParams.Set("client_assertion", a)
 	}
 	tok, err := cc.Token(h.clientContext(ctx))
 	if err != nil {

@@ -143,6 +143,10 @@ func writeConfig(work, serverURL, scenario string) (string, []string, error) {
 				o["clientSecret"] = "${CONFORMANCE_CLIENT_SECRET}"
 				env = append(env, "CONFORMANCE_CLIENT_SECRET="+secret)
 			}
+			if key, ok := sc["private_key_pem"].(string); ok {
+				o["clientKey"] = "${CONFORMANCE_CLIENT_KEY}"
+				env = append(env, "CONFORMANCE_CLIENT_KEY="+key)
+			}
 		}
 		if strings.HasPrefix(scenario, "auth/client-credentials") {
 			o["grant"] = "client_credentials"

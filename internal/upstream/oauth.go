@@ -19,7 +19,7 @@ func OAuthConfig(s *config.Server, res *config.Resolved) oauth.Config {
 	if o := s.OAuth; o != nil {
 		c.Grant, c.ClientID, c.ClientMetadataURL = o.Grant, o.ClientID, o.ClientMetadataURL
 		c.Scopes, c.RedirectPort = o.Scopes, o.RedirectPort
-		c.ClientSecret = res.OAuthClientSecret.Reveal()
+		c.ClientSecret, c.ClientKey = res.OAuthClientSecret.Reveal(), res.OAuthClientKey.Reveal()
 	}
 	return c
 }

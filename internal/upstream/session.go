@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -451,6 +452,12 @@ func (p *Pool) newScrubber(s *config.Server, res *config.Resolved) *scrubber {
 		set.Add(v.Reveal())
 	}
 	set.Add(res.OAuthClientSecret.Reveal())
+	set.Add(res.OAuthClientKey.Reveal())
+	for _, line := range strings.Split(res.OAuthClientKey.Reveal(), "\n") { // a line of the key, should one be quoted alone
+		if line = strings.TrimSpace(line); len(line) >= 16 && !strings.HasPrefix(line, "-----") {
+			set.Add(line)
+		}
+	}
 	for k, v := range res.Env {
 		if v.Reveal() != s.Env[k] {
 			set.Add(v.Reveal())

@@ -18,6 +18,7 @@ package oauthtest
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -32,6 +33,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // CanaryPrefix starts every access and refresh token the server issues.
@@ -60,6 +64,12 @@ type Options struct {
 	// Preregistered adds a confidential client with this ID and secret
 	// (for the client_credentials grant too).
 	PreregisteredID, PreregisteredSecret string
+	// PreregisteredKey, instead of a secret, is the public key of the
+	// preregistered client, which then authenticates with signed
+	// assertions (private_key_jwt, RFC 7523): the token endpoint checks
+	// their signature, issuer and subject (the client), audience (the
+	// issuer), expiry, and that no jti comes twice.
+	PreregisteredKey crypto.PublicKey
 	// AuthorizationEndpoint replaces the authorization endpoint in the
 	// metadata (to publish a hostile one).
 	AuthorizationEndpoint string
@@ -90,6 +100,7 @@ type Server struct {
 	mu            sync.Mutex
 	clients       map[string]*asClient
 	codes         map[string]*grant
+	jtis          map[string]bool   // the ids of the assertions taken
 	access        map[string]*grant // valid access tokens
 	refresh       map[string]*grant // valid refresh tokens
 	registrations int
@@ -103,6 +114,7 @@ type Server struct {
 
 type asClient struct {
 	id, secret string
+	key        crypto.PublicKey // private_key_jwt; nil for none
 	redirects  []string
 }
 
@@ -117,10 +129,10 @@ func New(t interface{ Cleanup(func()) }, opts Options) *Server {
 	if opts.TokenLifetime == 0 {
 		opts.TokenLifetime = time.Hour
 	}
-	s := &Server{opts: opts, clients: map[string]*asClient{}, codes: map[string]*grant{},
+	s := &Server{opts: opts, clients: map[string]*asClient{}, codes: map[string]*grant{}, jtis: map[string]bool{},
 		access: map[string]*grant{}, refresh: map[string]*grant{}}
 	if opts.PreregisteredID != "" {
-		s.clients[opts.PreregisteredID] = &asClient{id: opts.PreregisteredID, secret: opts.PreregisteredSecret}
+		s.clients[opts.PreregisteredID] = &asClient{id: opts.PreregisteredID, secret: opts.PreregisteredSecret, key: opts.PreregisteredKey}
 	}
 	// Unstarted, then started: the handlers read s.AS and s.RS, which must
 	// be set before either server serves (else the race detector, which
@@ -157,17 +169,18 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		authz = s.opts.AuthorizationEndpoint
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"issuer":                                         s.AS.URL,
-		"authorization_endpoint":                         authz,
-		"token_endpoint":                                 s.AS.URL + "/token",
-		"registration_endpoint":                          s.AS.URL + "/register",
-		"revocation_endpoint":                            s.AS.URL + "/revoke",
-		"response_types_supported":                       []string{"code"},
-		"grant_types_supported":                          []string{"authorization_code", "refresh_token", "client_credentials"},
-		"code_challenge_methods_supported":               []string{"S256"},
-		"token_endpoint_auth_methods_supported":          []string{"client_secret_basic", "none"},
-		"scopes_supported":                               s.opts.Scopes,
-		"authorization_response_iss_parameter_supported": s.opts.AdvertiseIss,
+		"issuer":                                           s.AS.URL,
+		"authorization_endpoint":                           authz,
+		"token_endpoint":                                   s.AS.URL + "/token",
+		"registration_endpoint":                            s.AS.URL + "/register",
+		"revocation_endpoint":                              s.AS.URL + "/revoke",
+		"response_types_supported":                         []string{"code"},
+		"grant_types_supported":                            []string{"authorization_code", "refresh_token", "client_credentials"},
+		"code_challenge_methods_supported":                 []string{"S256"},
+		"token_endpoint_auth_methods_supported":            []string{"client_secret_basic", "private_key_jwt", "none"},
+		"token_endpoint_auth_signing_alg_values_supported": []string{"ES256", "RS256"},
+		"scopes_supported":                                 s.opts.Scopes,
+		"authorization_response_iss_parameter_supported":   s.opts.AdvertiseIss,
 	})
 }
 
@@ -273,7 +286,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		delete(s.refresh, r.PostForm.Get("refresh_token")) // rotation: a refresh token is used once
 		s.refreshes++
 	case "client_credentials":
-		if c.secret == "" {
+		if c.secret == "" && c.key == nil {
 			tokenError(w, http.StatusUnauthorized, "unauthorized_client")
 			return
 		}
@@ -307,6 +320,9 @@ func (s *Server) issue(w http.ResponseWriter, g *grant, withRefresh bool) {
 // clientAuth authenticates the client of a token request: basic, post, or
 // none for a client without a secret. s.mu is held.
 func (s *Server) clientAuth(r *http.Request) (*asClient, bool) {
+	if r.PostForm.Get("client_assertion_type") != "" {
+		return s.assertionAuth(r)
+	}
 	id, secret, basic := r.BasicAuth()
 	if basic {
 		id, _ = url.QueryUnescape(id)
@@ -318,6 +334,39 @@ func (s *Server) clientAuth(r *http.Request) (*asClient, bool) {
 	if c == nil || c.secret != secret {
 		return nil, false
 	}
+	return c, true
+}
+
+// assertionAuth authenticates a client by its signed assertion
+// (private_key_jwt). s.mu is held.
+func (s *Server) assertionAuth(r *http.Request) (*asClient, bool) {
+	if r.PostForm.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" || r.PostForm.Get("client_secret") != "" {
+		return nil, false
+	}
+	tok, err := jwt.ParseSigned(r.PostForm.Get("client_assertion"), []jose.SignatureAlgorithm{jose.ES256, jose.RS256})
+	if err != nil {
+		return nil, false
+	}
+	var unverified jwt.Claims
+	if tok.UnsafeClaimsWithoutVerification(&unverified) != nil {
+		return nil, false
+	}
+	c := s.clients[unverified.Issuer]
+	if c == nil || c.key == nil {
+		return nil, false
+	}
+	if id := r.PostForm.Get("client_id"); id != "" && id != c.id {
+		return nil, false
+	}
+	var claims jwt.Claims
+	if tok.Claims(c.key, &claims) != nil {
+		return nil, false
+	}
+	want := jwt.Expected{Issuer: c.id, Subject: c.id, AnyAudience: jwt.Audience{s.AS.URL}, Time: time.Now()}
+	if claims.ValidateWithLeeway(want, 30*time.Second) != nil || claims.Expiry == nil || claims.ID == "" || s.jtis[claims.ID] {
+		return nil, false
+	}
+	s.jtis[claims.ID] = true
 	return c, true
 }
 
@@ -382,6 +431,8 @@ type Counts struct {
 	// refused ones too (a refresh token spent twice); Refreshes counts
 	// those granted.
 	RefreshRequests int
+	// Assertions counts the client assertions taken (private_key_jwt).
+	Assertions int
 }
 
 // Counts returns the counts so far.
@@ -389,7 +440,7 @@ func (s *Server) Counts() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Counts{Registrations: s.registrations, CodeGrants: s.codeGrants, Refreshes: s.refreshes, Revocations: s.revocations,
-		ValidAccess: len(s.access), ValidRefresh: len(s.refresh), RefreshRequests: s.refreshTries}
+		ValidAccess: len(s.access), ValidRefresh: len(s.refresh), RefreshRequests: s.refreshTries, Assertions: len(s.jtis)}
 }
 
 // LastResource is the resource parameter of the last token request.
