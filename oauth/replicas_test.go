@@ -115,3 +115,79 @@ func TestConcurrentRefreshReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestPerUserTokensReplicas: per-user tokens (Config.User) in a PostgreSQL
+// store shared by two replicas. Each user logs in on one replica; the other
+// replica sends each user their own token, never another's; a user who
+// never logged in gets none, on either; and the store's keys do not name
+// the users.
+func TestPerUserTokensReplicas(t *testing.T) {
+	as := oauthtest.New(t, oauthtest.Options{})
+	dsn := pgtest.DSN(t)
+	key := []byte(strings.Repeat("k", credstore.PostgresKeySize))
+	var stores []*credstore.Postgres
+	for range 2 {
+		db, err := pgstore.Open(t.Context(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := credstore.NewPostgres(t.Context(), db, key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	users := []string{"alice@example.com", "bob@example.com"}
+	cfg := func(user string) oauth.Config { return oauth.Config{Server: "api", URL: as.URL(), User: user} }
+	for i, u := range users { // alice on replica 0, bob on replica 1
+		if err := login(t, newHandler(t, cfg(u), stores[i], follow), as.URL()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tokenOf := func(store credstore.Store, user string) string {
+		t.Helper()
+		ts, err := newHandler(t, cfg(user), store, nil).TokenSource(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts == nil {
+			return ""
+		}
+		tok, err := ts.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.AccessToken
+	}
+	var sent [2][2]string // [replica][user]
+	for r, s := range stores {
+		for u, user := range users {
+			sent[r][u] = tokenOf(s, user)
+			if sent[r][u] == "" || !as.Valid(sent[r][u]) {
+				t.Fatalf("replica %d has no valid token for %s", r, user)
+			}
+		}
+		if got := tokenOf(s, "carol@example.com"); got != "" {
+			t.Errorf("replica %d gives a user who never logged in a token (%s)", r, hash(got))
+		}
+		if got := tokenOf(s, ""); got != "" {
+			t.Errorf("replica %d gives the shared login a user's token (%s)", r, hash(got))
+		}
+	}
+	if sent[0][0] != sent[1][0] || sent[0][1] != sent[1][1] {
+		t.Error("the replicas send a user different tokens")
+	}
+	if sent[0][0] == sent[0][1] {
+		t.Error("alice and bob are sent the same token")
+	}
+	keys, err := stores[0].Keys("oauth/api/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if strings.Contains(k, "alice") || strings.Contains(k, "bob") {
+			t.Errorf("a key names a user: %s", k)
+		}
+	}
+}
