@@ -21,20 +21,7 @@ import (
 func TestConcurrentRefreshReplicas(t *testing.T) {
 	as := oauthtest.New(t, oauthtest.Options{TokenLifetime: 2 * time.Second})
 	dsn := pgtest.DSN(t)
-	key := []byte(strings.Repeat("k", credstore.PostgresKeySize))
-	var stores []*credstore.Postgres
-	for range 2 {
-		db, err := pgstore.Open(t.Context(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		s, err := credstore.NewPostgres(t.Context(), db, key, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, s)
-	}
+	stores := replicaStores(t, dsn, 2)
 	cfg := oauth.Config{Server: "api", URL: as.URL()}
 	if err := login(t, newHandler(t, cfg, stores[0], follow), as.URL()); err != nil {
 		t.Fatal(err)
@@ -123,21 +110,7 @@ func TestConcurrentRefreshReplicas(t *testing.T) {
 // the users.
 func TestPerUserTokensReplicas(t *testing.T) {
 	as := oauthtest.New(t, oauthtest.Options{})
-	dsn := pgtest.DSN(t)
-	key := []byte(strings.Repeat("k", credstore.PostgresKeySize))
-	var stores []*credstore.Postgres
-	for range 2 {
-		db, err := pgstore.Open(t.Context(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		s, err := credstore.NewPostgres(t.Context(), db, key, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, s)
-	}
+	stores := replicaStores(t, pgtest.DSN(t), 2)
 	users := []string{"alice@example.com", "bob@example.com"}
 	cfg := func(user string) oauth.Config { return oauth.Config{Server: "api", URL: as.URL(), User: user} }
 	for i, u := range users { // alice on replica 0, bob on replica 1
@@ -190,4 +163,25 @@ func TestPerUserTokensReplicas(t *testing.T) {
 			t.Errorf("a key names a user: %s", k)
 		}
 	}
+}
+
+// replicaStores returns n stores on the database of dsn, each on a handle
+// of its own, as n replicas would have them.
+func replicaStores(t *testing.T, dsn string, n int) []*credstore.Postgres {
+	t.Helper()
+	key := []byte(strings.Repeat("k", credstore.PostgresKeySize))
+	var stores []*credstore.Postgres
+	for range n {
+		db, err := pgstore.Open(t.Context(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := credstore.NewPostgres(t.Context(), db, key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	return stores
 }
