@@ -172,9 +172,16 @@ func (s *Server) approvalsHandle(mux *http.ServeMux, calls func(http.HandlerFunc
 	}
 	mux.Handle("GET /admin/approvals", calls(func(w http.ResponseWriter, r *http.Request) {
 		_, groups, all := who(r)
+		pending, err := s.eng.PendingApprovals(r.Context(), groups, all)
+		if err != nil {
+			writeAdminJSON(w, http.StatusServiceUnavailable, struct {
+				Error string `json:"error"`
+			}{err.Error()})
+			return
+		}
 		writeAdminJSON(w, http.StatusOK, struct {
 			Approvals []gateway.PendingApproval `json:"approvals"`
-		}{s.eng.PendingApprovals(groups, all)})
+		}{pending})
 	}))
 	mux.Handle("POST /admin/approvals/{id}", calls(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
@@ -186,7 +193,7 @@ func (s *Server) approvalsHandle(mux *http.ServeMux, calls func(http.HandlerFunc
 			return
 		}
 		name, groups, all := who(r)
-		err := s.eng.DecideApproval(id, name, groups, all, body.Decision == "allow")
+		err := s.eng.DecideApproval(r.Context(), id, name, groups, all, body.Decision == "allow")
 		switch {
 		case errors.Is(err, gateway.ErrNoApproval):
 			writeAdminJSON(w, http.StatusNotFound, AdminDecision{ID: id, Error: err.Error()})

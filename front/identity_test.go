@@ -52,6 +52,11 @@ type identityOpts struct {
 	servers   map[string]def // besides a and b
 	rules     []any          // replace the rules, when set
 	engine    switchboard.Options
+	// idp and audience, when set, are a provider and a resource URL that
+	// several gateways share (replicas behind one address); else each
+	// gateway has its own provider, for its own URL.
+	idp      *idptest.IdP
+	audience string
 }
 
 func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
@@ -62,12 +67,16 @@ func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	idp := idptest.Start(t, base+"/mcp")
+	idp, audience := o.idp, o.audience
+	if idp == nil {
+		audience = base + "/mcp"
+		idp = idptest.Start(t, audience)
+	}
 	calls := switchboard.NewCallLog(0)
 	settings := map[string]any{
 		"identity": map[string]any{
 			"issuer":     idp.Issuer,
-			"audience":   base + "/mcp",
+			"audience":   audience,
 			"adminGroup": "admins",
 			"rules": []any{
 				map[string]any{"group": "alpha", "tools": []string{"mcp__a__*"}},

@@ -34,8 +34,12 @@ var (
 	ErrNotApprover = errors.New("not a member of the approver groups")
 )
 
-// pendingApprovals are the calls waiting for an approver group, by ID.
+// pendingApprovals are the calls waiting for an approver group, by ID:
+// this replica's, which a decision made here ends at once; and, with a
+// shared store, every replica's in it (approvals_pg.go).
 type pendingApprovals struct {
+	shared *sharedApprovals // nil without a shared store
+
 	mu   sync.Mutex
 	next int
 	m    map[string]*pendingCall
@@ -54,9 +58,14 @@ type pendingCall struct {
 func (e *Engine) groupApprover(requester string) (approve policy.Approver, by func() string) {
 	var call *pendingCall
 	approve = func(ctx context.Context, req *policy.Request) (policy.Decision, error) {
+		shared := e.pending.shared
 		e.pending.mu.Lock()
 		e.pending.next++
-		call = &pendingCall{PendingApproval: PendingApproval{ID: strconv.Itoa(e.pending.next), Server: req.Server, Tool: req.Tool,
+		id := strconv.Itoa(e.pending.next)
+		if shared != nil {
+			id = shared.newID()
+		}
+		call = &pendingCall{PendingApproval: PendingApproval{ID: id, Server: req.Server, Tool: req.Tool,
 			Requester: requester, Approvers: slices.Clone(req.Rule.Approvers), Rule: req.Rule.Where(), Since: e.now(), Args: req.Args},
 			answer: make(chan policy.Decision, 1)}
 		if e.pending.m == nil {
@@ -69,11 +78,43 @@ func (e *Engine) groupApprover(requester string) (approve policy.Approver, by fu
 			delete(e.pending.m, call.ID)
 			e.pending.mu.Unlock()
 		}()
-		select {
-		case d := <-call.answer:
-			return d, nil
-		case <-ctx.Done():
-			return policy.Deny, ctx.Err()
+		var poll <-chan time.Time
+		if shared != nil {
+			expires, ok := ctx.Deadline()
+			if !ok {
+				expires = e.now().Add(time.Hour)
+			}
+			if err := shared.add(ctx, &call.PendingApproval, expires); err != nil {
+				return policy.Deny, err
+			}
+			defer shared.remove(call.ID)
+			t := time.NewTicker(pollDecision)
+			defer t.Stop()
+			poll = t.C
+		}
+		for {
+			select {
+			case d := <-call.answer:
+				return d, nil
+			case <-ctx.Done():
+				return policy.Deny, ctx.Err()
+			case <-poll:
+				allow, who, ok, forged, err := shared.decision(ctx, call.ID)
+				switch {
+				case err != nil && ctx.Err() == nil:
+					e.log.Warn("reading an approval's decision in the shared store; trying again", "id", call.ID, "err", err)
+				case forged:
+					e.log.Warn("an approval's decision in the shared store is not signed with the store's key: ignored, the call still waits", "id", call.ID)
+				case ok:
+					e.pending.mu.Lock()
+					call.by = who
+					e.pending.mu.Unlock()
+					if allow {
+						return policy.AllowOnce, nil
+					}
+					return policy.Deny, nil
+				}
+			}
 		}
 	}
 	by = func() string {
@@ -89,8 +130,16 @@ func (e *Engine) groupApprover(requester string) (approve policy.Approver, by fu
 
 // PendingApprovals returns the calls waiting for a decision that a member
 // of groups may make, oldest first; all of them when all is set (the
-// holder of a serve's shared token, who is its one person).
-func (e *Engine) PendingApprovals(groups []string, all bool) []PendingApproval {
+// holder of a serve's shared token, who is its one person). With a shared
+// store, they are every replica's.
+func (e *Engine) PendingApprovals(ctx context.Context, groups []string, all bool) ([]PendingApproval, error) {
+	if sh := e.pending.shared; sh != nil {
+		listed, err := sh.list(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return slices.DeleteFunc(listed, func(p PendingApproval) bool { return !all && !mayApprove(p.Approvers, groups) }), nil
+	}
 	e.pending.mu.Lock()
 	defer e.pending.mu.Unlock()
 	out := []PendingApproval{}
@@ -104,13 +153,38 @@ func (e *Engine) PendingApprovals(groups []string, all bool) []PendingApproval {
 		y, _ := strconv.Atoi(b.ID)
 		return x - y
 	})
-	return out
+	return out, nil
 }
 
 // DecideApproval allows or denies (allow false) the pending call id for
 // approver, a member of groups (or anyone, with all). The call's wait
 // ends at once; the decision is audited with both names.
-func (e *Engine) DecideApproval(id, approver string, groups []string, all, allow bool) error {
+func (e *Engine) DecideApproval(ctx context.Context, id, approver string, groups []string, all, allow bool) error {
+	if sh := e.pending.shared; sh != nil {
+		err := sh.decide(ctx, id, approver, allow, func(p *PendingApproval) error {
+			if !all && !mayApprove(p.Approvers, groups) {
+				return fmt.Errorf("deciding approval %q: %w %q", id, ErrNotApprover, p.Approvers)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// The decision is the store's; a call waiting here hears of it
+		// at once, one elsewhere at its next read.
+		e.pending.mu.Lock()
+		defer e.pending.mu.Unlock()
+		if c := e.pending.m[id]; c != nil {
+			c.by = approver
+			delete(e.pending.m, id)
+			d := policy.Deny
+			if allow {
+				d = policy.AllowOnce
+			}
+			c.answer <- d
+		}
+		return nil
+	}
 	e.pending.mu.Lock()
 	defer e.pending.mu.Unlock()
 	c := e.pending.m[id]

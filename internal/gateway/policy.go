@@ -47,6 +47,9 @@ func (e *Engine) openPolicy(ctx context.Context) error {
 			return err
 		}
 		e.pol.audit = pg
+		if e.pending.shared, err = openSharedApprovals(ctx, e.opts.Store, e.opts.StoreKey); err != nil {
+			return err
+		}
 		return nil
 	}
 	path := e.opts.AuditPath
