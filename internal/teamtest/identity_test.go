@@ -1,0 +1,223 @@
+package teamtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/pgstore"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/nginxtest"
+	"github.com/switchboard-mcp/switchboard/policy"
+)
+
+// TestThreeReplicasIdentity is issue 34's team test: two people, signed in
+// with a real OpenID provider, through a real nginx to three replicas of
+// the real binary that share a store, stateless, so that their requests
+// spread over all three. Each may call only the servers a rule grants
+// their group, on whichever replica a request lands; a call under a rule
+// with approvers waits on one replica while the approver, whose requests
+// land anywhere, lists and allows it, and the shared audit trail names
+// both people.
+func TestThreeReplicasIdentity(t *testing.T) {
+	nginxtest.Path(t)
+	storeSettings, storeEnv := sharedStore(t)
+	mcptest.CheckNoLeaks(t)
+	const audience = "https://team.example/mcp" // the address clients know the team's gateway by
+	idp := idptest.Start(t, audience)
+	settings := map[string]any{"identity": map[string]any{
+		"issuer": idp.Issuer, "audience": audience, "adminGroup": "admins",
+		"rules": []any{
+			map[string]any{"group": "alpha", "tools": []string{"mcp__a__*", "mcp__c__*"}},
+			map[string]any{"group": "beta", "tools": []string{"mcp__b__*", "mcp__c__*"}},
+		},
+	}}
+	for k, v := range storeSettings {
+		settings[k] = v
+	}
+	guarded := fixtureServer()
+	guarded["approve"] = map[string]any{"when": "always", "approvers": []string{"admins"}}
+	c := newCluster(t, 3, map[string]any{"a": fixtureServer(), "b": fixtureServer(), "c": guarded}, settings, storeEnv)
+	for _, r := range c.replicas {
+		r.stateless = true
+	}
+	c.startAll()
+	lb := startNginx(t, c.replicas...)
+
+	alphaTok := idp.Token(t, idptest.Alpha, idptest.Password)
+	betaTok := idp.Token(t, idptest.Beta, idptest.Password)
+	connect := func(token string) *mcp.ClientSession {
+		t.Helper()
+		hc := &http.Client{Transport: bearer{token}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "teamtest", Version: "1"}, nil).Connect(t.Context(),
+			&mcp.StreamableClientTransport{Endpoint: lb.URL("/mcp"), HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	echo := func(cs *mcp.ClientSession, server string) (string, bool, error) {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"server": server, "tool": "echo", "args": map[string]any{"text": "hi"}}})
+		if err != nil {
+			return "", false, err
+		}
+		var b strings.Builder
+		for _, ct := range res.Content {
+			if tc, ok := ct.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String(), res.IsError, nil
+	}
+	alpha, beta := connect(alphaTok), connect(betaTok)
+
+	t.Run("each their own servers", func(t *testing.T) {
+		before := callsPerReplica(t, c, alphaTok)
+		for i := range 9 { // stateless: nginx spreads them over the three
+			for _, tc := range []struct {
+				who        string
+				cs         *mcp.ClientSession
+				own, other string
+			}{{"alpha", alpha, "a", "b"}, {"beta", beta, "b", "a"}} {
+				if text, isErr, err := echo(tc.cs, tc.own); err != nil || isErr || text != "hi" {
+					t.Fatalf("round %d: %s calling their own server %s: %q, error result %v, %v", i, tc.who, tc.own, text, isErr, err)
+				}
+				if text, isErr, err := echo(tc.cs, tc.other); err != nil || !isErr || text == "hi" {
+					t.Fatalf("round %d: %s calling %s, which no rule of theirs grants: %q, error result %v, %v", i, tc.who, tc.other, text, isErr, err)
+				}
+			}
+		}
+		after := callsPerReplica(t, c, alphaTok)
+		for name, n := range after {
+			if n == before[name] {
+				t.Errorf("replica %s served none of the calls: nginx did not spread them (%v → %v)", name, before, after)
+			}
+		}
+	})
+
+	t.Run("an approver on any replica", func(t *testing.T) {
+		type answer struct {
+			text  string
+			isErr bool
+			err   error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			text, isErr, err := echo(beta, "c")
+			done <- answer{text, isErr, err}
+		}()
+		var id string
+		for id == "" { // each look is a request through nginx, to any replica
+			var body struct {
+				Approvals []struct {
+					ID, Requester, Server string
+				}
+			}
+			if code := adminDo(t, lb.URL("/admin/approvals"), alphaTok, "GET", "", &body); code != http.StatusOK {
+				t.Fatalf("GET /admin/approvals as alpha: HTTP %d", code)
+			}
+			if len(body.Approvals) > 0 {
+				if a := body.Approvals[0]; a.Requester != idptest.BetaSub || a.Server != "c" {
+					t.Errorf("pending approval %+v", a)
+				}
+				id = body.Approvals[0].ID
+			}
+			select {
+			case a := <-done:
+				t.Fatalf("beta's call ended without waiting for an approver: %+v", a)
+			default:
+			}
+		}
+		var none struct{ Approvals []any }
+		if code := adminDo(t, lb.URL("/admin/approvals"), betaTok, "GET", "", &none); code != http.StatusOK || len(none.Approvals) != 0 {
+			t.Errorf("beta, no approver, sees %d approvals (HTTP %d)", len(none.Approvals), code)
+		}
+		if code := adminDo(t, lb.URL("/admin/approvals/"+id), alphaTok, "POST", `{"decision": "allow"}`, nil); code != http.StatusOK {
+			t.Fatalf("alpha allowing: HTTP %d", code)
+		}
+		if a := <-done; a.err != nil || a.isErr || a.text != "hi" {
+			t.Fatalf("beta's call after alpha allowed it: %+v", a)
+		}
+
+		db, err := pgstore.Open(t.Context(), strings.TrimPrefix(storeEnv[0], "DATABASE_URL="))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		audit, err := policy.OpenPostgresAudit(t.Context(), db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trail, err := audit.Read(t.Context(), policy.Filter{Server: "c"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var approvals []string
+		for _, r := range trail.Records {
+			if r.Event == policy.EventApproval {
+				approvals = append(approvals, fmt.Sprintf("%s by %s for %s", r.Decision, r.Approver, r.User))
+			}
+		}
+		if want := "allow-once by " + idptest.AlphaSub + " for " + idptest.BetaSub; len(approvals) != 1 || approvals[0] != want {
+			t.Errorf("the shared audit trail's approvals: %q, want [%s]", approvals, want)
+		}
+	})
+}
+
+// bearer sends each request with an access token.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// adminDo sends an admin request with token, decodes the answer into out
+// (if set) and returns the status.
+func adminDo(t *testing.T, url, token, method, body string, out any) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		_ = json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode
+}
+
+// callsPerReplica returns how many calls each replica has served, by
+// name, as an admin (token) reads them.
+func callsPerReplica(t *testing.T, c *cluster, token string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, r := range c.replicas {
+		calls, _, err := r.countersAs(token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, v := range calls {
+			n += v
+		}
+		out[r.name] = n
+	}
+	return out
+}
