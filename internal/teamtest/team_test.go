@@ -295,9 +295,15 @@ func rollingRestart(t *testing.T, c *cluster, lb *nginxtest.Server, record func(
 	l.httpClient.Transport.(*http.Transport).DisableKeepAlives = true
 	stop := make(chan struct{})
 	wait := l.start(stop, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err := l.waitOK(ctx, 300)
+	// Each wait has a bound of its own: the restarts between them take
+	// what the machine gives them, and one budget for all would make a
+	// busy machine's slow restart look like calls that stopped.
+	waitOK := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), readyBound)
+		defer cancel()
+		return l.waitOK(ctx, 300)
+	}
+	err := waitOK()
 	for _, r := range c.replicas {
 		if err != nil {
 			break
@@ -312,7 +318,7 @@ func rollingRestart(t *testing.T, c *cluster, lb *nginxtest.Server, record func(
 		c.restart(r, true)
 		conf, _ = nginxFor(t, nil, c.replicas...)
 		lb.Reload(t, conf)
-		err = l.waitOK(ctx, 300)
+		err = waitOK()
 	}
 	close(stop)
 	res := wait()
