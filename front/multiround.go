@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 )
 
 // From the 2026-07-28 revision on, a server may not send requests to the
@@ -40,6 +42,7 @@ type suspended struct {
 	token     string
 	ss        *mcp.ServerSession       // the client session whose call it is
 	stateless bool                     // ss is a stateless request's: the token alone is the client's
+	user      string                   // the signed-in user whose call it is (settings.identity); "" without
 	caps      *mcp.ClientCapabilities  // what the client declared with the call (per request at 2026-07-28)
 	result    chan *mcp.CallToolResult // the call's result, once
 	ended     chan struct{}            // closed when the call has ended, before its result is sent
@@ -92,7 +95,7 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 		return run(ctx)
 	}
 	if state := req.Params.RequestState; state != "" {
-		sp, a, why := b.resume(state, req.Session, statelessRequest(ctx))
+		sp, a, why := b.resume(state, req.Session, statelessRequest(ctx), subjectOf(ctx))
 		switch why {
 		case resumeOther:
 			// Another session's answer, to an approval form above all, is
@@ -124,7 +127,7 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 	stopClose := context.AfterFunc(s.ctx, cancel)
 	stopHalt := context.AfterFunc(s.drain.halt, cancel)
 	stop := func() { stopClose(); stopHalt() }
-	sp := b.suspend(cancel, req.Session, statelessRequest(ctx), req.ClientCapabilities())
+	sp := b.suspend(cancel, req.Session, statelessRequest(ctx), req.ClientCapabilities(), subjectOf(ctx))
 	cctx = context.WithValue(cctx, suspendedKey{}, sp)
 	if !s.bg.Go(func() {
 		defer stop()
@@ -141,15 +144,17 @@ func (s *Server) suspendable(ctx context.Context, req *mcp.CallToolRequest, run 
 	return b.await(ctx, sp)
 }
 
-// suspend registers a new suspended call of client session ss, which
-// cancel cancels; caps is what the client declared with the call. A call of a stateless request belongs to whoever holds
-// its requestState: the next request of its client has a session of its
-// own, and may reach another replica.
-func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession, stateless bool, caps *mcp.ClientCapabilities) *suspended {
+// suspend registers a new suspended call of client session ss and of
+// user (the signed-in user's subject, "" without identity), which cancel
+// cancels; caps is what the client declared with the call. A call of a
+// stateless request belongs to whoever holds its requestState, with
+// identity the same user: the next request of its client has a session
+// of its own, and may reach another replica.
+func (b *bridge) suspend(cancel context.CancelFunc, ss *mcp.ServerSession, stateless bool, caps *mcp.ClientCapabilities, user string) *suspended {
 	token := newState(b.replica)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	sp := &suspended{token: token, result: make(chan *mcp.CallToolResult, 1), ended: make(chan struct{}), asks: make(chan *ask), cancel: cancel, ss: ss, stateless: stateless, caps: caps, busy: true}
+	sp := &suspended{token: token, result: make(chan *mcp.CallToolResult, 1), ended: make(chan struct{}), asks: make(chan *ask), cancel: cancel, ss: ss, stateless: stateless, caps: caps, user: user, busy: true}
 	if b.suspended == nil {
 		b.suspended = map[string]*suspended{}
 	}
@@ -165,18 +170,18 @@ const (
 )
 
 // resume finds a suspended call by its requestState, for the client
-// session ss (stateless: a stateless request's), and takes it: the input
-// request the client is to answer (nil if none), which no other request
-// then gets. A call of another session, or one that another request is
-// continuing, is left as it is, with why.
-func (b *bridge) resume(state string, ss *mcp.ServerSession, stateless bool) (sp *suspended, a *ask, why int) {
+// session ss (stateless: a stateless request's) of user, and takes it:
+// the input request the client is to answer (nil if none), which no other
+// request then gets. A call of another session or another user, or one
+// that another request is continuing, is left as it is, with why.
+func (b *bridge) resume(state string, ss *mcp.ServerSession, stateless bool, user string) (sp *suspended, a *ask, why int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sp = b.suspended[state]
 	switch {
 	case sp == nil:
 		return nil, nil, resumeOK
-	case sp.ss != ss && !(sp.stateless && stateless):
+	case sp.ss != ss && !(sp.stateless && stateless), sp.user != user:
 		return nil, nil, resumeOther
 	case sp.busy:
 		return nil, nil, resumeBusy
@@ -280,4 +285,12 @@ func (b *bridge) await(ctx context.Context, sp *suspended) *mcp.CallToolResult {
 		b.forget(sp)
 		return errorResult(ctx.Err())
 	}
+}
+
+// subjectOf returns the subject of the signed-in user ctx carries, or "".
+func subjectOf(ctx context.Context) string {
+	if u := identity.From(ctx); u != nil {
+		return u.Subject
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 )
 
@@ -53,6 +55,14 @@ const ForwardedHeader = "Switchboard-Forwarded-By"
 // forwardSkew of its own clock.
 const ForwardAuthHeader = "Switchboard-Forward-Auth"
 
+// ForwardedUserHeader carries, in a request one replica forwarded to
+// another, the signed-in user the forwarding replica checked the token of
+// (settings.identity): the user's JSON, base64url. The signature covers
+// it, so only a replica holding the store's key can name a user; the
+// owner runs the request as that user, as the token it never sees would
+// have it.
+const ForwardedUserHeader = "Switchboard-Forwarded-User"
+
 // forwardKeyPurpose names the key of ForwardAuthHeader among those
 // derived from the store's key.
 const forwardKeyPurpose = "forwarded requests"
@@ -62,20 +72,21 @@ const forwardKeyPurpose = "forwarded requests"
 const forwardSkew = time.Minute
 
 // signForward returns ForwardAuthHeader's value for a request from replica
-// from to replica to, with body, at now.
-func signForward(key []byte, from, to string, now time.Time, body []byte) string {
+// from to replica to, with body and ForwardedUserHeader's value user ("" for
+// none), at now.
+func signForward(key []byte, from, to string, now time.Time, body []byte, user string) string {
 	sum := sha256.Sum256(body)
 	ts, hx := strconv.FormatInt(now.Unix(), 10), hex.EncodeToString(sum[:])
-	return ts + "." + hx + "." + pgstore.MAC(key, "forward", from, to, ts, hx)
+	return ts + "." + hx + "." + pgstore.MAC(key, "forward", from, to, ts, hx, user)
 }
 
 // verifyForward checks ForwardAuthHeader's value sig for a request from
-// replica from to replica to at now, and returns the hash its body must
-// have.
-func verifyForward(key []byte, from, to, sig string, now time.Time) ([]byte, bool) {
+// replica from to replica to, naming user, at now, and returns the hash its
+// body must have.
+func verifyForward(key []byte, from, to, sig, user string, now time.Time) ([]byte, bool) {
 	ts, rest, ok := strings.Cut(sig, ".")
 	hx, mac, ok2 := strings.Cut(rest, ".")
-	if !ok || !ok2 || from == "" || !pgstore.ValidMAC(key, mac, "forward", from, to, ts, hx) {
+	if !ok || !ok2 || from == "" || !pgstore.ValidMAC(key, mac, "forward", from, to, ts, hx, user) {
 		return nil, false
 	}
 	unix, err := strconv.ParseInt(ts, 10, 64)
@@ -93,11 +104,12 @@ func verifyForward(key []byte, from, to, sig string, now time.Time) ([]byte, boo
 }
 
 // acceptForwarded passes a request another replica forwarded, signed
-// (ForwardAuthHeader), to next without the bearer token, and any other
-// request to authed (the bearer check, then next). A forwarded request
-// whose signature does not verify is refused with 401 and its connection
-// closed, before its body is read; its body is checked against the signed
-// hash as it is read, and a body that differs fails the read.
+// (ForwardAuthHeader), to next without the bearer token, as the user it
+// names (ForwardedUserHeader), and any other request to authed (the bearer
+// check, then next). A forwarded request whose signature does not verify
+// is refused with 401 and its connection closed, before its body is read;
+// its body is checked against the signed hash as it is read, and a body
+// that differs fails the read.
 func acceptForwarded(self string, key []byte, authed, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sig := r.Header.Get(ForwardAuthHeader)
@@ -105,14 +117,48 @@ func acceptForwarded(self string, key []byte, authed, next http.Handler) http.Ha
 			authed.ServeHTTP(w, r)
 			return
 		}
-		sum, ok := verifyForward(key, r.Header.Get(ForwardedHeader), self, sig, time.Now())
+		user := r.Header.Get(ForwardedUserHeader)
+		sum, ok := verifyForward(key, r.Header.Get(ForwardedHeader), self, sig, user, time.Now())
 		if !ok {
 			refuse(w, http.StatusUnauthorized, "switchboard: a forwarded request whose signature does not verify (replicas must share settings.store.key, and their clocks must agree within a minute)")
 			return
 		}
+		if user != "" {
+			u, err := decodeForwardedUser(user)
+			if err != nil {
+				refuse(w, http.StatusUnauthorized, "switchboard: a forwarded request whose user does not decode: "+err.Error())
+				return
+			}
+			r = r.WithContext(identity.With(r.Context(), u))
+		}
 		r.Body = &signedBody{ReadCloser: r.Body, want: sum, h: sha256.New()}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// encodeForwardedUser returns ForwardedUserHeader's value for u, "" for
+// none.
+func encodeForwardedUser(u *identity.User) string {
+	if u == nil {
+		return ""
+	}
+	data, _ := json.Marshal(u)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func decodeForwardedUser(v string) (*identity.User, error) {
+	data, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return nil, err
+	}
+	var u identity.User
+	if err := json.Unmarshal(data, &u); err != nil {
+		return nil, err
+	}
+	if u.Subject == "" {
+		return nil, errors.New("it names no subject")
+	}
+	return &u, nil
 }
 
 // errForwardBody is the read error of a forwarded body that is not the
@@ -183,9 +229,10 @@ type ownerKey struct{}
 
 // ownerURL is where a forwarded request goes, in its context.
 type ownerURL struct {
-	id  string
-	url *url.URL
-	sig string // ForwardAuthHeader's value
+	id   string
+	url  *url.URL
+	sig  string // ForwardAuthHeader's value
+	user string // ForwardedUserHeader's value; "" for none
 }
 
 func newForwarder(self string, key []byte, reg Registry) *forwarder {
@@ -204,6 +251,10 @@ func newForwarder(self string, key []byte, reg Registry) *forwarder {
 			}
 			pr.Out.Header.Set(ForwardedHeader, self)
 			pr.Out.Header.Set(ForwardAuthHeader, o.sig)
+			pr.Out.Header.Del(ForwardedUserHeader) // the client's, if it sent one: never passed on
+			if o.user != "" {
+				pr.Out.Header.Set(ForwardedUserHeader, o.user)
+			}
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			o := r.Context().Value(ownerKey{}).(ownerURL)
@@ -247,7 +298,8 @@ func (f *forwarder) forward(w http.ResponseWriter, r *http.Request, body []byte,
 		writeToolError(w, m.ID, ownerGone(owner, fmt.Sprintf("it registered %q, which is not a URL", addr)))
 		return true
 	}
-	ctx = context.WithValue(r.Context(), ownerKey{}, ownerURL{id: owner, url: u, sig: signForward(f.key, f.self, owner, time.Now(), body)})
+	user := encodeForwardedUser(identity.From(r.Context()))
+	ctx = context.WithValue(r.Context(), ownerKey{}, ownerURL{id: owner, url: u, user: user, sig: signForward(f.key, f.self, owner, time.Now(), body, user)})
 	ctx = context.WithValue(ctx, rpcIDKey{}, m.ID)
 	f.proxy.ServeHTTP(w, r.WithContext(ctx))
 	return true

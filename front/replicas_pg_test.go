@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/internal/replicas"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
@@ -290,9 +291,15 @@ func TestForwardingTrustsNoRecordAlone(t *testing.T) {
 		body string
 	}{
 		{"unsigned", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: "1.2.3"}, list},
-		{"another key", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(pgstore.DeriveKey([]byte("another key of thirty-two bytes!"), forwardKeyPurpose), "replica-a", "replica-b", now, []byte(list))}, list},
-		{"for another replica", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-c", now, []byte(list))}, list},
-		{"stale", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now.Add(-2*forwardSkew), []byte(list))}, list},
+		{"another key", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(pgstore.DeriveKey([]byte("another key of thirty-two bytes!"), forwardKeyPurpose), "replica-a", "replica-b", now, []byte(list), "")}, list},
+		{"for another replica", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-c", now, []byte(list), "")}, list},
+		{"stale", map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now.Add(-2*forwardSkew), []byte(list), "")}, list},
+		// A user named beside a signature made for none (or for another):
+		// only a replica of the team can say whom a request is from.
+		{"a user added", map[string]string{ForwardedHeader: "replica-a", ForwardedUserHeader: encodeForwardedUser(&identity.User{Subject: "admin"}),
+			ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list), "")}, list},
+		{"another user", map[string]string{ForwardedHeader: "replica-a", ForwardedUserHeader: encodeForwardedUser(&identity.User{Subject: "admin"}),
+			ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list), encodeForwardedUser(&identity.User{Subject: "beta"}))}, list},
 	} {
 		if code, body := post(tc.body, tc.hdr); code != http.StatusUnauthorized {
 			t.Errorf("%s: %d %s; want 401", tc.name, code, body)
@@ -300,11 +307,11 @@ func TestForwardingTrustsNoRecordAlone(t *testing.T) {
 	}
 	// Signed for one body, sent with another: the body's read fails.
 	other := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-	if code, body := post(other, map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list))}); code == http.StatusOK {
+	if code, body := post(other, map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list), "")}); code == http.StatusOK {
 		t.Errorf("a signed header with another body: %d %s; want refused", code, body)
 	}
 	// Signed as the team signs, it is taken without a token.
-	if code, body := post(list, map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list))}); code != http.StatusOK || !strings.Contains(body, `"mcp"`) {
+	if code, body := post(list, map[string]string{ForwardedHeader: "replica-a", ForwardAuthHeader: signForward(testForwardKey, "replica-a", "replica-b", now, []byte(list), "")}); code != http.StatusOK || !strings.Contains(body, `"mcp"`) {
 		t.Errorf("a request signed by a replica of the team: %d %s; want the tools", code, body)
 	}
 }
