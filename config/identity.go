@@ -42,6 +42,10 @@ type Identity struct {
 type IdentityRule struct {
 	Group string
 	Tools []string
+	// Approve, when set, is the approval rule of the calls the rule grants
+	// (the forms of a server's "approve"), for members of Group: a grant
+	// that asks first. See Identity.ApprovalFor.
+	Approve *Approval
 }
 
 // DefaultGroupsClaim is the claim Identity.GroupsClaim defaults to.
@@ -156,8 +160,10 @@ func (d *decoder) identityRules(v *hujson.Value, path string) []IdentityRule {
 					}
 					r.Tools = append(r.Tools, pattern)
 				}
+			case "approve":
+				r.Approve = d.approval(m.value, mp)
 			default:
-				d.unknown(m.value, p, m.key, []string{"group", "tools"})
+				d.unknown(m.value, p, m.key, []string{"group", "tools", "approve"})
 			}
 		}
 		if r.Group == "" {
@@ -183,4 +189,34 @@ func (id *Identity) Grants(groups []string) (grants []string, ruled bool) {
 		}
 	}
 	return grants, true
+}
+
+// ApprovalFor returns the approval rule the rules put on a member of
+// groups calling server's tool, and whether there is one. Grants add up,
+// and the freest wins: a rule of theirs that grants the tool without an
+// approval rule means none; otherwise the first of theirs that grants it
+// with one applies. A server's own "approve" applies besides.
+func (id *Identity) ApprovalFor(groups []string, server, tool string) (Approval, bool) {
+	if id == nil {
+		return Approval{}, false
+	}
+	var first *Approval
+	for _, r := range id.Rules {
+		if !slices.Contains(groups, r.Group) || !slices.ContainsFunc(r.Tools, func(p string) bool {
+			srv, glob, ok := SplitToolPattern(p)
+			return ok && srv == server && Glob(glob, tool)
+		}) {
+			continue
+		}
+		if r.Approve == nil || !r.Approve.Set() {
+			return Approval{}, false
+		}
+		if first == nil {
+			first = r.Approve
+		}
+	}
+	if first == nil {
+		return Approval{}, false
+	}
+	return *first, true
 }

@@ -31,6 +31,9 @@ func TestSettingsIdentity(t *testing.T) {
 		{"bad pattern", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["github"]}]}}`, nil, "settings.identity.rules[0].tools[0]: must name a server"},
 		{"rule without group", `{"identity": {` + base + `, "rules": [{"tools": ["mcp__a__*"]}]}}`, nil, `settings.identity.rules[0]: needs "group"`},
 		{"unknown field", `{"identity": {` + base + `, "scopes": ["x"]}}`, nil, "scopes"},
+		{"a rule's bad approve", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["mcp__a__*"], "approve": "sometimes"}]}}`, nil, `settings.identity.rules[0].approve: must be "never", "always", "destructive" or an array`},
+		{"a rule's approvers empty", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["mcp__a__*"], "approve": {"when": "always", "approvers": []}}]}}`, nil, `settings.identity.rules[0].approve.approvers: must name at least one group`},
+		{"a rule's unknown field", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["mcp__a__*"], "ask": true}]}}`, nil, `unknown field "ask" (known fields: group, tools, approve)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -69,5 +72,41 @@ func TestIdentityGrantsOf(t *testing.T) {
 	}
 	if g, ruled := id.Grants([]string{"c"}); !ruled || len(g) != 0 || g == nil {
 		t.Errorf("c: %#v %v, want [] true (deny all)", g, ruled)
+	}
+}
+
+// TestIdentityApprovalFor: a rule's approve applies to what it grants, to
+// its group; grants add up and the freest wins (a rule of the user's that
+// grants the tool without approve means none), else the first that grants
+// it with one applies; a tool no rule of theirs grants has none.
+func TestIdentityApprovalFor(t *testing.T) {
+	always := &Approval{Mode: ApproveAlways, Path: "first"}
+	writes := &Approval{Mode: ApproveTools, Tools: []string{"write_*"}, Path: "second"}
+	id := &Identity{Rules: []IdentityRule{
+		{Group: "interns", Tools: []string{"mcp__github__*"}, Approve: always},
+		{Group: "contractors", Tools: []string{"mcp__github__*", "mcp__db__*"}, Approve: writes},
+		{Group: "seniors", Tools: []string{"mcp__github__*"}},
+	}}
+	for _, c := range []struct {
+		groups       []string
+		server, tool string
+		want         string // the rule's Path; "" for none
+	}{
+		{[]string{"interns"}, "github", "get_issue", "first"},
+		{[]string{"interns", "contractors"}, "github", "get_issue", "first"},
+		{[]string{"contractors", "interns"}, "github", "get_issue", "first"}, // the rules' order, not the groups'
+		{[]string{"contractors"}, "db", "query", "second"},
+		{[]string{"interns", "seniors"}, "github", "get_issue", ""},
+		{[]string{"interns"}, "db", "query", ""}, // not granted: the allow list refuses it
+		{[]string{"seniors"}, "github", "delete_repo", ""},
+		{nil, "github", "get_issue", ""},
+	} {
+		got, ok := id.ApprovalFor(c.groups, c.server, c.tool)
+		if ok != (c.want != "") || got.Path != c.want {
+			t.Errorf("%v calling %s/%s: %q %v, want %q", c.groups, c.server, c.tool, got.Path, ok, c.want)
+		}
+	}
+	if _, ok := (*Identity)(nil).ApprovalFor([]string{"interns"}, "github", "x"); ok {
+		t.Error("no identity: a rule")
 	}
 }

@@ -130,3 +130,65 @@ func TestApproverGroups(t *testing.T) {
 		t.Errorf("approval decisions %q, want allow-once then deny", decisions)
 	}
 }
+
+// TestGroupApprovalRules: a rule may grant its group tools that ask first
+// (its "approve"): beta's rule grants b with an approver group, alpha's
+// grants b freely. Alpha's call goes at once; beta's waits until alpha, an
+// approver, allows it, and its audit record names the rule's place in the
+// configuration, beta and alpha.
+func TestGroupApprovalRules(t *testing.T) {
+	ig := newIdentityGatewayOpts(t, identityOpts{rules: []any{
+		map[string]any{"group": "alpha", "tools": []string{"mcp__a__*", "mcp__b__*"}},
+		map[string]any{"group": "beta", "tools": []string{"mcp__b__*"}, "approve": map[string]any{"when": "always", "approvers": []string{"admins"}}},
+	}})
+	alphaTok := ig.idp.Token(t, idptest.Alpha, idptest.Password)
+	betaTok := ig.idp.Token(t, idptest.Beta, idptest.Password)
+	alpha, beta := ig.connectAs(t, alphaTok), ig.connectAs(t, betaTok)
+	echo := map[string]any{"tool": "echo", "server": "b", "args": map[string]any{"text": "hi"}}
+
+	if r := call(t, alpha, "mcp", echo); r.IsError || text(r) != "hi" {
+		t.Fatalf("alpha, whose rule grants b without approval: %s", text(r))
+	}
+	if p := ig.pending(t, alphaTok); len(p) != 0 {
+		t.Fatalf("alpha's call was listed for approval: %+v", p)
+	}
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := beta.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: echo})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var p []gateway.PendingApproval
+	for len(p) == 0 { // each look is a request to the gateway
+		p = ig.pending(t, alphaTok)
+		select {
+		case r := <-done:
+			t.Fatalf("beta's call ended without waiting for an approver: %s", text(r))
+		default:
+		}
+	}
+	if p[0].Requester != idptest.BetaSub || !strings.Contains(p[0].Rule, "settings.identity.rules[1].approve") {
+		t.Errorf("pending approval %+v: want beta's, under settings.identity.rules[1].approve", p[0])
+	}
+	if code := ig.adminDo(t, alphaTok, "POST", "/admin/approvals/"+p[0].ID, `{"decision": "allow"}`, nil); code != 200 {
+		t.Fatalf("alpha allowing: %d", code)
+	}
+	if r := <-done; r == nil || r.IsError || text(r) != "hi" {
+		t.Fatalf("beta's call after alpha allowed it: %s", text(r))
+	}
+	recs, _, err := policy.ReadAudit(filepath.Join(ig.g.srv.cfg.Dirs.StateDir(), policy.AuditFile), policy.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var approvals []string
+	for _, r := range recs {
+		if r.Event == policy.EventApproval {
+			approvals = append(approvals, r.User+" "+r.Decision+" by "+r.Approver+" under "+r.Rule)
+		}
+	}
+	if len(approvals) != 1 || !strings.HasPrefix(approvals[0], idptest.BetaSub+" allow-once by "+idptest.AlphaSub) || !strings.Contains(approvals[0], "rules[1].approve") {
+		t.Errorf("approval records %q", approvals)
+	}
+}

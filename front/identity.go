@@ -186,6 +186,10 @@ func restrict(v *identity.Verifier, es *gateway.Session, u *identity.User, clien
 	}
 	if u != nil {
 		es.SetPrincipal(gateway.Principal{User: u.Subject, ClientID: u.ClientID, Client: client})
+		if ruled {
+			cfg, groups := v.Config(), slices.Clone(u.Groups)
+			es.ApproveAlso(func(server, tool string) (config.Approval, bool) { return cfg.ApprovalFor(groups, server, tool) })
+		}
 	}
 }
 

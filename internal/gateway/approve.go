@@ -24,14 +24,25 @@ import (
 func (s *Session) gate(ctx context.Context, ref proxy.ToolRef, st *pinState, args any) error {
 	def, _ := s.e.cfg.Server(ref.Server)
 	rule := s.e.cfg.ApprovalRule(def)
-	if !rule.Set() {
+	s.mu.Lock()
+	ruled := s.ruled
+	s.mu.Unlock()
+	var groupRule config.Approval
+	if ruled != nil {
+		groupRule, _ = ruled(ref.Server, ref.Name)
+	}
+	if !rule.Set() && !groupRule.Set() {
 		return nil
 	}
 	var ann *mcp.ToolAnnotations
 	if t := st.tool(ref.Name); t != nil {
 		ann = t.Annotations
 	}
-	if !policy.Needs(rule, ref.Name, ref.Prefixed(), ann) || s.pol.grants.Allowed(ref.Server, ref.Name) {
+	// The server's rule first; where it asks nothing, the user's groups'.
+	if !rule.Set() || !policy.Needs(rule, ref.Name, ref.Prefixed(), ann) {
+		rule = groupRule
+	}
+	if !rule.Set() || !policy.Needs(rule, ref.Name, ref.Prefixed(), ann) || s.pol.grants.Allowed(ref.Server, ref.Name) {
 		return nil
 	}
 	approve := policy.ApproverFrom(ctx)
@@ -102,4 +113,17 @@ func (e *Engine) approveWarnings(server string, ent *catalog.Entry) []string {
 		out = append(out, fmt.Sprintf("%s: the glob %q matches none of the tools of %q, so it asks for nothing", rule.Where(), g, server))
 	}
 	return out
+}
+
+// A RuleFor returns the approval rule the user's groups put on a call of
+// a server's tool (config.Identity.ApprovalFor), and whether there is one.
+type RuleFor func(server, tool string) (config.Approval, bool)
+
+// ApproveAlso gives the session the approval rules of its user's groups,
+// which apply where the server's own rule asks nothing. It replaces an
+// earlier one; nil is none.
+func (s *Session) ApproveAlso(f RuleFor) {
+	s.mu.Lock()
+	s.ruled = f
+	s.mu.Unlock()
 }

@@ -24,6 +24,7 @@ type Session struct {
 
 	pol   sessionPolicy // approvals given for the session (approve.go)
 	allow allowList     // nil: every tool (allow.go)
+	ruled RuleFor       // the approval rules of the user's groups; nil: none (approve.go)
 	who   Principal     // whom the audit trail names (principal.go)
 }
 
