@@ -52,6 +52,9 @@ type identityOpts struct {
 	servers   map[string]def // besides a and b
 	rules     []any          // replace the rules, when set
 	engine    switchboard.Options
+	// introspection, when set, is settings.identity.introspection for
+	// the provider's issuer.
+	introspection func(issuer string) map[string]any
 }
 
 func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
@@ -77,6 +80,9 @@ func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
 	}
 	if o.rules != nil {
 		settings["identity"].(map[string]any)["rules"] = o.rules
+	}
+	if o.introspection != nil {
+		settings["identity"].(map[string]any)["introspection"] = o.introspection(idp.Issuer)
 	}
 	for k, v := range more {
 		settings[k] = v
