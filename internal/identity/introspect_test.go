@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,4 +221,32 @@ func TestIntrospectionCache(t *testing.T) {
 	if _, _, ok := c.get(key(IntrospectionCacheSize), now); !ok {
 		t.Error("the newest answer was dropped")
 	}
+}
+
+// FuzzIntrospectionAnswer: no answer of an introspection endpoint makes
+// the checks panic, and an answer they take is active, names a subject
+// and this gateway in its audience, and has not expired.
+func FuzzIntrospectionAnswer(f *testing.F) {
+	b, _ := json.Marshal(good())
+	f.Add(b)
+	f.Add([]byte(`{"active": true, "exp": 1e300, "sub": "x", "aud": ["` + testAudience + `", 1, null]}`))
+	f.Add([]byte(`{"active": true, "exp": -1e300, "nbf": 1e300, "sub": "", "aud": {"a": 1}, "groups": [[], {}]}`))
+	v := newIntrospecting("http://127.0.0.1:9")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var ans map[string]any
+		if json.Unmarshal(data, &ans) != nil || ans == nil {
+			return
+		}
+		now := time.Now()
+		u, exp, err := v.accept(ans, now)
+		if err != nil {
+			if !errors.Is(err, ErrToken) {
+				t.Fatalf("a refusal that is not ErrToken: %v", err)
+			}
+			return
+		}
+		if ans["active"] != true || u.Subject == "" || !now.Before(exp.Add(Leeway)) || !slices.Contains(claimStrings(ans["aud"]), testAudience) {
+			t.Fatalf("took %s: user %+v, expiry %v", data, u, exp)
+		}
+	})
 }
