@@ -49,7 +49,7 @@ func metadataURL(aud string) (string, error) {
 // verifier returns the verifier of cfg, with the secret of its
 // introspection client looked up as the engine looks up references.
 func (s *Server) verifier(cfg *config.Identity) (*identity.Verifier, error) {
-	var opts identity.Options
+	opts := identity.Options{Logger: s.log}
 	if in := cfg.Introspection; in != nil {
 		env := s.opts.Engine.Lookup
 		if env == nil {
@@ -104,7 +104,10 @@ func requireUser(v *identity.Verifier, next http.Handler) http.Handler {
 		}
 		if err != nil {
 			if f, ok := r.Context().Value(unavailableKey{}).(*unavailable); ok && errors.Is(err, identity.ErrUnavailable) {
+				// The verifier logged the details: the client is told
+				// no more than that (no address of the endpoint).
 				f.set = true
+				return nil, identity.ErrUnavailable
 			}
 			return nil, err
 		}

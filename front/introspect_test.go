@@ -182,8 +182,8 @@ func TestIntrospectionUnconfigured(t *testing.T) {
 }
 
 // TestIntrospectionUnavailable: when the introspection endpoint is down
-// the answer is 503 with a Retry-After, not 401: the token may be good,
-// and the client must not be sent to sign in again.
+// the answer is 503 with a Retry-After, not 401: the token may be good, and the client must
+// not be sent to sign in again. The answer does not name the endpoint.
 func TestIntrospectionUnavailable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -192,9 +192,20 @@ func TestIntrospectionUnavailable(t *testing.T) {
 	down := "http://" + ln.Addr().String() + "/introspect"
 	ln.Close()
 	ig := introspectingGateway(t, func(string) string { return down })
-	code, challenge, body := ig.get(t, ig.idp.OpaqueToken(t, idptest.Alpha, idptest.Password), "/mcp")
-	if code != http.StatusServiceUnavailable || challenge != "" {
-		t.Errorf("got %d (WWW-Authenticate %q) %s, want 503 without a challenge", code, challenge, body)
+	req, _ := http.NewRequest("GET", ig.url+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+ig.idp.OpaqueToken(t, idptest.Alpha, idptest.Password))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	code, challenge, body := resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
+	if code != http.StatusServiceUnavailable || challenge != "" || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("got %d (WWW-Authenticate %q, Retry-After %q) %s, want 503 with a Retry-After, without a challenge", code, challenge, resp.Header.Get("Retry-After"), body)
+	}
+	if !strings.Contains(body, "could not check the access token") || strings.Contains(body, ln.Addr().String()) {
+		t.Errorf("body %q: want the reason, without the endpoint's address", body)
 	}
 }
 

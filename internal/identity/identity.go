@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"sync"
@@ -80,6 +81,7 @@ type Verifier struct {
 	secret string       // of cfg.Introspection's client
 	client *http.Client // for introspection
 	cache  answers      // of introspection
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	v        *oidc.IDTokenVerifier // nil until the issuer's keys are found
@@ -95,6 +97,9 @@ type Options struct {
 	// Transport, if set, carries the introspection requests. Default
 	// http.DefaultTransport.
 	Transport http.RoundTripper
+	// Logger receives the errors of the introspection endpoint (never a
+	// token). Default: discard.
+	Logger *slog.Logger
 }
 
 // New returns a verifier for cfg. It does no I/O. opts may be nil.
@@ -103,7 +108,10 @@ func New(cfg *config.Identity, opts *Options) *Verifier {
 	if opts != nil {
 		o = *opts
 	}
-	v := &Verifier{cfg: *cfg, secret: o.IntrospectionSecret}
+	v := &Verifier{cfg: *cfg, secret: o.IntrospectionSecret, log: o.Logger}
+	if v.log == nil {
+		v.log = slog.New(slog.DiscardHandler)
+	}
 	if v.cfg.GroupsClaim == "" {
 		v.cfg.GroupsClaim = config.DefaultGroupsClaim
 	}

@@ -84,13 +84,18 @@ func (v *Verifier) introspect(ctx context.Context, raw string) (*User, time.Time
 		return u, exp, nil
 	}
 	endpoint, err := v.introspectionURL(ctx)
-	if err != nil {
-		return nil, time.Time{}, err
+	if err == nil {
+		var ans map[string]any
+		if ans, err = v.post(ctx, endpoint, raw); err == nil {
+			return v.keep(key, ans, now)
+		}
 	}
-	ans, err := v.post(ctx, endpoint, raw)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
+	v.log.Warn("token introspection failed", "err", err)
+	return nil, time.Time{}, err
+}
+
+// keep checks an introspection answer and keeps it when it is taken.
+func (v *Verifier) keep(key [sha256.Size]byte, ans map[string]any, now time.Time) (*User, time.Time, error) {
 	u, exp, err := v.accept(ans, time.Now())
 	if err != nil {
 		return nil, time.Time{}, err
