@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/tailscale/hujson"
 )
@@ -35,6 +36,25 @@ type Identity struct {
 	// every tool. Set (even empty): a user may use only the tools a rule
 	// of one of their groups grants (deny by default).
 	Rules []IdentityRule
+	// Introspection, if set, lets clients present opaque access tokens,
+	// which the gateway asks the issuer about (RFC 7662). Nil: only JWT
+	// access tokens are taken.
+	Introspection *Introspection
+}
+
+// Introspection is settings.identity.introspection: how the gateway asks
+// the authorization server whether an opaque access token is active
+// (token introspection, RFC 7662). It authenticates as a client of its
+// own (RFC 7662 section 2.1, client_secret_basic).
+type Introspection struct {
+	// URL is the introspection endpoint; "" reads it from the issuer's
+	// discovery document (introspection_endpoint).
+	URL string
+	// ClientID is the client the gateway introspects as.
+	ClientID string
+	// ClientSecret is one ${VAR} reference to that client's secret,
+	// never the secret itself (see Secret).
+	ClientSecret string
 }
 
 // IdentityRule grants a group tools: patterns written mcp__SERVER__GLOB,
@@ -51,7 +71,9 @@ type IdentityRule struct {
 // DefaultGroupsClaim is the claim Identity.GroupsClaim defaults to.
 const DefaultGroupsClaim = "groups"
 
-var identityFields = []string{"issuer", "audience", "jwksUrl", "groupsClaim", "adminGroup", "rules"}
+var identityFields = []string{"issuer", "audience", "jwksUrl", "groupsClaim", "adminGroup", "rules", "introspection"}
+
+var introspectionFields = []string{"clientId", "clientSecret", "url"}
 
 // identity decodes settings.identity. Like settings.store, it belongs in
 // the user's own file or one named with --config: a project must not
@@ -83,6 +105,8 @@ func (d *decoder) identity(v *hujson.Value, path string) *Identity {
 			id.AdminGroup, _ = d.str(m.value, p)
 		case "rules":
 			id.Rules = d.identityRules(m.value, p)
+		case "introspection":
+			id.Introspection = d.introspection(m.value, p)
 		default:
 			d.unknown(m.value, path, m.key, identityFields)
 		}
@@ -96,6 +120,53 @@ func (d *decoder) identity(v *hujson.Value, path string) *Identity {
 		return nil
 	}
 	return id
+}
+
+// introspection decodes settings.identity.introspection: {"clientId":
+// ID, "clientSecret": "${VAR}"} and an optional "url".
+func (d *decoder) introspection(v *hujson.Value, path string) *Introspection {
+	obj, ok := d.object(v, path)
+	if !ok {
+		return nil
+	}
+	in := &Introspection{}
+	secretGiven := false // a bad one is reported alone
+	for _, m := range d.members(obj, path) {
+		p := joinPath(path, m.key)
+		switch m.key {
+		case "url":
+			in.URL = d.identityURL(m.value, p, "the issuer's introspection endpoint, such as \"https://login.example.com/oauth/introspect\"")
+		case "clientId":
+			in.ClientID, _ = d.nonEmpty(m.value, p)
+		case "clientSecret":
+			secretGiven = true
+			in.ClientSecret, _ = d.envReference(m.value, p, "the secret of the client the gateway introspects as, such as ${SWITCHBOARD_INTROSPECTION_SECRET}")
+		default:
+			d.unknown(m.value, path, m.key, introspectionFields)
+		}
+	}
+	switch {
+	case in.ClientID == "":
+		d.errorf(v, path, `needs "clientId": the client the gateway authenticates as to the issuer's introspection endpoint (register one for the gateway at the authorization server)`)
+		return nil
+	case in.ClientSecret == "":
+		if !secretGiven {
+			d.errorf(v, path, `needs "clientSecret": a reference to that client's secret, such as "${SWITCHBOARD_INTROSPECTION_SECRET}"`)
+		}
+		return nil
+	}
+	return in
+}
+
+// Secret returns the client secret in.ClientSecret refers to, looked up
+// with env. An unset variable is an error naming it, never a value.
+func (in *Introspection) Secret(env func(string) (string, bool)) (string, error) {
+	name := strings.TrimSuffix(strings.TrimPrefix(in.ClientSecret, "${"), "}")
+	v, _ := env(name)
+	if v == "" {
+		return "", fmt.Errorf("settings.identity.introspection.clientSecret: the variable %s is not set (hint: set it, in the environment of switchboard serve, to the secret of the client %q)", name, in.ClientID)
+	}
+	return v, nil
 }
 
 // identityURL decodes a URL of settings.identity: https, or http to a

@@ -34,6 +34,21 @@ func TestSettingsIdentity(t *testing.T) {
 		{"a rule's bad approve", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["mcp__a__*"], "approve": "sometimes"}]}}`, nil, `settings.identity.rules[0].approve: must be "never", "always", "destructive" or an array`},
 		{"a rule's approvers empty", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["mcp__a__*"], "approve": {"when": "always", "approvers": []}}]}}`, nil, `settings.identity.rules[0].approve.approvers: must name at least one group`},
 		{"a rule's unknown field", `{"identity": {` + base + `, "rules": [{"group": "dev", "tools": ["mcp__a__*"], "ask": true}]}}`, nil, `unknown field "ask" (known fields: group, tools, approve)`},
+		{"introspection", `{"identity": {` + base + `, "introspection": {"clientId": "gw", "clientSecret": "${GW_SECRET}"}}}`,
+			&Identity{Issuer: "https://login.example.com", Audience: "https://sb.example.com/mcp", GroupsClaim: "groups", Introspection: &Introspection{ClientID: "gw", ClientSecret: "${GW_SECRET}"}}, ""},
+		{"introspection with url", `{"identity": {` + base + `, "introspection": {"clientId": "gw", "clientSecret": "${GW_SECRET}", "url": "https://login.example.com/introspect"}}}`,
+			&Identity{Issuer: "https://login.example.com", Audience: "https://sb.example.com/mcp", GroupsClaim: "groups", Introspection: &Introspection{URL: "https://login.example.com/introspect", ClientID: "gw", ClientSecret: "${GW_SECRET}"}}, ""},
+		{"introspection literal secret", `{"identity": {` + base + `, "introspection": {"clientId": "gw", "clientSecret": "canary-introspection-secret"}}}`, nil,
+			"settings.identity.introspection.clientSecret: must be one ${VAR} reference to the secret of the client the gateway introspects as"},
+		{"introspection secret of the store", `{"identity": {` + base + `, "introspection": {"clientId": "gw", "clientSecret": "${secret:GW}"}}}`, nil,
+			"settings.identity.introspection.clientSecret: must be one ${VAR} reference"},
+		{"introspection without client", `{"identity": {` + base + `, "introspection": {"clientSecret": "${GW_SECRET}"}}}`, nil, `settings.identity.introspection: needs "clientId"`},
+		{"introspection without secret", `{"identity": {` + base + `, "introspection": {"clientId": "gw"}}}`, nil, `settings.identity.introspection: needs "clientSecret"`},
+		{"introspection http url off loopback", `{"identity": {` + base + `, "introspection": {"clientId": "gw", "clientSecret": "${S}", "url": "http://login.example.com/introspect"}}}`, nil,
+			"settings.identity.introspection.url: must be an https URL"},
+		{"introspection unknown field", `{"identity": {` + base + `, "introspection": {"clientId": "gw", "clientSecret": "${S}", "client_secret": "x"}}}`, nil,
+			`unknown field "client_secret" (known fields: clientId, clientSecret, url)`},
+		{"introspection not an object", `{"identity": {` + base + `, "introspection": true}}`, nil, "settings.identity.introspection must be an object, not a boolean"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,10 +68,29 @@ func TestSettingsIdentity(t *testing.T) {
 				problems = append(problems, p.Error())
 			}
 			all := strings.Join(problems, "\n")
+			if strings.Contains(all, "canary") {
+				t.Errorf("a problem repeats the secret: %q", all)
+			}
 			if c.problem == "" && all != "" || c.problem != "" && !strings.Contains(all, c.problem) {
 				t.Errorf("problems %q, want one with %q", all, c.problem)
 			}
 		})
+	}
+}
+
+// TestIntrospectionSecret: the secret is looked up when serving; an unset
+// variable is named, and no value is shown.
+func TestIntrospectionSecret(t *testing.T) {
+	in := &Introspection{ClientID: "gw", ClientSecret: "${GW_SECRET}"}
+	env := func(v map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { s, ok := v[k]; return s, ok }
+	}
+	if s, err := in.Secret(env(map[string]string{"GW_SECRET": "s3"})); err != nil || s != "s3" {
+		t.Errorf("Secret = %q, %v; want s3", s, err)
+	}
+	_, err := in.Secret(env(nil))
+	if err == nil || !strings.Contains(err.Error(), "settings.identity.introspection.clientSecret: the variable GW_SECRET is not set") {
+		t.Errorf("unset: got %v", err)
 	}
 }
 

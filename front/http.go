@@ -162,7 +162,10 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 	}
 	var ident *identity.Verifier
 	if opts.Identity != nil {
-		ident = identity.New(opts.Identity)
+		var err error
+		if ident, err = s.verifier(opts.Identity); err != nil {
+			return nil, err
+		}
 		s.ident.Store(ident)
 		s.eng.ServeUsers()
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 
@@ -45,6 +46,24 @@ func metadataURL(aud string) (string, error) {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: wellKnownPRM + strings.TrimSuffix(u.Path, "/")}).String(), nil
 }
 
+// verifier returns the verifier of cfg, with the secret of its
+// introspection client looked up as the engine looks up references.
+func (s *Server) verifier(cfg *config.Identity) (*identity.Verifier, error) {
+	opts := identity.Options{Logger: s.log}
+	if in := cfg.Introspection; in != nil {
+		env := s.opts.Engine.Lookup
+		if env == nil {
+			env = os.LookupEnv
+		}
+		secret, err := in.Secret(env)
+		if err != nil {
+			return nil, err
+		}
+		opts.IntrospectionSecret = secret
+	}
+	return identity.New(cfg, &opts), nil
+}
+
 // identityRoutes serves the Protected Resource Metadata on mux, at the
 // well-known path and at that path followed by the resource's.
 func identityRoutes(mux *http.ServeMux, v *identity.Verifier) error {
@@ -72,14 +91,24 @@ func identityRoutes(mux *http.ServeMux, v *identity.Verifier) error {
 // go-sdk checks each request of a session against); others get 401 and a
 // WWW-Authenticate naming the resource's metadata, and their connection
 // is closed.
+//
+// A token that could not be checked because the authorization server
+// failed (identity.ErrUnavailable) is answered 503 with a Retry-After, not
+// 401: the token may be good, and the client should not sign in again.
 func requireUser(v *identity.Verifier, next http.Handler) http.Handler {
 	meta, _ := metadataURL(v.Config().Audience)
-	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 		u, exp, err := v.Verify(ctx, token)
 		if errors.Is(err, identity.ErrToken) {
 			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 		}
 		if err != nil {
+			if f, ok := r.Context().Value(unavailableKey{}).(*unavailable); ok && errors.Is(err, identity.ErrUnavailable) {
+				// The verifier logged the details: the client is told
+				// no more than that (no address of the endpoint).
+				f.set = true
+				return nil, identity.ErrUnavailable
+			}
 			return nil, err
 		}
 		return &auth.TokenInfo{UserID: u.Subject, Expiration: exp, Extra: map[string]any{userInfoKey: u}}, nil
@@ -90,17 +119,34 @@ func requireUser(v *identity.Verifier, next http.Handler) http.Handler {
 	})
 	inner := check(withUser)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		inner.ServeHTTP(&closeOnRefusal{ResponseWriter: w}, r)
+		f := &unavailable{}
+		r = r.WithContext(context.WithValue(r.Context(), unavailableKey{}, f))
+		inner.ServeHTTP(&closeOnRefusal{ResponseWriter: w, unavailable: f}, r)
 	})
 }
 
+// unavailable is set, in a request's context, when its token could not be
+// checked because the authorization server failed: go-sdk answers such an
+// error 500, which closeOnRefusal makes a 503.
+type unavailable struct{ set bool }
+
+type unavailableKey struct{}
+
 // closeOnRefusal closes the connection of a request answered 401 or 403,
-// its body unread.
-type closeOnRefusal struct{ http.ResponseWriter }
+// its body unread, and answers 503 in place of the 500 of a token the
+// authorization server could not check.
+type closeOnRefusal struct {
+	http.ResponseWriter
+	unavailable *unavailable
+}
 
 func (c *closeOnRefusal) WriteHeader(code int) {
 	if code == http.StatusUnauthorized || code == http.StatusForbidden {
 		closeUnread(c.ResponseWriter)
+	}
+	if code == http.StatusInternalServerError && c.unavailable != nil && c.unavailable.set {
+		code = http.StatusServiceUnavailable
+		c.Header().Set("Retry-After", "5")
 	}
 	c.ResponseWriter.WriteHeader(code)
 }

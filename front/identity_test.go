@@ -57,6 +57,9 @@ type identityOpts struct {
 	// gateway has its own provider, for its own URL.
 	idp      *idptest.IdP
 	audience string
+	// introspection, when set, is settings.identity.introspection for
+	// the provider's issuer.
+	introspection func(issuer string) map[string]any
 }
 
 func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
@@ -86,6 +89,9 @@ func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
 	}
 	if o.rules != nil {
 		settings["identity"].(map[string]any)["rules"] = o.rules
+	}
+	if o.introspection != nil {
+		settings["identity"].(map[string]any)["introspection"] = o.introspection(idp.Issuer)
 	}
 	for k, v := range more {
 		settings[k] = v

@@ -10,6 +10,10 @@
 // and "nbf" reached, with a little leeway for clocks. The checks are
 // github.com/coreos/go-oidc's, on github.com/go-jose/go-jose.
 //
+// A token that is not a JWT is opaque: it is checked at the issuer's
+// introspection endpoint when settings.identity.introspection is set
+// (introspect.go), and refused otherwise.
+//
 // New does no work and no I/O: the first token verified reads the
 // issuer's keys.
 package identity
@@ -18,6 +22,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -71,18 +77,48 @@ var ErrToken = errors.New("access token refused")
 // Verifier checks access tokens against settings.identity. Its methods are
 // safe for concurrent use.
 type Verifier struct {
-	cfg config.Identity
+	cfg    config.Identity
+	secret string       // of cfg.Introspection's client
+	client *http.Client // for introspection
+	cache  answers      // of introspection
+	log    *slog.Logger
 
-	mu sync.Mutex
-	v  *oidc.IDTokenVerifier // nil until the issuer's keys are found
+	mu       sync.Mutex
+	v        *oidc.IDTokenVerifier // nil until the issuer's keys are found
+	endpoint string                // the introspection endpoint, once discovered
 }
 
-// New returns a verifier for cfg. It does no I/O.
-func New(cfg *config.Identity) *Verifier {
-	v := &Verifier{cfg: *cfg}
+// Options are what New takes besides the settings.
+type Options struct {
+	// IntrospectionSecret is the secret of the client of
+	// settings.identity.introspection (config.Introspection.Secret
+	// resolves it).
+	IntrospectionSecret string
+	// Transport, if set, carries the introspection requests. Default
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+	// Logger receives the errors of the introspection endpoint (never a
+	// token). Default: discard.
+	Logger *slog.Logger
+}
+
+// New returns a verifier for cfg. It does no I/O. opts may be nil.
+func New(cfg *config.Identity, opts *Options) *Verifier {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	v := &Verifier{cfg: *cfg, secret: o.IntrospectionSecret, log: o.Logger}
+	if v.log == nil {
+		v.log = slog.New(slog.DiscardHandler)
+	}
 	if v.cfg.GroupsClaim == "" {
 		v.cfg.GroupsClaim = config.DefaultGroupsClaim
 	}
+	// Redirects are not followed: a 307 would send the token, and the
+	// gateway's credentials, to wherever it points.
+	v.client = &http.Client{Transport: o.Transport, Timeout: IntrospectionTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return v
 }
 
@@ -92,7 +128,13 @@ func (v *Verifier) Config() *config.Identity { return &v.cfg }
 // Verify checks a raw access token and returns its user and when it
 // expires. A refused token's error matches ErrToken and says why, without
 // repeating the token.
+//
+// An opaque token is checked by introspection (introspect.go); an error
+// of the introspection endpoint matches ErrUnavailable.
 func (v *Verifier) Verify(ctx context.Context, raw string) (*User, time.Time, error) {
+	if !isJWT(raw) {
+		return v.introspect(ctx, raw)
+	}
 	ver, err := v.verifier(ctx)
 	if err != nil {
 		return nil, time.Time{}, err

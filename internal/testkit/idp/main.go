@@ -19,10 +19,19 @@
 //   - for the refusal tests: scope "test:expired" gets a token that
 //     expired ten minutes ago, and "test:elsewhere" one for another
 //     audience only. Both are signed by the provider like any other.
+//   - a second public client, OpaqueClientID, whose access tokens are
+//     opaque (the example's own kind), for token introspection: their
+//     audience names the resource and IntrospectorID, a confidential
+//     client (secret IntrospectorSecret) the gateway introspects as (the
+//     example's storage answers only a client in the token's audience);
+//     the introspection answer carries "aud", "iss" and the groups
+//     claim; a "test:expired" token is inactive, and a "test:elsewhere"
+//     one is active for IntrospectorID and Elsewhere only.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,10 +42,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zitadel/oidc/v3/example/server/exampleop"
 	"github.com/zitadel/oidc/v3/example/server/storage"
+	"github.com/zitadel/oidc/v3/pkg/oidc"
 	"github.com/zitadel/oidc/v3/pkg/op"
 )
 
@@ -57,6 +68,16 @@ var Groups = map[string][]string{
 	"sid1": {"robots"},
 }
 
+// OpaqueClientID is the public client whose access tokens are opaque.
+const OpaqueClientID = "switchboard-test-opaque"
+
+// IntrospectorID and IntrospectorSecret are the confidential client the
+// gateway introspects opaque tokens as.
+const (
+	IntrospectorID     = "switchboard-gateway"
+	IntrospectorSecret = "introspector-secret"
+)
+
 // Elsewhere is the audience of a "test:elsewhere" token.
 const Elsewhere = "https://elsewhere.example/mcp"
 
@@ -69,8 +90,9 @@ func main() {
 		log.Fatal(err)
 	}
 	issuer := "http://" + ln.Addr().String()
-	storage.RegisterClients(storage.NativeClient(ClientID, RedirectURI))
-	st := &store{Storage: storage.NewStorage(storage.NewUserStore(issuer)), resource: *resource}
+	storage.RegisterClients(storage.NativeClient(ClientID, RedirectURI), storage.NativeClient(OpaqueClientID, RedirectURI),
+		storage.WebClient(IntrospectorID, IntrospectorSecret, RedirectURI))
+	st := &store{Storage: storage.NewStorage(storage.NewUserStore(issuer)), resource: *resource, issuer: issuer, opaque: map[string]opaqueToken{}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	router := exampleop.SetupServer(issuer, st, quiet, false)
 	fmt.Println(issuer)
@@ -85,7 +107,19 @@ func main() {
 // lists.
 type store struct {
 	*storage.Storage
-	resource string
+	resource, issuer string
+
+	mu     sync.Mutex
+	opaque map[string]opaqueToken // by token ID
+}
+
+// opaqueToken is what the introspection of an opaque token needs that
+// the example's storage keeps to itself.
+type opaqueToken struct {
+	audience []string
+	clientID string // the example's storage loses it: it sees our wrapper
+	expired  bool
+	revoked  bool
 }
 
 func (s *store) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
@@ -93,7 +127,10 @@ func (s *store) GetClientByClientID(ctx context.Context, id string) (op.Client, 
 	if err != nil {
 		return nil, err
 	}
-	return jwtClient{c}, nil
+	if id == OpaqueClientID {
+		return testClient{c}, nil
+	}
+	return jwtClient{testClient{c}}, nil
 }
 
 func (s *store) ClientCredentials(ctx context.Context, id, secret string) (op.Client, error) {
@@ -101,7 +138,7 @@ func (s *store) ClientCredentials(ctx context.Context, id, secret string) (op.Cl
 	if err != nil {
 		return nil, err
 	}
-	return jwtClient{c}, nil
+	return jwtClient{testClient{c}}, nil
 }
 
 func (s *store) ClientCredentialsTokenRequest(ctx context.Context, id string, scopes []string) (op.TokenRequest, error) {
@@ -125,6 +162,7 @@ func (s *store) CreateAccessToken(ctx context.Context, r op.TokenRequest) (strin
 	if slices.Contains(r.GetScopes(), "test:expired") {
 		exp = time.Now().Add(-10 * time.Minute)
 	}
+	s.remember(id, r)
 	return id, exp, err
 }
 
@@ -133,7 +171,61 @@ func (s *store) CreateAccessAndRefreshTokens(ctx context.Context, r op.TokenRequ
 	if slices.Contains(r.GetScopes(), "test:expired") {
 		exp = time.Now().Add(-10 * time.Minute)
 	}
+	s.remember(id, r)
 	return id, refresh, exp, err
+}
+
+// remember keeps what introspecting token id will need.
+func (s *store) remember(id string, r op.TokenRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tok := opaqueToken{audience: r.GetAudience(), expired: slices.Contains(r.GetScopes(), "test:expired")}
+	if c, ok := r.(interface{ GetClientID() string }); ok {
+		tok.clientID = c.GetClientID()
+	}
+	s.opaque[id] = tok
+}
+
+// RevokeToken revokes an access token of ours for the client it was
+// issued to, which the example's storage no longer knows.
+func (s *store) RevokeToken(ctx context.Context, tokenIDOrToken, userID, clientID string) *oidc.Error {
+	s.mu.Lock()
+	tok, ok := s.opaque[tokenIDOrToken]
+	if ok && tok.clientID == clientID {
+		tok.revoked = true
+		s.opaque[tokenIDOrToken] = tok
+	}
+	s.mu.Unlock()
+	if ok && tok.clientID == clientID {
+		return nil
+	}
+	return s.Storage.RevokeToken(ctx, tokenIDOrToken, userID, clientID)
+}
+
+// SetIntrospectionFromToken answers as the example does (a token of
+// another client's audience is inactive), and adds the token's audience,
+// client, the issuer and the subject's groups; a "test:expired" token,
+// and a revoked one, is inactive.
+func (s *store) SetIntrospectionFromToken(ctx context.Context, resp *oidc.IntrospectionResponse, tokenID, subject, clientID string) error {
+	s.mu.Lock()
+	tok, ok := s.opaque[tokenID]
+	s.mu.Unlock()
+	if !ok || tok.expired || tok.revoked {
+		return errors.New("token is invalid, expired or revoked")
+	}
+	if err := s.Storage.SetIntrospectionFromToken(ctx, resp, tokenID, subject, clientID); err != nil {
+		return err
+	}
+	resp.Audience = tok.audience
+	resp.ClientID = tok.clientID
+	resp.Issuer = s.issuer
+	if g, ok := Groups[subject]; ok {
+		if resp.Claims == nil {
+			resp.Claims = map[string]any{}
+		}
+		resp.Claims["groups"] = g
+	}
+	return nil
 }
 
 func (s *store) GetPrivateClaimsFromScopes(ctx context.Context, userID, clientID string, scopes []string) (map[string]any, error) {
@@ -151,15 +243,22 @@ func (s *store) GetPrivateClaimsFromScopes(ctx context.Context, userID, clientID
 }
 
 // audience is the audience of a token for scopes: the client's and the
-// resource's, or only Elsewhere.
-func audience(base []string, resource string, scopes []string) []string {
-	if slices.Contains(scopes, "test:elsewhere") {
-		return []string{Elsewhere}
+// resource's, or only Elsewhere; IntrospectorID too for an opaque token
+// (of OpaqueClientID).
+func audience(base []string, resource string, scopes []string, clientID string) []string {
+	var aud []string
+	switch {
+	case slices.Contains(scopes, "test:elsewhere"):
+		aud = []string{Elsewhere}
+	case resource == "":
+		aud = slices.Clone(base)
+	default:
+		aud = append(slices.Clone(base), resource)
 	}
-	if resource == "" {
-		return base
+	if clientID == OpaqueClientID {
+		aud = append(aud, IntrospectorID)
 	}
-	return append(slices.Clone(base), resource)
+	return aud
 }
 
 type audienced struct {
@@ -168,7 +267,7 @@ type audienced struct {
 }
 
 func (r audienced) GetAudience() []string {
-	return audience(r.TokenRequest.GetAudience(), r.resource, r.GetScopes())
+	return audience(r.TokenRequest.GetAudience(), r.resource, r.GetScopes(), "")
 }
 
 type audiencedAuth struct {
@@ -177,18 +276,21 @@ type audiencedAuth struct {
 }
 
 func (r audiencedAuth) GetAudience() []string {
-	return audience(r.AuthRequest.GetAudience(), r.resource, r.GetScopes())
+	return audience(r.AuthRequest.GetAudience(), r.resource, r.GetScopes(), r.GetClientID())
 }
 
-// jwtClient issues JWT access tokens and lets the test scopes through.
+// jwtClient issues JWT access tokens.
 type jwtClient struct{ op.Client }
 
 func (c jwtClient) AccessTokenType() op.AccessTokenType { return op.AccessTokenTypeJWT }
 
-func (c jwtClient) IsScopeAllowed(scope string) bool {
+// testClient lets the test scopes through.
+type testClient struct{ op.Client }
+
+func (c testClient) IsScopeAllowed(scope string) bool {
 	return strings.HasPrefix(scope, "test:") || c.Client.IsScopeAllowed(scope)
 }
 
-func (c jwtClient) RestrictAdditionalAccessTokenScopes() func([]string) []string {
+func (c testClient) RestrictAdditionalAccessTokenScopes() func([]string) []string {
 	return func(s []string) []string { return s }
 }

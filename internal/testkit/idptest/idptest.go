@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -38,8 +39,14 @@ const (
 	MachineID     = "sid1"
 	MachineSecret = "verysecret"
 
-	clientID    = "switchboard-test"
-	redirectURI = "http://localhost/callback"
+	// IntrospectorID and IntrospectorSecret are the confidential client a
+	// gateway introspects opaque tokens as (settings.identity.introspection).
+	IntrospectorID     = "switchboard-gateway"
+	IntrospectorSecret = "introspector-secret"
+
+	clientID       = "switchboard-test"
+	opaqueClientID = "switchboard-test-opaque" // its tokens are opaque
+	redirectURI    = "http://localhost/callback"
 )
 
 // Scopes that make the provider issue a token the gateway must refuse.
@@ -96,14 +103,42 @@ func Start(t testing.TB, resource string) *IdP {
 // and returns the access token it issues for scopes (besides "openid").
 func (p *IdP) Token(t testing.TB, user, password string, scopes ...string) string {
 	t.Helper()
-	tok, err := p.token(user, password, scopes)
+	tok, err := p.token(clientID, user, password, scopes)
 	if err != nil {
 		t.Fatalf("signing %s in: %v", user, err)
 	}
 	return tok
 }
 
-func (p *IdP) token(user, password string, scopes []string) (string, error) {
+// OpaqueToken is Token through the client whose access tokens are opaque:
+// their audience names the resource and IntrospectorID, and their
+// introspection carries the user's groups. With ScopeExpired the token is
+// inactive; with ScopeElsewhere it is active for another resource.
+func (p *IdP) OpaqueToken(t testing.TB, user, password string, scopes ...string) string {
+	t.Helper()
+	tok, err := p.token(opaqueClientID, user, password, scopes)
+	if err != nil {
+		t.Fatalf("signing %s in: %v", user, err)
+	}
+	return tok
+}
+
+// Revoke revokes an opaque access token of OpaqueToken at the provider
+// (RFC 7009): its introspection then says it is inactive.
+func (p *IdP) Revoke(t testing.TB, token string) {
+	t.Helper()
+	resp, err := http.PostForm(p.Issuer+"/revoke", url.Values{"token": {token}, "token_type_hint": {"access_token"}, "client_id": {opaqueClientID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("revoking a token: %s %s", resp.Status, b)
+	}
+}
+
+func (p *IdP) token(clientID, user, password string, scopes []string) (string, error) {
 	conf := &oauth2.Config{
 		ClientID:    clientID,
 		RedirectURL: redirectURI,
