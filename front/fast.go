@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/identity"
 )
 
 // The fast lane serves the commonest request of transparent mode over
@@ -270,6 +272,12 @@ func (l *fastLane) takes(r *http.Request, ls *laneSession) bool {
 			return false // let go-sdk see this one, and keep the session alive
 		}
 		if askable && streams == 0 {
+			return false
+		}
+		// Serving with identity, a session is its user's: go-sdk refuses
+		// a request of it that another user's token carries, and the lane
+		// takes only what go-sdk would let through.
+		if l.s.ident.Load() != nil && !l.s.sessionOfUser(ls.ss, identity.From(r.Context())) {
 			return false
 		}
 	}

@@ -169,7 +169,7 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		s.ident.Store(ident)
 		s.eng.ServeUsers()
 	}
-	if !opts.NoFastLane && ident == nil {
+	if !opts.NoFastLane {
 		l := newFastLane(s, inner, limit, sessionTimeout, opts.Stateless)
 		s.lane.Store(l)
 		inner = l

@@ -279,3 +279,15 @@ func granted(grants []string, server, tool string) bool {
 		return ok && srv == server && config.Glob(glob, tool)
 	})
 }
+
+// sessionOfUser reports whether ss is u's session: bound to u by an
+// earlier request (bindUser). A session not bound yet is no one's.
+func (s *Server) sessionOfUser(ss *mcp.ServerSession, u *identity.User) bool {
+	if u == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.sessions[ss]
+	return cs != nil && cs.user != nil && cs.user.Subject == u.Subject
+}

@@ -394,3 +394,44 @@ func TestIdentityAdmin(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityFastLane: serving with identity, a session's calls take the
+// fast lane once the session is its user's, and a request on that session
+// with another user's token never does: go-sdk refuses it, as it would
+// without the lane, and nothing is called.
+func TestIdentityFastLane(t *testing.T) {
+	ig := newIdentityGatewayWith(t, nil, false)
+	alphaTok := ig.idp.Token(t, idptest.Alpha, idptest.Password)
+	betaTok := ig.idp.Token(t, idptest.Beta, idptest.Password)
+	alpha := ig.connectAs(t, alphaTok)
+	echo := map[string]any{"tool": "echo", "server": "a", "args": map[string]any{"text": "hi"}}
+	for range 3 {
+		if r := call(t, alpha, "mcp", echo); r.IsError || text(r) != "hi" {
+			t.Fatalf("alpha's call: %s", text(r))
+		}
+	}
+	fast := ig.g.fastCalls()
+	if fast == 0 {
+		t.Fatal("no call of alpha's took the fast lane")
+	}
+	calls := len(ig.calls.Recent())
+	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"mcp","arguments":{"tool":"echo","server":"a","args":{"text":"hijacked"}}}}`
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", ig.url+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", alpha.ID())
+	req.Header.Set("Mcp-Protocol-Version", alpha.InitializeResult().ProtocolVersion)
+	req.Header.Set("Authorization", "Bearer "+betaTok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK || strings.Contains(string(data), "hijacked") {
+		t.Errorf("beta's token on alpha's session: HTTP %d %s; want refused", resp.StatusCode, data)
+	}
+	if ig.g.fastCalls() != fast || len(ig.calls.Recent()) != calls {
+		t.Errorf("beta's request on alpha's session was carried out (fast calls %d → %d, calls %d → %d)", fast, ig.g.fastCalls(), calls, len(ig.calls.Recent()))
+	}
+}
