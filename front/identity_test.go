@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -52,6 +53,7 @@ type identityOpts struct {
 	servers   map[string]def // besides a and b
 	rules     []any          // replace the rules, when set
 	engine    switchboard.Options
+	logger    *slog.Logger // the front's, when set
 }
 
 func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
@@ -85,7 +87,7 @@ func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
 	maps.Copy(servers, o.servers)
 	eng := o.engine
 	eng.OnCall = calls.Add
-	g := newGatewayWith(t, servers, settings, Options{Engine: eng})
+	g := newGatewayWith(t, servers, settings, Options{Engine: eng, Logger: o.logger})
 	v := g.srv.cfg.Settings.Identity
 	h, err := g.srv.Handler(HTTPOptions{Identity: v, Stateless: stateless, Metrics: g.srv.opts.Metrics, Admin: &Admin{Calls: calls, Version: "test"}})
 	if err != nil {

@@ -69,7 +69,7 @@ func main() {
 		log.Fatal(err)
 	}
 	issuer := "http://" + ln.Addr().String()
-	storage.RegisterClients(storage.NativeClient(ClientID, RedirectURI))
+	storage.RegisterClients(storage.NativeClient(ClientID, RedirectURI), gatewayClient())
 	st := &store{Storage: storage.NewStorage(storage.NewUserStore(issuer)), resource: *resource}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	router := exampleop.SetupServer(issuer, st, quiet, false)
@@ -78,14 +78,15 @@ func main() {
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}()
-	log.Fatal((&http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}).Serve(ln))
+	log.Fatal((&http.Server{Handler: st.exchangeRoutes(router), ReadHeaderTimeout: 10 * time.Second}).Serve(ln))
 }
 
 // store is the example's storage, with the additions the package comment
 // lists.
 type store struct {
 	*storage.Storage
-	resource string
+	resource  string
+	exchanges exchangeLog // exchange.go
 }
 
 func (s *store) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
