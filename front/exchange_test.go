@@ -187,7 +187,8 @@ func TestTokenExchange(t *testing.T) {
 // TestTokenExchangeRefused: a user whose token the provider refuses to
 // exchange gets needs-auth that says why, and no other token is used for
 // them; another user of the same server is not affected; the refused
-// user's token is not in the error.
+// user's token is not in the error; a user whose token to the gateway
+// has expired is refused by the gateway, and nothing is exchanged.
 func TestTokenExchangeRefused(t *testing.T) {
 	up := newExchangeUpstream(t)
 	log := &syncBuffer{}
@@ -215,10 +216,18 @@ func TestTokenExchangeRefused(t *testing.T) {
 	if out, isErr := whoami(t, b); isErr || out != "you are "+idptest.BetaSub {
 		t.Fatalf("B's call after A's refusal: %q (error %v)", out, isErr)
 	}
+	// A user whose token to the gateway has expired is refused there
+	// (401), before anything is exchanged.
+	expired := ig.idp.Token(t, idptest.Beta, idptest.Password, idptest.ScopeExpired)
+	tr := &mcp.StreamableClientTransport{Endpoint: ig.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{expired}}}
+	if cs, err := mcp.NewClient(&mcp.Implementation{Name: "expired", Version: "1"}, nil).Connect(t.Context(), tr, nil); err == nil {
+		cs.Close()
+		t.Error("a client with an expired token connected")
+	}
 	if got := ig.idp.Exchanges(t); got[idptest.AlphaSub] != 0 || got[idptest.BetaSub] != 1 {
 		t.Errorf("exchanges at the provider: %v, want B's one", got)
 	}
-	canary(t, ig, creds, log, []string{out}, tokA, tokB)
+	canary(t, ig, creds, log, []string{out}, tokA, tokB, expired)
 }
 
 // canary checks that the users' tokens to the gateway appear nowhere the
