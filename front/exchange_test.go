@@ -95,12 +95,13 @@ func (u *exchangeUpstream) seen() []upstreamCall {
 // exchangeGateway serves identity with one server, "up", whose grant is
 // token_exchange, logging at debug level to log, with its credential
 // store and audit trail (with payloads) in its home.
-func exchangeGateway(t *testing.T, up *exchangeUpstream, log *syncBuffer) (ig *identityGateway, creds string) {
+func exchangeGateway(t *testing.T, up *exchangeUpstream, log *syncBuffer, stateless bool) (ig *identityGateway, creds string) {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	home := t.TempDir()
 	ig = newIdentityGatewayOpts(t, identityOpts{
-		more: map[string]any{"audit": map[string]any{"payloads": true}},
+		stateless: stateless,
+		more:      map[string]any{"audit": map[string]any{"payloads": true}},
 		servers: map[string]def{"up": {"url": up.url(), "oauth": map[string]any{
 			"grant": "token_exchange", "clientId": idptest.GatewayClientID, "clientSecret": "${UP_CLIENT_SECRET}",
 		}}},
@@ -137,9 +138,14 @@ func whoami(t *testing.T, cs *mcp.ClientSession) (string, bool) {
 // then reused; A's exchanged token is never sent on B's call; the users'
 // tokens to the gateway never reach the server.
 func TestTokenExchange(t *testing.T) {
+	t.Run("stateful", func(t *testing.T) { testTokenExchange(t, false) })
+	t.Run("stateless", func(t *testing.T) { testTokenExchange(t, true) })
+}
+
+func testTokenExchange(t *testing.T, stateless bool) {
 	up := newExchangeUpstream(t)
 	log := &syncBuffer{}
-	ig, creds := exchangeGateway(t, up, log)
+	ig, creds := exchangeGateway(t, up, log, stateless)
 	tokA := ig.idp.Token(t, idptest.Alpha, idptest.Password)
 	tokB := ig.idp.Token(t, idptest.Beta, idptest.Password)
 	a, b := ig.connectAs(t, tokA), ig.connectAs(t, tokB)
@@ -192,7 +198,7 @@ func TestTokenExchange(t *testing.T) {
 func TestTokenExchangeRefused(t *testing.T) {
 	up := newExchangeUpstream(t)
 	log := &syncBuffer{}
-	ig, creds := exchangeGateway(t, up, log)
+	ig, creds := exchangeGateway(t, up, log, false)
 	tokB := ig.idp.Token(t, idptest.Beta, idptest.Password)
 	b := ig.connectAs(t, tokB)
 	if out, isErr := whoami(t, b); isErr || out != "you are "+idptest.BetaSub {

@@ -45,18 +45,25 @@ func (h *Handler) subjectToken() string {
 }
 
 // exchange gets the user's token for the server by token exchange, after
-// the server refused sent ("" for none) or on a login. One exchange at a
-// time: a request that waited for another's uses its token.
-func (h *Handler) exchange(ctx context.Context, challenges []oauthex.Challenge, sent string) error {
+// the server refused sent ("" for none), or on a login (force). One
+// exchange at a time: a request that waited for another's uses the token
+// it stored, unless that is the one the server refused.
+func (h *Handler) exchange(ctx context.Context, challenges []oauthex.Challenge, sent string, force bool) error {
 	if err := h.acquireLogin(ctx); err != nil {
 		return err
 	}
 	defer h.releaseLogin()
-	h.mu.Lock()
-	cur := h.cur
-	h.mu.Unlock()
-	if sent != "" && cur != nil && cur.AccessToken != sent && fresh(cur, time.Now()) {
-		return nil // another request exchanged while this one waited
+	if !force {
+		rec, err := loadToken(h.opts.Store, &h.cfg)
+		if err != nil {
+			return h.step("reading the stored token", err)
+		}
+		if rec != nil && rec.AccessToken != sent && fresh(rec, time.Now()) {
+			h.mu.Lock()
+			h.cur = rec
+			h.mu.Unlock()
+			return nil // another request exchanged while this one waited
+		}
 	}
 	d, err := h.discover(ctx, challenges)
 	if err != nil {

@@ -231,3 +231,38 @@ func TestTokenExchangeNeedsUser(t *testing.T) {
 		t.Errorf("got %v, want the grant refused without a user", err)
 	}
 }
+
+// TestTokenExchangeOnce: requests that meet the server's 401 at once, as
+// a connection's first requests do, make one exchange and share its
+// token.
+func TestTokenExchangeOnce(t *testing.T) {
+	as := newExchangeAS(t, func(form url.Values) (int, any) {
+		return 200, map[string]any{"access_token": "upstream-token", "token_type": "Bearer", "expires_in": 3600}
+	})
+	h := newHandler(t, exchangeConfig(as, &subjectHolder{tok: "gateway-token"}), credstore.NewFile(filepath.Join(t.TempDir(), "credentials")), nil)
+	const n = 8
+	type refused struct {
+		req  *http.Request
+		resp *http.Response
+	}
+	var answers []refused
+	for range n {
+		req, resp := unauthorized(t, as.srv.URL+"/mcp")
+		answers = append(answers, refused{req, resp})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for _, a := range answers {
+		wg.Go(func() { errs <- h.Authorize(t.Context(), a.req, a.resp) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if reqs, _ := as.seen(); len(reqs) != 1 {
+		t.Errorf("%d exchanges, want 1", len(reqs))
+	}
+}

@@ -166,7 +166,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	case GrantClientCredentials:
 		return h.clientCredentials(ctx, challenges)
 	case GrantTokenExchange:
-		return h.exchange(ctx, challenges, sent)
+		return h.exchange(ctx, challenges, sent, false)
 	}
 	return h.authorize(ctx, challenges, sent, stepUp)
 }
@@ -180,7 +180,7 @@ func (h *Handler) Login(ctx context.Context, resp *http.Response) error {
 	case GrantClientCredentials:
 		return h.clientCredentials(ctx, challenges)
 	case GrantTokenExchange:
-		return h.exchange(ctx, challenges, "")
+		return h.exchange(ctx, challenges, "", true)
 	}
 	if h.opts.Prompt == nil {
 		return errors.New("oauth: Login needs a Prompter")
