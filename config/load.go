@@ -364,6 +364,12 @@ func (c *Config) finish(merged map[string]*Server) []*Server {
 				s.Err = fmt.Errorf("server %q: %s", s.Name, p.Error())
 			}
 		}
+		if s.Err == nil && s.OAuth != nil && s.OAuth.Grant == GrantTokenExchange && c.Settings.Identity == nil {
+			p := Problem{Severity: SeverityError, File: s.Source.Path, Path: s.Path + ".oauth.grant", Server: s.Name,
+				Message: `the token_exchange grant exchanges the signed-in user's own access token, and no user signs in: settings.identity is not set; hint: set settings.identity (docs/team.md) or use another grant`}
+			c.Problems = append(c.Problems, p)
+			s.Err = fmt.Errorf("server %q: %s", s.Name, p.Error())
+		}
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -22,7 +22,7 @@ type OAuth struct {
 	ClientSecret string
 	// ClientKey, instead of ClientSecret, is a reference to the PEM
 	// private key the client authenticates with (private_key_jwt), for
-	// the client_credentials grant.
+	// the client_credentials and token_exchange grants.
 	ClientKey string
 	// Scopes replace the scopes the server's challenge or metadata
 	// suggest.
@@ -33,18 +33,26 @@ type OAuth struct {
 	// ClientMetadataURL is an https URL of a client ID metadata document,
 	// used as the client ID where the authorization server supports them.
 	ClientMetadataURL string
-	// Grant is GrantAuthorizationCode (the default) or
-	// GrantClientCredentials.
+	// Grant is GrantAuthorizationCode (the default),
+	// GrantClientCredentials or GrantTokenExchange.
 	Grant string
+	// Audience is the audience parameter of a token exchange (RFC 8693
+	// section 2.1), sent besides the resource parameter: the name the
+	// authorization server knows the server by, where that is not its URL.
+	Audience string
 }
 
 // OAuth grants.
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	// GrantTokenExchange exchanges the signed-in user's own access token
+	// to the gateway for a token to the server (RFC 8693): a user of a
+	// per-user server then needs no second login (docs/auth.md).
+	GrantTokenExchange = "token_exchange"
 )
 
-var oauthFields = []string{"clientId", "clientSecret", "clientKey", "scopes", "redirectPort", "clientMetadataUrl", "grant"}
+var oauthFields = []string{"clientId", "clientSecret", "clientKey", "scopes", "redirectPort", "clientMetadataUrl", "grant", "audience"}
 
 // OAuthEnabled reports whether the server may log in with OAuth: an HTTP
 // server without "oauth": false and without an Authorization header of its
@@ -117,10 +125,12 @@ func (d *decoder) oauth(r *rawServer, v *hujson.Value, path string) {
 		case key == "grant":
 			if g, ok := d.str(m.value, p); ok {
 				o.Grant = g
-				if g != GrantAuthorizationCode && g != GrantClientCredentials {
-					d.errorf(m.value, p, `must be %q or %q, not %q`, GrantAuthorizationCode, GrantClientCredentials, truncate(g, 40))
+				if g != GrantAuthorizationCode && g != GrantClientCredentials && g != GrantTokenExchange {
+					d.errorf(m.value, p, `must be %q, %q or %q, not %q`, GrantAuthorizationCode, GrantClientCredentials, GrantTokenExchange, truncate(g, 40))
 				}
 			}
+		case key == "audience":
+			o.Audience, _ = d.nonEmpty(m.value, p)
 		default:
 			d.unknown(m.value, path, key, oauthFields)
 		}
@@ -175,11 +185,17 @@ func (d *decoder) checkOAuth(r *rawServer, v *hujson.Value, path string) bool {
 	case o.ClientKey != "" && o.ClientSecret != "":
 		d.errorf(v, p, `has both "clientSecret" and "clientKey": the client authenticates with one of them`)
 		return false
-	case o.ClientKey != "" && o.Grant != GrantClientCredentials:
-		d.errorf(v, p, `has "clientKey", which authenticates the client_credentials grant only; hint: add "grant": "client_credentials"`)
+	case o.ClientKey != "" && o.Grant != GrantClientCredentials && o.Grant != GrantTokenExchange:
+		d.errorf(v, p, `has "clientKey", which authenticates the client_credentials and token_exchange grants only; hint: add "grant": "client_credentials"`)
 		return false
-	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == "" && o.ClientKey == ""):
-		d.errorf(v, p, `the client_credentials grant needs "clientId" and "clientSecret" or "clientKey"`)
+	case (o.Grant == GrantClientCredentials || o.Grant == GrantTokenExchange) && (o.ClientID == "" || o.ClientSecret == "" && o.ClientKey == ""):
+		d.errorf(v, p, `the %s grant needs "clientId" and "clientSecret" or "clientKey" (the gateway's client at the authorization server)`, o.Grant)
+		return false
+	case o.Audience != "" && o.Grant != GrantTokenExchange:
+		d.errorf(v, p, `has "audience", which is a parameter of the token_exchange grant only; hint: add "grant": "token_exchange" or remove it`)
+		return false
+	case o.Grant == GrantTokenExchange && r.PerUser != nil && !*r.PerUser:
+		d.errorf(v, p, `the token_exchange grant exchanges each signed-in user's own token, and "perUser": false makes one shared login; hint: remove "perUser": false`)
 		return false
 	}
 	env := strings.ToUpper(strings.ReplaceAll(r.Name, "-", "_"))
@@ -238,6 +254,7 @@ type OAuthDefinition struct {
 	RedirectPort      int      `json:"redirectPort,omitempty"`
 	ClientMetadataURL string   `json:"clientMetadataUrl,omitempty"`
 	Grant             string   `json:"grant,omitempty"`
+	Audience          string   `json:"audience,omitempty"`
 }
 
 // definition returns what a Definition holds for o: nil for the defaults,
@@ -249,9 +266,9 @@ func (o *OAuth) definition() any {
 	case o.Disabled:
 		return false
 	}
-	if o.ClientID == "" && o.ClientSecret == "" && o.ClientKey == "" && len(o.Scopes) == 0 && o.RedirectPort == 0 && o.ClientMetadataURL == "" && o.Grant == "" {
+	if o.ClientID == "" && o.ClientSecret == "" && o.ClientKey == "" && len(o.Scopes) == 0 && o.RedirectPort == 0 && o.ClientMetadataURL == "" && o.Grant == "" && o.Audience == "" {
 		return nil
 	}
 	return &OAuthDefinition{ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientKey: o.ClientKey, Scopes: slices.Clone(o.Scopes),
-		RedirectPort: o.RedirectPort, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant}
+		RedirectPort: o.RedirectPort, ClientMetadataURL: o.ClientMetadataURL, Grant: o.Grant, Audience: o.Audience}
 }

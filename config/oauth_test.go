@@ -2,6 +2,8 @@ package config
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,6 +30,8 @@ func TestDecodeOAuth(t *testing.T) {
 			&OAuth{Grant: GrantClientCredentials, ClientID: "svc", ClientSecret: "${SVC_SECRET}"}},
 		{"machine to machine with a key", KindUser, `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc", "clientKey": "${secret:SVC_KEY}"}}`,
 			&OAuth{Grant: GrantClientCredentials, ClientID: "svc", ClientKey: "${secret:SVC_KEY}"}},
+		{"token exchange", KindUser, `{"url": "https://h/mcp", "oauth": {"grant": "token_exchange", "clientId": "gw", "clientKey": "${secret:GW_KEY}", "audience": "urn:api", "scopes": ["read"]}}`,
+			&OAuth{Grant: GrantTokenExchange, ClientID: "gw", ClientKey: "${secret:GW_KEY}", Audience: "urn:api", Scopes: []string{"read"}}},
 		{"Claude Code's spelling in .mcp.json", KindProjectShared, `{"type": "http", "url": "https://h/mcp", "oauth": {"clientId": "abc", "callbackPort": 8080, "scopes": "read write"}}`,
 			&OAuth{ClientID: "abc", RedirectPort: 8080, Scopes: []string{"read", "write"}}},
 	}
@@ -51,17 +55,20 @@ func TestDecodeOAuthProblems(t *testing.T) {
 		invalid              bool // the entry is invalid as decoded; a literal is made invalid by Load
 	}{
 		{"a string", `{"url": "https://h/mcp", "oauth": "yes"}`, "mcpServers.s.oauth", "must be false or an object", KindUser, true},
-		{"unknown field", `{"url": "https://h/mcp", "oauth": {"client_id": "x"}}`, "mcpServers.s.oauth", `unknown field "client_id" (known fields: clientId, clientSecret, clientKey, scopes, redirectPort, clientMetadataUrl, grant)`, KindUser, true},
+		{"unknown field", `{"url": "https://h/mcp", "oauth": {"client_id": "x"}}`, "mcpServers.s.oauth", `unknown field "client_id" (known fields: clientId, clientSecret, clientKey, scopes, redirectPort, clientMetadataUrl, grant, audience)`, KindUser, true},
 		{"unknown field in a shared file", `{"url": "https://h/mcp", "oauth": {"authServerMetadataUrl": "https://a"}}`, "mcpServers.s.oauth", `unknown field "authServerMetadataUrl" ignored`, KindShared, false},
 		{"callbackPort in our file", `{"url": "https://h/mcp", "oauth": {"callbackPort": 8080}}`, "mcpServers.s.oauth", `unknown field "callbackPort"`, KindUser, true},
 		{"literal secret", `{"url": "https://h/mcp", "oauth": {"clientId": "x", "clientSecret": "canary-secret"}}`, "mcpServers.s.oauth.clientSecret", "must be a reference such as ${S_CLIENT_SECRET}, not a literal (the value is not shown)", KindUser, false},
 		{"secret without client", `{"url": "https://h/mcp", "oauth": {"clientSecret": "${X}"}}`, "mcpServers.s.oauth", `has "clientSecret" without "clientId"`, KindUser, true},
 		{"client_credentials without a secret", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x"}}`, "mcpServers.s.oauth", `the client_credentials grant needs "clientId" and "clientSecret" or "clientKey"`, KindUser, true},
+		{"token_exchange without a client", `{"url": "https://h/mcp", "oauth": {"grant": "token_exchange"}}`, "mcpServers.s.oauth", `the token_exchange grant needs "clientId" and "clientSecret" or "clientKey"`, KindUser, true},
+		{"token_exchange shared", `{"url": "https://h/mcp", "perUser": false, "oauth": {"grant": "token_exchange", "clientId": "gw", "clientSecret": "${S}"}}`, "mcpServers.s.oauth", `the token_exchange grant exchanges each signed-in user's own token, and "perUser": false makes one shared login`, KindUser, true},
+		{"audience without token_exchange", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x", "clientSecret": "${S}", "audience": "api"}}`, "mcpServers.s.oauth", `has "audience", which is a parameter of the token_exchange grant only`, KindUser, true},
 		{"literal key", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x", "clientKey": "-----BEGIN PRIVATE KEY-----canary"}}`, "mcpServers.s.oauth.clientKey", "must be a reference such as ${S_CLIENT_KEY}, not a literal (the value is not shown)", KindUser, false},
 		{"key without client", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientKey": "${K}"}}`, "mcpServers.s.oauth", `has "clientKey" without "clientId"`, KindUser, true},
 		{"key and secret", `{"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "x", "clientSecret": "${S}", "clientKey": "${K}"}}`, "mcpServers.s.oauth", `has both "clientSecret" and "clientKey"`, KindUser, true},
-		{"key with a login", `{"url": "https://h/mcp", "oauth": {"clientId": "x", "clientKey": "${K}"}}`, "mcpServers.s.oauth", `has "clientKey", which authenticates the client_credentials grant only; hint: add "grant": "client_credentials"`, KindUser, true},
-		{"unknown grant", `{"url": "https://h/mcp", "oauth": {"grant": "password"}}`, "mcpServers.s.oauth.grant", `must be "authorization_code" or "client_credentials", not "password"`, KindUser, true},
+		{"key with a login", `{"url": "https://h/mcp", "oauth": {"clientId": "x", "clientKey": "${K}"}}`, "mcpServers.s.oauth", `has "clientKey", which authenticates the client_credentials and token_exchange grants only; hint: add "grant": "client_credentials"`, KindUser, true},
+		{"unknown grant", `{"url": "https://h/mcp", "oauth": {"grant": "password"}}`, "mcpServers.s.oauth.grant", `must be "authorization_code", "client_credentials" or "token_exchange", not "password"`, KindUser, true},
 		{"port 0", `{"url": "https://h/mcp", "oauth": {"redirectPort": 0}}`, "mcpServers.s.oauth.redirectPort", "from 1 to 65535", KindUser, true},
 		{"metadata URL over http", `{"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://example.com/c.json"}}`, "mcpServers.s.oauth.clientMetadataUrl", "must be an https URL with a path", KindUser, true},
 		{"metadata URL at the root", `{"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "https://example.com/"}}`, "mcpServers.s.oauth.clientMetadataUrl", "must be an https URL with a path", KindUser, true},
@@ -139,5 +146,44 @@ func TestOAuthResolveAndWrite(t *testing.T) {
 		if got := doc.servers[0].OAuthEnabled(); got != tt.want {
 			t.Errorf("%s: OAuthEnabled = %v, want %v", tt.def, got, tt.want)
 		}
+	}
+}
+
+// TestTokenExchangeNeedsIdentity: a server whose grant is token_exchange
+// is refused, with an error that says what to set, unless
+// settings.identity is set (users sign in, and their tokens are what is
+// exchanged).
+func TestTokenExchangeNeedsIdentity(t *testing.T) {
+	const server = `"mcpServers": {"api": {"url": "https://api.example.com/mcp", "oauth": {"grant": "token_exchange", "clientId": "gw", "clientSecret": "${GW_SECRET}"}}}`
+	for _, c := range []struct {
+		name, settings, want string
+	}{
+		{"without identity", `{}`, `the token_exchange grant exchanges the signed-in user's own access token, and no user signs in: settings.identity is not set`},
+		{"with identity", `{"identity": {"issuer": "https://login.example.com", "audience": "https://sb.example.com/mcp"}}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := Dirs{Home: t.TempDir()}
+			os.MkdirAll(filepath.Dir(d.UserFile()), 0o755)
+			if err := os.WriteFile(d.UserFile(), []byte(`{"settings": `+c.settings+`, `+server+`}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := Load(d)
+			s, ok := cfg.Server("api")
+			if !ok {
+				t.Fatal("no server api")
+			}
+			if c.want == "" {
+				if s.Err != nil || len(cfg.Errors()) > 0 {
+					t.Fatalf("got %v %v, want no error", s.Err, cfg.Errors())
+				}
+				return
+			}
+			if s.Err == nil || !strings.Contains(s.Err.Error(), c.want) || !strings.Contains(s.Err.Error(), "hint: set settings.identity") {
+				t.Errorf("got %v, want %q and a hint", s.Err, c.want)
+			}
+			if cfg.Err() != nil {
+				t.Errorf("the whole configuration failed: %v; want the server's error alone", cfg.Err())
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/identity"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
@@ -35,6 +36,11 @@ const wellKnownPRM = "/.well-known/oauth-protected-resource"
 
 // userInfoKey is the key of a token's user in auth.TokenInfo.Extra.
 const userInfoKey = "switchboard.user"
+
+// userTokenInfoKey is the key of the token itself in auth.TokenInfo.Extra,
+// an upstream.UserToken (which never prints): a per-user server whose
+// grant is token_exchange exchanges it for the user's token to it.
+const userTokenInfoKey = "switchboard.userToken"
 
 // metadataURL is where a client finds the metadata of the resource aud:
 // the well-known path, with aud's path after it (RFC 9728 section 3.1).
@@ -111,11 +117,12 @@ func requireUser(v *identity.Verifier, next http.Handler) http.Handler {
 			}
 			return nil, err
 		}
-		return &auth.TokenInfo{UserID: u.Subject, Expiration: exp, Extra: map[string]any{userInfoKey: u}}, nil
+		return &auth.TokenInfo{UserID: u.Subject, Expiration: exp, Extra: map[string]any{userInfoKey: u, userTokenInfoKey: upstream.NewUserToken(token)}}, nil
 	}
 	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: meta, ClockSkew: identity.Leeway})
 	withUser := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(identity.With(r.Context(), userOf(auth.TokenInfoFromContext(r.Context())))))
+		ti := auth.TokenInfoFromContext(r.Context())
+		next.ServeHTTP(w, r.WithContext(withUser(r.Context(), ti)))
 	})
 	inner := check(withUser)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -159,6 +166,19 @@ func (c *closeOnRefusal) Flush() {
 	}
 }
 
+// withUser returns ctx carrying the user of ti and their token, if any.
+func withUser(ctx context.Context, ti *auth.TokenInfo) context.Context {
+	u := userOf(ti)
+	if u == nil {
+		return ctx
+	}
+	ctx = identity.With(ctx, u)
+	if t, ok := ti.Extra[userTokenInfoKey].(upstream.UserToken); ok {
+		ctx = upstream.WithUserToken(ctx, t)
+	}
+	return ctx
+}
+
 func userOf(ti *auth.TokenInfo) *identity.User {
 	if ti == nil {
 		return nil
@@ -172,9 +192,7 @@ func userOf(ti *auth.TokenInfo) *identity.User {
 func (s *Server) identify(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if ex := req.GetExtra(); ex != nil {
-			if u := userOf(ex.TokenInfo); u != nil {
-				ctx = identity.With(ctx, u)
-			}
+			ctx = withUser(ctx, ex.TokenInfo)
 		}
 		return next(ctx, method, req)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -60,6 +61,7 @@ type identityOpts struct {
 	// introspection, when set, is settings.identity.introspection for
 	// the provider's issuer.
 	introspection func(issuer string) map[string]any
+	logger        *slog.Logger // the front's, when set
 }
 
 func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
@@ -100,7 +102,7 @@ func newIdentityGatewayOpts(t *testing.T, o identityOpts) *identityGateway {
 	maps.Copy(servers, o.servers)
 	eng := o.engine
 	eng.OnCall = calls.Add
-	g := newGatewayWith(t, servers, settings, Options{Engine: eng})
+	g := newGatewayWith(t, servers, settings, Options{Engine: eng, Logger: o.logger})
 	v := g.srv.cfg.Settings.Identity
 	h, err := g.srv.Handler(HTTPOptions{Identity: v, Stateless: stateless, Metrics: g.srv.opts.Metrics, Admin: &Admin{Calls: calls, Version: "test"}})
 	if err != nil {

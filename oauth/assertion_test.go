@@ -110,7 +110,7 @@ func TestClientKeyRefused(t *testing.T) {
 		{"a certificate", strings.ReplaceAll(canary, "PRIVATE KEY", "CERTIFICATE"), oauth.GrantClientCredentials, "", `its PEM block is "CERTIFICATE", not a private key`},
 		{"garbage in the block", canary, oauth.GrantClientCredentials, "", "its PEM private key does not parse"},
 		{"a weak RSA key", pemKey(t, weak, true), oauth.GrantClientCredentials, "", "its RSA key has 1024 bits; 2048 at least"},
-		{"with a login", good, oauth.GrantAuthorizationCode, "", "a clientKey authenticates the client_credentials grant only"},
+		{"with a login", good, oauth.GrantAuthorizationCode, "", "a clientKey authenticates the client_credentials and token_exchange grants only"},
 		{"with a secret too", good, oauth.GrantClientCredentials, "s3cret", "a clientSecret or a clientKey, not both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

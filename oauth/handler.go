@@ -64,12 +64,14 @@ func New(cfg Config, opts *Options) (*Handler, error) {
 		return nil, errors.New("oauth: a credential store is required")
 	case cfg.Server == "" || cfg.URL == "":
 		return nil, errors.New("oauth: the server's name and URL are required")
-	case cfg.grant() != GrantAuthorizationCode && cfg.grant() != GrantClientCredentials:
+	case cfg.grant() != GrantAuthorizationCode && cfg.grant() != GrantClientCredentials && cfg.grant() != GrantTokenExchange:
 		return nil, fmt.Errorf("oauth: server %q: unknown grant %q", cfg.Server, cfg.Grant)
-	case cfg.grant() == GrantClientCredentials && (cfg.ClientID == "" || cfg.ClientSecret == "" && cfg.ClientKey == ""):
-		return nil, fmt.Errorf("oauth: server %q: the client_credentials grant needs a clientId and a clientSecret or clientKey", cfg.Server)
-	case cfg.ClientKey != "" && cfg.grant() != GrantClientCredentials:
-		return nil, fmt.Errorf("oauth: server %q: a clientKey authenticates the client_credentials grant only", cfg.Server)
+	case cfg.machine() && (cfg.ClientID == "" || cfg.ClientSecret == "" && cfg.ClientKey == ""):
+		return nil, fmt.Errorf("oauth: server %q: the %s grant needs a clientId and a clientSecret or clientKey", cfg.Server, cfg.grant())
+	case cfg.ClientKey != "" && !cfg.machine():
+		return nil, fmt.Errorf("oauth: server %q: a clientKey authenticates the client_credentials and token_exchange grants only", cfg.Server)
+	case cfg.grant() == GrantTokenExchange && (cfg.User == "" || cfg.SubjectToken == nil):
+		return nil, fmt.Errorf("oauth: server %q: the token_exchange grant exchanges a signed-in user's own token, and this connection has no user (hint: it needs settings.identity and serve --http)", cfg.Server)
 	case cfg.ClientKey != "" && cfg.ClientSecret != "":
 		return nil, fmt.Errorf("oauth: server %q: give the client a clientSecret or a clientKey, not both", cfg.Server)
 	}
@@ -160,8 +162,11 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 			return err
 		}
 	}
-	if h.cfg.grant() == GrantClientCredentials {
+	switch h.cfg.grant() {
+	case GrantClientCredentials:
 		return h.clientCredentials(ctx, challenges)
+	case GrantTokenExchange:
+		return h.exchange(ctx, challenges, sent, false)
 	}
 	return h.authorize(ctx, challenges, sent, stepUp)
 }
@@ -171,8 +176,11 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 // It needs Options.Prompt (not for client_credentials).
 func (h *Handler) Login(ctx context.Context, resp *http.Response) error {
 	challenges := drainChallenges(resp)
-	if h.cfg.grant() == GrantClientCredentials {
+	switch h.cfg.grant() {
+	case GrantClientCredentials:
 		return h.clientCredentials(ctx, challenges)
+	case GrantTokenExchange:
+		return h.exchange(ctx, challenges, "", true)
 	}
 	if h.opts.Prompt == nil {
 		return errors.New("oauth: Login needs a Prompter")
@@ -306,7 +314,7 @@ func (h *Handler) step(step string, err error) error {
 	if errors.As(err, &nl) {
 		return err
 	}
-	return &Error{Server: h.cfg.Server, Step: step, Err: redact(err, h.cfg.ClientSecret)}
+	return &Error{Server: h.cfg.Server, Step: step, Err: redact(err, h.cfg.ClientSecret, h.subjectToken())}
 }
 
 // bearer returns the token a request carried.

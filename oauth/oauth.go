@@ -36,6 +36,7 @@ import (
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	GrantTokenExchange     = "token_exchange" // RFC 8693: see exchange.go
 )
 
 // Config is the OAuth configuration of one server, with its references
@@ -45,8 +46,8 @@ type Config struct {
 	Server string
 	// URL is the server's MCP endpoint: the protected resource.
 	URL string
-	// Grant is GrantAuthorizationCode (the default when empty) or
-	// GrantClientCredentials.
+	// Grant is GrantAuthorizationCode (the default when empty),
+	// GrantClientCredentials or GrantTokenExchange.
 	Grant string
 	// ClientID and ClientSecret are a pre-registered client. Without
 	// ClientID, the client is a client ID metadata document (when
@@ -56,8 +57,15 @@ type Config struct {
 	// ClientKey, instead of ClientSecret, is the PEM private key the
 	// client authenticates with, signing an assertion for each token
 	// request (private_key_jwt, RFC 7523); for the client_credentials
-	// grant.
+	// grant, or GrantTokenExchange.
 	ClientKey string
+	// Audience is the audience parameter of a token exchange, if any.
+	Audience string
+	// SubjectToken returns the signed-in user's own access token, the
+	// subject_token of a token exchange (GrantTokenExchange, with User):
+	// "" when there is none. The token is never logged, stored, or put in
+	// an error.
+	SubjectToken func() string
 	// ClientMetadataURL is the https URL of a client ID metadata document
 	// that describes Switchboard as a client of this server.
 	ClientMetadataURL string
@@ -79,6 +87,12 @@ func (c *Config) grant() string {
 		return GrantAuthorizationCode
 	}
 	return c.Grant
+}
+
+// machine reports whether the grant is made by the configured client
+// alone, with its secret or key: client_credentials and token_exchange.
+func (c *Config) machine() bool {
+	return c.grant() == GrantClientCredentials || c.grant() == GrantTokenExchange
 }
 
 // clientIdentity is what the stored state of this configuration is bound
@@ -253,9 +267,16 @@ type NeedsLoginError struct {
 	// NoChallenge is set when the server's 401 carried no Bearer
 	// challenge: it may want an API key rather than an OAuth login.
 	NoChallenge bool
+	// NoLogin is set when a login would not help: the server's tokens
+	// come from exchanging the signed-in user's own (the token_exchange
+	// grant).
+	NoLogin bool
 }
 
 func (e *NeedsLoginError) Error() string {
+	if e.NoLogin {
+		return fmt.Sprintf("needs-auth: %s; hint: sign in to the gateway again, and if it persists ask the authorization server's administrator to let the gateway's client exchange your token for %s", e.Reason, e.Server)
+	}
 	if e.NoChallenge {
 		return fmt.Sprintf("needs-auth: %s; hint: switchboard auth login %s if it logs in with OAuth, else give it credentials in the server's headers", e.Reason, e.Server)
 	}

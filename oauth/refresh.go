@@ -108,6 +108,10 @@ func (h *Handler) refreshShared(ctx context.Context, cur *tokenRecord, stale str
 // renew gets a new token for rec: with its refresh token, or with a new
 // client_credentials request.
 func (h *Handler) renew(ctx context.Context, rec *tokenRecord) (*tokenRecord, error) {
+	if rec.Grant == GrantTokenExchange {
+		// No refresh token: the user's current token is exchanged again.
+		return h.requestExchange(ctx, rec.TokenURL, h.exchangeMethod(rec.AuthMethod), rec.Scopes, rec.Resource, rec.Issuer, rec.RevocationURL)
+	}
 	if rec.Grant == GrantClientCredentials {
 		method := rec.AuthMethod
 		if h.key != nil {
@@ -193,21 +197,8 @@ func (h *Handler) requestClientCredentials(ctx context.Context, tokenURL, method
 	if resource != "" {
 		cc.EndpointParams.Set("resource", resource)
 	}
-	if method == methodPrivateKeyJWT {
-		if h.key == nil {
-			return nil, &NeedsLoginError{Server: h.cfg.Server, Reason: "the token was got with a clientKey, and the configuration has none now"}
-		}
-		audience := issuer
-		if audience == "" {
-			audience = tokenURL
-		}
-		a, err := h.key.assertion(h.cfg.ClientID, audience, time.Now())
-		if err != nil {
-			return nil, h.step("signing the client assertion", err)
-		}
-		cc.ClientSecret = ""
-		cc.EndpointParams.Set("client_assertion_type", assertionType)
-		cc.EndpointParams.Set("client_assertion", a)
+	if err := h.authenticate(cc, method, issuer); err != nil {
+		return nil, err
 	}
 	tok, err := cc.Token(h.clientContext(ctx))
 	if err != nil {
@@ -219,6 +210,30 @@ func (h *Handler) requestClientCredentials(ctx context.Context, tokenURL, method
 	}
 	rec.Grant = GrantClientCredentials
 	return rec, nil
+}
+
+// authenticate makes cc authenticate the configured client with a signed
+// assertion when method is private_key_jwt (see assertion.go); the
+// others are cc's AuthStyle.
+func (h *Handler) authenticate(cc *clientcredentials.Config, method, issuer string) error {
+	if method != methodPrivateKeyJWT {
+		return nil
+	}
+	if h.key == nil {
+		return &NeedsLoginError{Server: h.cfg.Server, Reason: "the token was got with a clientKey, and the configuration has none now"}
+	}
+	audience := issuer
+	if audience == "" {
+		audience = cc.TokenURL
+	}
+	a, err := h.key.assertion(h.cfg.ClientID, audience, time.Now())
+	if err != nil {
+		return h.step("signing the client assertion", err)
+	}
+	cc.ClientSecret = ""
+	cc.EndpointParams.Set("client_assertion_type", assertionType)
+	cc.EndpointParams.Set("client_assertion", a)
+	return nil
 }
 
 // store saves rec as the server's token, under the store's lock, and makes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/handoff"
 	"github.com/switchboard-mcp/switchboard/internal/identity"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 	"github.com/switchboard-mcp/switchboard/oauth"
 	"github.com/switchboard-mcp/switchboard/proxy"
 )
@@ -87,6 +88,7 @@ func (e *Engine) startLogin(req context.Context, s *Session, server string) *pen
 	ctx, cancel := context.WithCancel(e.ctx)
 	if u := identity.From(req); u != nil {
 		ctx = identity.With(ctx, u) // a server with per-user credentials logs this user in
+		ctx = upstream.WithUserToken(ctx, upstream.UserTokenFrom(req))
 	}
 	p := &pendingLogin{owner: s, started: e.now(), hand: handoff.New(), cancel: cancel, done: make(chan struct{})}
 	key := loginKey(s, server)

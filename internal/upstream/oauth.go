@@ -20,6 +20,7 @@ func OAuthConfig(s *config.Server, res *config.Resolved) oauth.Config {
 		c.Grant, c.ClientID, c.ClientMetadataURL = o.Grant, o.ClientID, o.ClientMetadataURL
 		c.Scopes, c.RedirectPort = o.Scopes, o.RedirectPort
 		c.ClientSecret, c.ClientKey = res.OAuthClientSecret.Reveal(), res.OAuthClientKey.Reveal()
+		c.Audience = o.Audience
 	}
 	return c
 }
@@ -42,6 +43,9 @@ func (s *server) oauthHandler(res *config.Resolved, endpoint string, prompt oaut
 	cfg := OAuthConfig(s.cfg, res)
 	cfg.URL = endpoint
 	cfg.User = s.user // a user's own tokens, for a server with per-user credentials
+	if s.userTok != nil {
+		cfg.SubjectToken = s.userTok.get // token exchange: the user's own token to the gateway
+	}
 	h, err := oauth.New(cfg, &oauth.Options{
 		Store:      o.Credentials,
 		HTTPClient: &http.Client{Transport: o.HTTPTransport}, // without the server's headers: they are for the server alone
@@ -151,7 +155,7 @@ func (p *Pool) Login(ctx context.Context, name string, prompt oauth.Prompter) er
 	if err != nil {
 		return &Error{Server: name, Op: op, Class: ClassTransport, Err: scrub.error(err)}
 	}
-	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden && (s.cfg.OAuth == nil || s.cfg.OAuth.Grant != config.GrantClientCredentials) {
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden && (s.cfg.OAuth == nil || s.cfg.OAuth.Grant != config.GrantClientCredentials && s.cfg.OAuth.Grant != config.GrantTokenExchange) {
 		resp.Body.Close()
 		return &Error{Server: name, Op: op, Class: ClassConfig,
 			Err: fmt.Errorf("the server answered HTTP %d to a request without a token: it does not ask for authorization", resp.StatusCode)}

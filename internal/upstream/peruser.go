@@ -61,12 +61,13 @@ func (p *Pool) serverFor(ctx context.Context, name, op string) (*server, error) 
 	us := p.users.m[k]
 	if us == nil {
 		us = newServer(p, s.cfg)
-		us.user = u.Subject
+		us.user, us.userTok = u.Subject, &userToken{}
 		if p.users.m == nil {
 			p.users.m = map[userServerKey]*server{}
 		}
 		p.users.m[k] = us
 	}
+	us.userTok.set(userTokenFrom(ctx)) // the same user's: ctx carries both
 	return us, nil
 }
 

@@ -23,7 +23,8 @@ import (
 type server struct {
 	pool    *Pool
 	cfg     *config.Server
-	user    string // the signed-in user whose own connection this is (per-user credentials); "" for the shared one
+	user    string     // the signed-in user whose own connection this is (per-user credentials); "" for the shared one
+	userTok *userToken // user's latest access token to the gateway, for token exchange (exchange.go); nil for the shared one
 	log     *slog.Logger
 	timeout time.Duration // the request timeout
 

@@ -72,10 +72,11 @@ var Groups = map[string][]string{
 const OpaqueClientID = "switchboard-test-opaque"
 
 // IntrospectorID and IntrospectorSecret are the confidential client the
-// gateway introspects opaque tokens as.
+// gateway introspects opaque tokens as: the gateway's one client, which
+// exchanges tokens too (exchange.go).
 const (
-	IntrospectorID     = "switchboard-gateway"
-	IntrospectorSecret = "introspector-secret"
+	IntrospectorID     = GatewayClientID
+	IntrospectorSecret = GatewaySecret
 )
 
 // Elsewhere is the audience of a "test:elsewhere" token.
@@ -90,8 +91,7 @@ func main() {
 		log.Fatal(err)
 	}
 	issuer := "http://" + ln.Addr().String()
-	storage.RegisterClients(storage.NativeClient(ClientID, RedirectURI), storage.NativeClient(OpaqueClientID, RedirectURI),
-		storage.WebClient(IntrospectorID, IntrospectorSecret, RedirectURI))
+	storage.RegisterClients(storage.NativeClient(ClientID, RedirectURI), storage.NativeClient(OpaqueClientID, RedirectURI), gatewayClient())
 	st := &store{Storage: storage.NewStorage(storage.NewUserStore(issuer)), resource: *resource, issuer: issuer, opaque: map[string]opaqueToken{}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	router := exampleop.SetupServer(issuer, st, quiet, false)
@@ -100,7 +100,7 @@ func main() {
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}()
-	log.Fatal((&http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}).Serve(ln))
+	log.Fatal((&http.Server{Handler: st.exchangeRoutes(router), ReadHeaderTimeout: 10 * time.Second}).Serve(ln))
 }
 
 // store is the example's storage, with the additions the package comment
@@ -108,6 +108,7 @@ func main() {
 type store struct {
 	*storage.Storage
 	resource, issuer string
+	exchanges        exchangeLog // exchange.go
 
 	mu     sync.Mutex
 	opaque map[string]opaqueToken // by token ID

@@ -40,9 +40,10 @@ const (
 	MachineSecret = "verysecret"
 
 	// IntrospectorID and IntrospectorSecret are the confidential client a
-	// gateway introspects opaque tokens as (settings.identity.introspection).
-	IntrospectorID     = "switchboard-gateway"
-	IntrospectorSecret = "introspector-secret"
+	// gateway introspects opaque tokens as (settings.identity.introspection):
+	// the gateway's one client, which exchanges tokens too.
+	IntrospectorID     = GatewayClientID
+	IntrospectorSecret = GatewaySecret
 
 	clientID       = "switchboard-test"
 	opaqueClientID = "switchboard-test-opaque" // its tokens are opaque
