@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,6 +79,23 @@ func TestThreeReplicasIdentity(t *testing.T) {
 		return b.String(), res.IsError, nil
 	}
 	alpha, beta := connect(alphaTok), connect(betaTok)
+	waitApproval := func(url string, done <-chan error) string {
+		t.Helper()
+		for { // each look is a request
+			var body struct{ Approvals []struct{ ID, Requester string } }
+			if code := adminDo(t, url, alphaTok, "GET", "", &body); code != http.StatusOK {
+				t.Fatalf("GET %s as alpha: HTTP %d", url, code)
+			}
+			if len(body.Approvals) > 0 {
+				return body.Approvals[0].ID
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("beta's call ended without waiting for an approver: %v", err)
+			default:
+			}
+		}
+	}
 
 	t.Run("each their own servers", func(t *testing.T) {
 		before := callsPerReplica(t, c, alphaTok)
@@ -169,6 +187,45 @@ func TestThreeReplicasIdentity(t *testing.T) {
 		if want := "allow-once by " + idptest.AlphaSub + " for " + idptest.BetaSub; len(approvals) != 1 || approvals[0] != want {
 			t.Errorf("the shared audit trail's approvals: %q, want [%s]", approvals, want)
 		}
+	})
+
+	// A decision is the store's before the call goes on: the replica that
+	// took it may die at once, and the call waiting on another still
+	// hears of it.
+	t.Run("a decision outlives its replica", func(t *testing.T) {
+		r1, r2 := c.replicas[0], c.replicas[1]
+		hc := &http.Client{Transport: bearer{betaTok}}
+		direct, err := mcp.NewClient(&mcp.Implementation{Name: "teamtest", Version: "1"}, nil).Connect(t.Context(),
+			&mcp.StreamableClientTransport{Endpoint: r1.url("/mcp"), HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer direct.Close()
+		type answer struct {
+			text  string
+			isErr bool
+			err   error
+		}
+		done := make(chan answer, 1)
+		failed := make(chan error, 1)
+		go func() {
+			text, isErr, err := echo(direct, "c")
+			if err != nil {
+				failed <- err
+			}
+			done <- answer{text, isErr, err}
+		}()
+		id := waitApproval(r2.url("/admin/approvals"), failed) // r2 lists r1's call
+		if code := adminDo(t, r2.url("/admin/approvals/"+id), alphaTok, "POST", `{"decision": "allow"}`, nil); code != http.StatusOK {
+			t.Fatalf("alpha allowing on r2: HTTP %d", code)
+		}
+		if err, _ := r2.signal(syscall.SIGKILL); err == nil {
+			t.Errorf("replica %s exited cleanly after SIGKILL", r2.name)
+		}
+		if a := <-done; a.err != nil || a.isErr || a.text != "hi" {
+			t.Fatalf("beta's call on r1 after r2 decided and died: %+v", a)
+		}
+		c.start(r2)
 	})
 }
 
