@@ -1,11 +1,14 @@
 package teamtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/nginxtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 	"github.com/switchboard-mcp/switchboard/policy"
 )
 
@@ -33,11 +37,13 @@ func TestThreeReplicasIdentity(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	const audience = "https://team.example/mcp" // the address clients know the team's gateway by
 	idp := idptest.Start(t, audience)
+	upTokens := &tokenLog{calls: map[string][]string{}}
+	api := oauthtest.New(t, oauthtest.Options{Wrap: upTokens.wrap}) // an OAuth server: each person logs in (perUser)
 	settings := map[string]any{"identity": map[string]any{
 		"issuer": idp.Issuer, "audience": audience, "adminGroup": "admins",
 		"rules": []any{
-			map[string]any{"group": "alpha", "tools": []string{"mcp__a__*", "mcp__c__*"}},
-			map[string]any{"group": "beta", "tools": []string{"mcp__b__*", "mcp__c__*"}},
+			map[string]any{"group": "alpha", "tools": []string{"mcp__a__*", "mcp__c__*", "mcp__api__*"}},
+			map[string]any{"group": "beta", "tools": []string{"mcp__b__*", "mcp__c__*", "mcp__api__*"}},
 		},
 	}}
 	for k, v := range storeSettings {
@@ -45,7 +51,7 @@ func TestThreeReplicasIdentity(t *testing.T) {
 	}
 	guarded := fixtureServer()
 	guarded["approve"] = map[string]any{"when": "always", "approvers": []string{"admins"}}
-	c := newCluster(t, 3, map[string]any{"a": fixtureServer(), "b": fixtureServer(), "c": guarded}, settings, storeEnv)
+	c := newCluster(t, 3, map[string]any{"a": fixtureServer(), "b": fixtureServer(), "c": guarded, "api": map[string]any{"url": api.URL()}}, settings, storeEnv)
 	for _, r := range c.replicas {
 		r.stateless = true
 	}
@@ -54,10 +60,10 @@ func TestThreeReplicasIdentity(t *testing.T) {
 
 	alphaTok := idp.Token(t, idptest.Alpha, idptest.Password)
 	betaTok := idp.Token(t, idptest.Beta, idptest.Password)
-	connect := func(token string) *mcp.ClientSession {
+	connectWith := func(token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 		t.Helper()
 		hc := &http.Client{Transport: bearer{token}}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "teamtest", Version: "1"}, nil).Connect(t.Context(),
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "teamtest", Version: "1"}, opts).Connect(t.Context(),
 			&mcp.StreamableClientTransport{Endpoint: lb.URL("/mcp"), HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -65,8 +71,9 @@ func TestThreeReplicasIdentity(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
-	echo := func(cs *mcp.ClientSession, server string) (string, bool, error) {
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"server": server, "tool": "echo", "args": map[string]any{"text": "hi"}}})
+	connect := func(token string) *mcp.ClientSession { return connectWith(token, nil) }
+	echoText := func(cs *mcp.ClientSession, server, text string) (string, bool, error) {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"server": server, "tool": "echo", "args": map[string]any{"text": text}}})
 		if err != nil {
 			return "", false, err
 		}
@@ -78,11 +85,14 @@ func TestThreeReplicasIdentity(t *testing.T) {
 		}
 		return b.String(), res.IsError, nil
 	}
+	echo := func(cs *mcp.ClientSession, server string) (string, bool, error) { return echoText(cs, server, "hi") }
 	alpha, beta := connect(alphaTok), connect(betaTok)
 	waitApproval := func(url string, done <-chan error) string {
 		t.Helper()
 		for { // each look is a request
-			var body struct{ Approvals []struct{ ID, Requester string } }
+			var body struct {
+				Approvals []struct{ ID, Requester string }
+			}
 			if code := adminDo(t, url, alphaTok, "GET", "", &body); code != http.StatusOK {
 				t.Fatalf("GET %s as alpha: HTTP %d", url, code)
 			}
@@ -189,6 +199,58 @@ func TestThreeReplicasIdentity(t *testing.T) {
 		}
 	})
 
+	// Each person logs in to the OAuth server for themselves, through
+	// whichever replica their requests land on, and is sent only their
+	// own login URL; the tokens are the shared store's, each under its
+	// user: a call carries its own user's token, never the other's.
+	t.Run("each their own upstream login", func(t *testing.T) {
+		aAsk, bAsk := &asker{accept: true}, &asker{}
+		a, b := connectWith(alphaTok, aAsk.options()), connectWith(betaTok, bAsk.options())
+		if text, isErr, err := echoText(a, "api", "A1"); err != nil || isErr || text != "A1" {
+			t.Fatalf("alpha's call, alpha logging in: %q %v %v", text, isErr, err)
+		}
+		if n := len(aAsk.asked()); n != 1 {
+			t.Fatalf("alpha was sent %d login URLs, want 1", n)
+		}
+		if text, isErr, err := echoText(b, "api", "B1"); err != nil || !isErr || !strings.Contains(text, "needs-auth") {
+			t.Fatalf("beta's call before beta logged in: %q %v %v; want needs-auth", text, isErr, err)
+		}
+		if len(bAsk.asked()) == 0 || len(aAsk.asked()) != 1 {
+			t.Fatalf("login URLs sent: alpha %d, beta %d; want beta's to beta alone", len(aAsk.asked()), len(bAsk.asked()))
+		}
+		bAsk.setAccept(true)
+		if text, isErr, err := echoText(b, "api", "B2"); err != nil || isErr || text != "B2" {
+			t.Fatalf("beta's call, beta logging in: %q %v %v", text, isErr, err)
+		}
+		for i := range 6 { // over the replicas: each reads its user's token from the store
+			if text, isErr, err := echoText(a, "api", fmt.Sprintf("A%d", i+2)); err != nil || isErr {
+				t.Fatalf("alpha's call %d after beta logged in: %q %v %v", i+2, text, isErr, err)
+			}
+		}
+		if n := len(aAsk.asked()); n != 1 {
+			t.Errorf("alpha was asked to log in %d times, want once", n)
+		}
+		tokA := upTokens.tokens("A1")
+		if len(tokA) != 1 || tokA[0] == "" {
+			t.Fatalf("alpha's first call carried %q", tokA)
+		}
+		for _, text := range []string{"B1", "B2"} {
+			for _, tok := range upTokens.tokens(text) {
+				if tok == tokA[0] {
+					t.Errorf("beta's call %s carried alpha's token", text)
+				}
+			}
+		}
+		if got := upTokens.tokens("B2"); len(got) != 1 || got[0] == "" {
+			t.Errorf("beta's call carried %q, want beta's own token", got)
+		}
+		for i := range 6 {
+			if got := upTokens.tokens(fmt.Sprintf("A%d", i+2)); len(got) != 1 || got[0] != tokA[0] {
+				t.Errorf("alpha's call A%d carried another token than alpha's", i+2)
+			}
+		}
+	})
+
 	// A decision is the store's before the call goes on: the replica that
 	// took it may die at once, and the call waiting on another still
 	// hears of it.
@@ -277,4 +339,80 @@ func callsPerReplica(t *testing.T, c *cluster, token string) map[string]int64 {
 		out[r.name] = n
 	}
 	return out
+}
+
+// asker is a client that is sent login URLs (URL-mode elicitation) and,
+// when it accepts, follows them as the person's browser would.
+type asker struct {
+	mu     sync.Mutex
+	urls   []string
+	accept bool
+}
+
+func (a *asker) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			a.mu.Lock()
+			a.urls = append(a.urls, req.Params.URL)
+			accept := a.accept
+			a.mu.Unlock()
+			if !accept {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			if _, err := oauthtest.Follow(ctx, req.Params.URL); err != nil {
+				return nil, err
+			}
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}
+}
+
+func (a *asker) asked() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.urls...)
+}
+
+func (a *asker) setAccept(v bool) {
+	a.mu.Lock()
+	a.accept = v
+	a.mu.Unlock()
+}
+
+// tokenLog records the bearer token each tools/call reached the OAuth
+// server with, by the echo text it carried.
+type tokenLog struct {
+	mu    sync.Mutex
+	calls map[string][]string
+}
+
+func (l *tokenLog) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var msg struct {
+				Method string `json:"method"`
+				Params struct {
+					Arguments struct {
+						Text string `json:"text"`
+					} `json:"arguments"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
+				tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+				l.mu.Lock()
+				l.calls[msg.Params.Arguments.Text] = append(l.calls[msg.Params.Arguments.Text], tok)
+				l.mu.Unlock()
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (l *tokenLog) tokens(text string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.calls[text]...)
 }
