@@ -31,15 +31,16 @@ source file, last error), their tools with a live search across every
 server, a tool's description and schema, a form that calls it, the recent
 calls, and the configuration's problems at file:line:col.
 
-Keys: tab or 1-4 switch screens; ↑↓ select; on servers, enter lists the
+Keys: tab or 1-4 (1-5 attached) switch screens; ↑↓ select; on servers, enter lists the
 server's tools, c connects, r reconnects, e enables or disables it (in
 Switchboard's own file, as enable and disable do), l logs in, i indexes;
 on tools, / searches, enter describes, enter again opens the call form;
 q quits (ctrl+c anywhere). The help line shows the keys of each screen.
 
 With --attach URL, shows a running switchboard serve --http instead,
-through its admin endpoint: status and recent calls, read-only, and a
-reconnect action. The bearer token comes from --token-file (a file of
+through its admin endpoint: status and recent calls, read-only, a
+reconnect action, and a fifth screen of the calls waiting for an
+approver group you are in, which a allows and d denies (y confirms). The bearer token comes from --token-file (a file of
 yours, mode 600) or $SWITCHBOARD_TOKEN; it is sent over http:// only to
 loopback: use https://, or an SSH tunnel, to reach another machine.
 

@@ -21,7 +21,8 @@ import (
 
 // Backend is what the panel shows and drives: an engine in this process
 // (Local), or a running gateway's admin endpoint (Remote), which is
-// read-only but for reconnecting a server.
+// read-only but for reconnecting a server and deciding the calls that
+// wait for an approver group (Remote.Decide).
 type Backend interface {
 	// Status is every server's status and the configuration's problems.
 	Status(ctx context.Context) (front.AdminStatus, error)
@@ -37,7 +38,7 @@ type Backend interface {
 
 // ErrReadOnly is the answer of an attached panel to an action only a
 // local one can take.
-var ErrReadOnly = errors.New("an attached panel is read-only: it can reconnect a server, nothing else")
+var ErrReadOnly = errors.New("an attached panel is read-only: it can reconnect a server and decide approvals, nothing else")
 
 // Local drives an engine in this process.
 type Local struct {
@@ -199,7 +200,9 @@ func (l *Local) SetDisabled(ctx context.Context, server string, disabled bool) (
 }
 
 // Remote reads a running gateway's admin endpoint (switchboard serve
-// --http); see front.Admin.
+// --http); see front.Admin. It changes nothing there but for two
+// actions: reconnecting a server, and allowing or denying a call that
+// waits for an approver group (Decide).
 type Remote struct {
 	// Base is the gateway's URL, such as http://127.0.0.1:8080 (a /mcp at
 	// the end is dropped).

@@ -50,10 +50,12 @@ func (m *Model) tick() tea.Cmd {
 	return tea.Tick(m.opts.Refresh, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
-// refresh reads status and calls again.
+// refresh reads status and calls again, and, attached, the calls waiting
+// for an approver group.
 func (m *Model) refresh() tea.Cmd {
 	b, ctx := m.b, m.ctx
 	return tea.Batch(
+		m.loadApprovals(),
 		func() tea.Msg {
 			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()

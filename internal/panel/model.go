@@ -20,9 +20,10 @@ const (
 	tabTools
 	tabCalls
 	tabProblems
+	tabApprovals // attached only
 )
 
-var tabNames = []string{"servers", "tools", "calls", "problems"}
+var tabNames = []string{"servers", "tools", "calls", "problems", "approvals"}
 
 // page is where the tools screen is: the list, a tool's description, its
 // call form, or the call's result.
@@ -67,6 +68,14 @@ type Model struct {
 	result      *proxy.Result
 	resultTitle string
 	vp          scroller // the description or the result
+
+	// The approvals screen, attached only: the calls waiting for an
+	// approver group that the token may decide, oldest first.
+	appr       []Approval
+	apprErr    error // the gateway refused the list
+	apprLoaded bool
+	apprSel    int
+	confirm    *decision // a or d pressed: the next key confirms or cancels
 
 	// firstRunLines is config.FirstRun of the other hosts' servers, read
 	// once, the first time a local panel shows no server.
@@ -123,6 +132,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.callSel = clampSel(m.callSel, len(m.calls))
 		}
 		return m, nil
+	case approvalsMsg:
+		m.gotApprovals(msg)
+		return m, nil
 	case toolsMsg:
 		if msg.seq != m.searchSeq {
 			return m, nil // an answer to an older search
@@ -158,6 +170,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.quitting = true
 		return tea.Quit
 	}
+	if m.confirm != nil {
+		return m.confirmKey(k)
+	}
 	if m.typing() {
 		return m.typingKey(k)
 	}
@@ -169,7 +184,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.switchTab(m.nextTab(1))
 	case "shift+tab":
 		return m.switchTab(m.nextTab(-1))
-	case "1", "2", "3", "4":
+	case "1", "2", "3", "4", "5":
 		return m.switchTab(tab(k.String()[0] - '1'))
 	}
 	switch m.tab {
@@ -181,18 +196,35 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.callSel = moveSel(m.callSel, len(m.calls), k.String())
 	case tabProblems:
 		m.probSel = moveSel(m.probSel, len(m.status.Problems), k.String())
+	case tabApprovals:
+		return m.approvalsKey(k)
 	}
 	return nil
 }
 
 // nextTab is the screen after (dir 1) or before (-1) this one, past the
-// tools screen when attached.
+// screens this panel has not: tools when attached, approvals when local.
 func (m *Model) nextTab(dir int) tab {
-	t := (int(m.tab) + dir + len(tabNames)) % len(tabNames)
-	if tab(t) == tabTools && m.b.Local() == nil {
+	t := int(m.tab)
+	for {
 		t = (t + dir + len(tabNames)) % len(tabNames)
+		if m.has(tab(t)) {
+			return tab(t)
+		}
 	}
-	return tab(t)
+}
+
+// has reports whether the panel has screen t: tools only when local,
+// approvals only attached.
+func (m *Model) has(t tab) bool {
+	switch t {
+	case tabTools:
+		return m.b.Local() != nil
+	case tabApprovals:
+		_, ok := m.b.(approvals)
+		return ok
+	}
+	return true
 }
 
 // typing reports whether keys go to a text input.
@@ -201,12 +233,19 @@ func (m *Model) typing() bool {
 }
 
 func (m *Model) switchTab(t tab) tea.Cmd {
-	if t == tabTools && m.b.Local() == nil {
+	if t == tabTools && !m.has(t) {
 		m.say(ErrReadOnly)
+		return nil
+	}
+	if t == tabApprovals && !m.has(t) {
+		m.say(errNoApprovals)
 		return nil
 	}
 	m.tab = t
 	m.msg = ""
+	if t == tabApprovals {
+		return m.loadApprovals()
+	}
 	if t == tabTools && m.page == pageList && m.toolServer == "" && m.search.Value() == "" {
 		m.search.Focus()
 	}

@@ -1,8 +1,9 @@
 // Package panel is switchboard panel: a terminal view of the servers, their
 // tools and the recent calls of an engine in this process, or of a running
-// gateway's admin endpoint (read-only), built on bubbletea.
+// gateway's admin endpoint (read-only but for reconnecting a server and
+// deciding approvals), built on bubbletea.
 //
-// Screens, reached with tab or 1-4:
+// Screens, reached with tab or 1-5:
 //   - servers: name, transport, state, tool count, last call and source
 //     file, with the selected server's last error; connect, reconnect,
 //     enable or disable (in Switchboard's own file, as the commands do),
@@ -13,10 +14,16 @@
 //     with the path of any spill file;
 //   - calls: the recent calls (server, tool, time, duration, outcome,
 //     sizes; never arguments);
-//   - problems: the configuration's errors and warnings at file:line:col.
+//   - problems: the configuration's errors and warnings at file:line:col;
+//   - approvals, attached only: the calls waiting for an approver group
+//     that the token may decide (server, tool, requester, rule, how long
+//     it waited, the selected one's arguments), allowed with a and denied
+//     with d, each confirmed with y; their count is in the title line.
 //
 // It is driven by the keyboard only, with a help line at the bottom. It
-// shows what switchboard status and the mcp tool show, so never a secret.
+// shows what switchboard status and the mcp tool show, so never a secret;
+// attached, the arguments of a waiting call, which its approver decides
+// on, as switchboard approvals --json shows them.
 package panel
 
 import (

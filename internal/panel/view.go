@@ -49,6 +49,8 @@ func (m *Model) screen() string {
 		body = m.callsView()
 	case tabProblems:
 		body = m.problemsView()
+	case tabApprovals:
+		body = m.approvalsView()
 	}
 	h := m.bodyHeight()
 	if len(body) > h {
@@ -68,7 +70,7 @@ func (m *Model) screen() string {
 func (m *Model) titleLine() string {
 	parts := []string{m.pal.Title("Switchboard") + " " + m.pal.Dim(m.b.Where())}
 	for i, n := range tabNames {
-		if tab(i) == tabTools && m.b.Local() == nil {
+		if !m.has(tab(i)) {
 			continue
 		}
 		// "4:problems", not "4 problems": the key that shows the screen
@@ -77,6 +79,9 @@ func (m *Model) titleLine() string {
 		label := fmt.Sprintf("%d:%s", i+1, n)
 		if tab(i) == tabProblems && len(m.status.Problems) > 0 {
 			label += fmt.Sprintf(" (%d)", len(m.status.Problems))
+		}
+		if tab(i) == tabApprovals {
+			label += m.approvalsCount()
 		}
 		if tab(i) == m.tab {
 			label = m.pal.Selected("[" + label + "]")
@@ -90,6 +95,8 @@ func (m *Model) titleLine() string {
 
 func (m *Model) messageLine() string {
 	switch {
+	case m.confirm != nil:
+		return m.pal.Warn(m.confirmLine())
 	case m.busy != "":
 		return m.pal.Warn(m.busy)
 	case m.msg != "" && m.msgBad:
@@ -109,6 +116,8 @@ func (m *Model) helpLine() string {
 		return "↑↓ select · enter tools · c connect · r reconnect · e enable/disable · l login · i index · tab screens · q quit"
 	case m.tab == tabServers:
 		return "↑↓ select · r reconnect · tab screens · q quit (attached: read-only)"
+	case m.tab == tabApprovals:
+		return "↑↓ select · a allow · d deny (then y) · tab screens · q quit"
 	case m.tab != tabTools:
 		return "↑↓ select · tab screens · q quit"
 	}
