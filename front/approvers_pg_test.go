@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
@@ -42,32 +40,10 @@ func TestApprovalsAcrossReplicas(t *testing.T) {
 	betaTok := idp.Token(t, idptest.Beta, idptest.Password)
 	beta := reps[0].connectAs(t, betaTok)
 
-	type answer struct {
-		res *mcp.CallToolResult
-		err error
-	}
-	call := func() chan answer {
-		done := make(chan answer, 1)
-		go func() {
-			res, err := beta.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"tool": "echo", "server": "b", "args": map[string]any{"text": "hi"}}})
-			done <- answer{res, err}
-		}()
-		return done
-	}
-	// waitPending waits until replica 2 lists the call waiting on
-	// replica 1: each look is a request.
-	waitPending := func(done chan answer) gateway.PendingApproval {
-		for {
-			if p := reps[1].pending(t, alphaTok); len(p) > 0 {
-				return p[0]
-			}
-			select {
-			case a := <-done:
-				t.Fatalf("beta's call ended without waiting for an approver: %v %v", a.err, text(a.res))
-			default:
-			}
-		}
-	}
+	echoB := map[string]any{"tool": "echo", "server": "b", "args": map[string]any{"text": "hi"}}
+	call := func() chan awayAnswer { return callAway(t, beta, echoB) }
+	// Replica 2 lists the call waiting on replica 1.
+	waitPending := func(done chan awayAnswer) gateway.PendingApproval { return reps[1].waitPending(t, alphaTok, done) }
 
 	done := call()
 	p := waitPending(done)
@@ -112,16 +88,5 @@ func TestApprovalsAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var decisions []string
-	for _, r := range trail.Records {
-		if r.Event == policy.EventApproval {
-			decisions = append(decisions, r.Decision)
-			if r.User != idptest.BetaSub || r.Approver != idptest.AlphaSub {
-				t.Errorf("approval record names user %q and approver %q, want %s and %s", r.User, r.Approver, idptest.BetaSub, idptest.AlphaSub)
-			}
-		}
-	}
-	if strings.Join(decisions, ",") != "allow-once,deny" {
-		t.Errorf("approval decisions %q, want allow-once then deny", decisions)
-	}
+	checkBetaAllowedThenDenied(t, trail.Records)
 }

@@ -40,6 +40,39 @@ func (ig *identityGateway) pending(t *testing.T, token string) []gateway.Pending
 	return body.Approvals
 }
 
+// awayAnswer is what a call made in the background came to.
+type awayAnswer struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+// callAway calls the mcp tool with args in cs, in the background.
+func callAway(t *testing.T, cs *mcp.ClientSession, args map[string]any) chan awayAnswer {
+	done := make(chan awayAnswer, 1)
+	go func() {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: args})
+		done <- awayAnswer{res, err}
+	}()
+	return done
+}
+
+// waitPending waits until token's user sees a pending approval (the call
+// that done awaits reached the gate): each look is a request to the
+// gateway. The call ending first fails the test.
+func (ig *identityGateway) waitPending(t *testing.T, token string, done chan awayAnswer) gateway.PendingApproval {
+	t.Helper()
+	for {
+		if p := ig.pending(t, token); len(p) > 0 {
+			return p[0]
+		}
+		select {
+		case a := <-done:
+			t.Fatalf("the call ended without waiting for an approver: %v %v", a.err, text(a.res))
+		default:
+		}
+	}
+}
+
 // TestApproverGroups: a call an approval rule with approvers covers waits
 // for a member of an approver group, not the caller: beta's call is
 // listed to alpha (in "admins"), not to beta, who may not decide it;
@@ -53,32 +86,9 @@ func TestApproverGroups(t *testing.T) {
 	betaTok := ig.idp.Token(t, idptest.Beta, idptest.Password)
 	beta := ig.connectAs(t, betaTok)
 
-	type answer struct {
-		res *mcp.CallToolResult
-		err error
-	}
-	callB := func() chan answer {
-		done := make(chan answer, 1)
-		go func() {
-			res, err := beta.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"tool": "echo", "server": "b", "args": map[string]any{"text": "hi"}}})
-			done <- answer{res, err}
-		}()
-		return done
-	}
-	// waitPending waits until alpha sees a pending approval (the call
-	// reached the gate): each look is a request to the gateway.
-	waitPending := func(done chan answer) gateway.PendingApproval {
-		for {
-			if p := ig.pending(t, alphaTok); len(p) > 0 {
-				return p[0]
-			}
-			select {
-			case a := <-done:
-				t.Fatalf("beta's call ended without waiting for an approver: %v %v", a.err, text(a.res))
-			default:
-			}
-		}
-	}
+	echoB := map[string]any{"tool": "echo", "server": "b", "args": map[string]any{"text": "hi"}}
+	callB := func() chan awayAnswer { return callAway(t, beta, echoB) }
+	waitPending := func(done chan awayAnswer) gateway.PendingApproval { return ig.waitPending(t, alphaTok, done) }
 
 	done := callB()
 	p := waitPending(done)
@@ -117,6 +127,13 @@ func TestApproverGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkBetaAllowedThenDenied(t, recs)
+}
+
+// checkBetaAllowedThenDenied checks that the approval records of recs are
+// beta's calls, decided by alpha: allowed once, then denied.
+func checkBetaAllowedThenDenied(t *testing.T, recs []policy.Record) {
+	t.Helper()
 	var decisions []string
 	for _, r := range recs {
 		if r.Event == policy.EventApproval {
@@ -152,31 +169,16 @@ func TestGroupApprovalRules(t *testing.T) {
 	if p := ig.pending(t, alphaTok); len(p) != 0 {
 		t.Fatalf("alpha's call was listed for approval: %+v", p)
 	}
-	done := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		res, err := beta.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: echo})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
-	var p []gateway.PendingApproval
-	for len(p) == 0 { // each look is a request to the gateway
-		p = ig.pending(t, alphaTok)
-		select {
-		case r := <-done:
-			t.Fatalf("beta's call ended without waiting for an approver: %s", text(r))
-		default:
-		}
-	}
+	done := callAway(t, beta, echo)
+	p := []gateway.PendingApproval{ig.waitPending(t, alphaTok, done)}
 	if p[0].Requester != idptest.BetaSub || !strings.Contains(p[0].Rule, "settings.identity.rules[1].approve") {
 		t.Errorf("pending approval %+v: want beta's, under settings.identity.rules[1].approve", p[0])
 	}
 	if code := ig.adminDo(t, alphaTok, "POST", "/admin/approvals/"+p[0].ID, `{"decision": "allow"}`, nil); code != 200 {
 		t.Fatalf("alpha allowing: %d", code)
 	}
-	if r := <-done; r == nil || r.IsError || text(r) != "hi" {
-		t.Fatalf("beta's call after alpha allowed it: %s", text(r))
+	if a := <-done; a.err != nil || a.res.IsError || text(a.res) != "hi" {
+		t.Fatalf("beta's call after alpha allowed it: %v %s", a.err, text(a.res))
 	}
 	recs, _, err := policy.ReadAudit(filepath.Join(ig.g.srv.cfg.Dirs.StateDir(), policy.AuditFile), policy.Filter{})
 	if err != nil {

@@ -158,26 +158,14 @@ func testIdentityGrants(t *testing.T, stateless bool) {
 	beta := ig.connectAs(t, ig.idp.Token(t, idptest.Beta, idptest.Password))
 	robot := ig.connectAs(t, ig.idp.MachineToken(t))
 
-	echo := func(cs *mcp.ClientSession, server string) *mcp.CallToolResult {
-		return call(t, cs, "mcp", map[string]any{"tool": "echo", "server": server, "args": map[string]any{"text": "hi"}})
-	}
-	for _, tt := range []struct {
-		name   string
-		cs     *mcp.ClientSession
-		server string
-		ok     bool
-	}{
+	checkGrants(t, []grantCase{
 		{"alpha calls a", alpha, "a", true},
 		{"alpha calls b", alpha, "b", false},
 		{"beta calls b", beta, "b", true},
 		{"beta calls a", beta, "a", false},
 		{"robot calls a", robot, "a", false},
 		{"robot calls b", robot, "b", false},
-	} {
-		if r := echo(tt.cs, tt.server); r.IsError == tt.ok {
-			t.Errorf("%s: isError %v, want %v: %s", tt.name, r.IsError, !tt.ok, text(r))
-		}
-	}
+	})
 	search := func(cs *mcp.ClientSession) string {
 		return text(call(t, cs, "mcp", map[string]any{"search": "echo"}))
 	}
@@ -435,5 +423,26 @@ func TestIdentityFastLane(t *testing.T) {
 	}
 	if ig.g.fastCalls() != fast || len(ig.calls.Recent()) != calls {
 		t.Errorf("beta's request on alpha's session was carried out (fast calls %d → %d, calls %d → %d)", fast, ig.g.fastCalls(), calls, len(ig.calls.Recent()))
+	}
+}
+
+// grantCase is a call of a server's echo tool through the mcp tool, and
+// whether the caller's rules let it through.
+type grantCase struct {
+	name   string
+	cs     *mcp.ClientSession
+	server string
+	ok     bool
+}
+
+// checkGrants makes each call and checks that it went through, or was
+// refused, as the case says.
+func checkGrants(t *testing.T, cases []grantCase) {
+	t.Helper()
+	for _, tt := range cases {
+		r := call(t, tt.cs, "mcp", map[string]any{"tool": "echo", "server": tt.server, "args": map[string]any{"text": "hi"}})
+		if r.IsError == tt.ok {
+			t.Errorf("%s: isError %v, want %v: %s", tt.name, r.IsError, !tt.ok, text(r))
+		}
 	}
 }

@@ -1,11 +1,7 @@
 package front
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,84 +15,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
-// tokenLog is what an OAuth-protected upstream saw: the bearer token each
-// tools/call carried, by the text it echoes.
-type tokenLog struct {
-	mu    sync.Mutex
-	calls map[string][]string // echo text → tokens sent with it
-}
-
-// wrap records each tools/call's token before the server handles it.
-func (l *tokenLog) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.Body != nil {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var msg struct {
-				Method string `json:"method"`
-				Params struct {
-					Arguments struct {
-						Text string `json:"text"`
-					} `json:"arguments"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
-				tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-				l.mu.Lock()
-				l.calls[msg.Params.Arguments.Text] = append(l.calls[msg.Params.Arguments.Text], tok)
-				l.mu.Unlock()
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (l *tokenLog) tokens(text string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.calls[text]...)
-}
-
-// asker is a user's client that supports URL elicitation: it records the
-// authorization URLs it is sent and, when it accepts, approves in the
-// user's browser.
-type asker struct {
-	mu     sync.Mutex
-	urls   []string
-	accept bool
-}
-
-func (a *asker) options() *mcp.ClientOptions {
-	return &mcp.ClientOptions{
-		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
-		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			a.mu.Lock()
-			a.urls = append(a.urls, req.Params.URL)
-			accept := a.accept
-			a.mu.Unlock()
-			if !accept {
-				return &mcp.ElicitResult{Action: "decline"}, nil
-			}
-			if _, err := oauthtest.Follow(ctx, req.Params.URL); err != nil {
-				return nil, err
-			}
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		},
-	}
-}
-
-func (a *asker) asked() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.urls...)
-}
-
-func (a *asker) setAccept(v bool) {
-	a.mu.Lock()
-	a.accept = v
-	a.mu.Unlock()
-}
-
 // TestPerUserCredentials: two users signed in at a real OpenID provider
 // call one OAuth-protected server (perUser, the default with identity).
 // A logs in upstream; B's call then needs B's own login, whose URL goes
@@ -104,8 +22,8 @@ func (a *asker) setAccept(v bool) {
 // logged in, each call carries its own user's token, kept under its
 // user's key in the credential store.
 func TestPerUserCredentials(t *testing.T) {
-	log := &tokenLog{calls: map[string][]string{}}
-	as := oauthtest.New(t, oauthtest.Options{Wrap: log.wrap})
+	log := &oauthtest.TokenLog{}
+	as := oauthtest.New(t, oauthtest.Options{Wrap: log.Wrap})
 	store := credstore.NewFile(filepath.Join(t.TempDir(), "credentials"))
 	ig := newIdentityGatewayOpts(t, identityOpts{
 		servers: map[string]def{"api": {"url": as.URL()}},
@@ -115,9 +33,9 @@ func TestPerUserCredentials(t *testing.T) {
 		},
 		engine: switchboard.Options{Credentials: store},
 	})
-	aClient, bClient := &asker{accept: true}, &asker{}
-	a := ig.connectAsWith(t, ig.idp.Token(t, idptest.Alpha, idptest.Password), aClient.options())
-	b := ig.connectAsWith(t, ig.idp.Token(t, idptest.Beta, idptest.Password), bClient.options())
+	aClient, bClient := oauthtest.NewAsker(true), oauthtest.NewAsker(false)
+	a := ig.connectAsWith(t, ig.idp.Token(t, idptest.Alpha, idptest.Password), aClient.Options())
+	b := ig.connectAsWith(t, ig.idp.Token(t, idptest.Beta, idptest.Password), bClient.Options())
 	echo := func(cs *mcp.ClientSession, s string) (string, bool) {
 		return callText(t, cs, map[string]any{"tool": "echo", "server": "api", "args": map[string]any{"text": s}})
 	}
@@ -125,7 +43,7 @@ func TestPerUserCredentials(t *testing.T) {
 	if out, isErr := echo(a, "A1"); isErr || out != "A1" {
 		t.Fatalf("A's call, A logging in: %v %s", isErr, out)
 	}
-	if n := len(aClient.asked()); n != 1 {
+	if n := len(aClient.Asked()); n != 1 {
 		t.Fatalf("A was sent %d authorization URLs, want 1", n)
 	}
 
@@ -137,7 +55,7 @@ func TestPerUserCredentials(t *testing.T) {
 	}
 	// (Asked once per attempt: the listing of the server's tools, then
 	// the call.)
-	gotB := bClient.asked()
+	gotB := bClient.Asked()
 	if len(gotB) == 0 {
 		t.Fatal("B was sent no authorization URL")
 	}
@@ -146,36 +64,36 @@ func TestPerUserCredentials(t *testing.T) {
 			t.Fatalf("B was sent %q, want an authorization URL", u)
 		}
 	}
-	if n := len(aClient.asked()); n != 1 {
+	if n := len(aClient.Asked()); n != 1 {
 		t.Fatalf("A was sent B's authorization URL (%d URLs)", n)
 	}
 
-	bClient.setAccept(true)
+	bClient.SetAccept(true)
 	if out, isErr := echo(b, "B2"); isErr || out != "B2" {
 		t.Fatalf("B's call, B logging in: %v %s", isErr, out)
 	}
 	if out, isErr := echo(a, "A2"); isErr || out != "A2" {
 		t.Fatalf("A's call after B logged in: %v %s", isErr, out)
 	}
-	if n := len(aClient.asked()); n != 1 {
+	if n := len(aClient.Asked()); n != 1 {
 		t.Errorf("A was asked to log in %d times, want once", n)
 	}
 
-	tokA := log.tokens("A1")
+	tokA := log.Tokens("A1")
 	if len(tokA) != 1 || tokA[0] == "" {
 		t.Fatalf("A's first call carried %q", tokA)
 	}
 	for _, s := range []string{"B1", "B2"} {
-		for _, tok := range log.tokens(s) {
+		for _, tok := range log.Tokens(s) {
 			if tok == tokA[0] {
 				t.Errorf("B's call %s carried A's token", s)
 			}
 		}
 	}
-	if got := log.tokens("B2"); len(got) != 1 || got[0] == "" {
+	if got := log.Tokens("B2"); len(got) != 1 || got[0] == "" {
 		t.Errorf("B's call carried %q, want B's own token", got)
 	}
-	if got := log.tokens("A2"); len(got) != 1 || got[0] != tokA[0] {
+	if got := log.Tokens("A2"); len(got) != 1 || got[0] != tokA[0] {
 		t.Errorf("A's second call carried %q, want A's token", got)
 	}
 

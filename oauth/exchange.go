@@ -65,19 +65,9 @@ func (h *Handler) exchange(ctx context.Context, challenges []oauthex.Challenge, 
 			return nil // another request exchanged while this one waited
 		}
 	}
-	d, err := h.discover(ctx, challenges)
+	d, method, err := h.tokenEndpoint(ctx, challenges)
 	if err != nil {
 		return err
-	}
-	if err := httpsOrLoopback(d.asm.TokenEndpoint); err != nil {
-		return h.step("checking the token endpoint", err)
-	}
-	method := pickAuthMethod(d.asm.TokenEndpointAuthMethodsSupported, true)
-	if h.key != nil {
-		method = methodPrivateKeyJWT
-		if err := checkAssertionMethod(h.key, d.asm.TokenEndpointAuthMethodsSupported, d.asm.TokenEndpointAuthSigningAlgValuesSupported); err != nil {
-			return h.step("choosing how the client authenticates", err)
-		}
 	}
 	if len(d.asm.GrantTypesSupported) > 0 && !slices.Contains(d.asm.GrantTypesSupported, grantTypeTokenExchange) {
 		return h.step("checking the authorization server metadata", fmt.Errorf("the authorization server %s does not list the token exchange grant (%s) in grant_types_supported; hint: use another grant for this server", printable.Clip(d.asm.Issuer, 200), grantTypeTokenExchange))

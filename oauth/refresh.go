@@ -167,25 +167,38 @@ func (h *Handler) secretFor(rec *tokenRecord) string {
 // clientCredentials gets a token with the client_credentials grant (RFC
 // 6749 section 4.4, MCP's SEP-1046): no user, no browser.
 func (h *Handler) clientCredentials(ctx context.Context, challenges []oauthex.Challenge) error {
-	d, err := h.discover(ctx, challenges)
+	d, method, err := h.tokenEndpoint(ctx, challenges)
 	if err != nil {
 		return err
-	}
-	if err := httpsOrLoopback(d.asm.TokenEndpoint); err != nil {
-		return h.step("checking the token endpoint", err)
-	}
-	method := pickAuthMethod(d.asm.TokenEndpointAuthMethodsSupported, true)
-	if h.key != nil {
-		method = methodPrivateKeyJWT
-		if err := checkAssertionMethod(h.key, d.asm.TokenEndpointAuthMethodsSupported, d.asm.TokenEndpointAuthSigningAlgValuesSupported); err != nil {
-			return h.step("choosing how the client authenticates", err)
-		}
 	}
 	rec, err := h.requestClientCredentials(ctx, d.asm.TokenEndpoint, method, h.requestScopes(d, nil, false), d.resource, d.asm.Issuer, d.asm.RevocationEndpoint)
 	if err != nil {
 		return err
 	}
 	return h.store(ctx, rec)
+}
+
+// tokenEndpoint discovers the authorization server of a grant made
+// without a user at hand (client_credentials, token exchange): its token
+// endpoint must be https (or loopback), and the configured client
+// authenticates with its key (private_key_jwt) when it has one, which the
+// server must take, else with its secret as the server prefers.
+func (h *Handler) tokenEndpoint(ctx context.Context, challenges []oauthex.Challenge) (*discovery, string, error) {
+	d, err := h.discover(ctx, challenges)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := httpsOrLoopback(d.asm.TokenEndpoint); err != nil {
+		return nil, "", h.step("checking the token endpoint", err)
+	}
+	method := pickAuthMethod(d.asm.TokenEndpointAuthMethodsSupported, true)
+	if h.key != nil {
+		method = methodPrivateKeyJWT
+		if err := checkAssertionMethod(h.key, d.asm.TokenEndpointAuthMethodsSupported, d.asm.TokenEndpointAuthSigningAlgValuesSupported); err != nil {
+			return nil, "", h.step("choosing how the client authenticates", err)
+		}
+	}
+	return d, method, nil
 }
 
 func (h *Handler) requestClientCredentials(ctx context.Context, tokenURL, method string, scopes []string, resource, issuer, revocation string) (*tokenRecord, error) {

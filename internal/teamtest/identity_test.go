@@ -1,14 +1,11 @@
 package teamtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,8 +34,8 @@ func TestThreeReplicasIdentity(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	const audience = "https://team.example/mcp" // the address clients know the team's gateway by
 	idp := idptest.Start(t, audience)
-	upTokens := &tokenLog{calls: map[string][]string{}}
-	api := oauthtest.New(t, oauthtest.Options{Wrap: upTokens.wrap}) // an OAuth server: each person logs in (perUser)
+	upTokens := &oauthtest.TokenLog{}
+	api := oauthtest.New(t, oauthtest.Options{Wrap: upTokens.Wrap}) // an OAuth server: each person logs in (perUser)
 	settings := map[string]any{"identity": map[string]any{
 		"issuer": idp.Issuer, "audience": audience, "adminGroup": "admins",
 		"rules": []any{
@@ -204,21 +201,21 @@ func TestThreeReplicasIdentity(t *testing.T) {
 	// own login URL; the tokens are the shared store's, each under its
 	// user: a call carries its own user's token, never the other's.
 	t.Run("each their own upstream login", func(t *testing.T) {
-		aAsk, bAsk := &asker{accept: true}, &asker{}
-		a, b := connectWith(alphaTok, aAsk.options()), connectWith(betaTok, bAsk.options())
+		aAsk, bAsk := oauthtest.NewAsker(true), oauthtest.NewAsker(false)
+		a, b := connectWith(alphaTok, aAsk.Options()), connectWith(betaTok, bAsk.Options())
 		if text, isErr, err := echoText(a, "api", "A1"); err != nil || isErr || text != "A1" {
 			t.Fatalf("alpha's call, alpha logging in: %q %v %v", text, isErr, err)
 		}
-		if n := len(aAsk.asked()); n != 1 {
+		if n := len(aAsk.Asked()); n != 1 {
 			t.Fatalf("alpha was sent %d login URLs, want 1", n)
 		}
 		if text, isErr, err := echoText(b, "api", "B1"); err != nil || !isErr || !strings.Contains(text, "needs-auth") {
 			t.Fatalf("beta's call before beta logged in: %q %v %v; want needs-auth", text, isErr, err)
 		}
-		if len(bAsk.asked()) == 0 || len(aAsk.asked()) != 1 {
-			t.Fatalf("login URLs sent: alpha %d, beta %d; want beta's to beta alone", len(aAsk.asked()), len(bAsk.asked()))
+		if len(bAsk.Asked()) == 0 || len(aAsk.Asked()) != 1 {
+			t.Fatalf("login URLs sent: alpha %d, beta %d; want beta's to beta alone", len(aAsk.Asked()), len(bAsk.Asked()))
 		}
-		bAsk.setAccept(true)
+		bAsk.SetAccept(true)
 		if text, isErr, err := echoText(b, "api", "B2"); err != nil || isErr || text != "B2" {
 			t.Fatalf("beta's call, beta logging in: %q %v %v", text, isErr, err)
 		}
@@ -227,25 +224,25 @@ func TestThreeReplicasIdentity(t *testing.T) {
 				t.Fatalf("alpha's call %d after beta logged in: %q %v %v", i+2, text, isErr, err)
 			}
 		}
-		if n := len(aAsk.asked()); n != 1 {
+		if n := len(aAsk.Asked()); n != 1 {
 			t.Errorf("alpha was asked to log in %d times, want once", n)
 		}
-		tokA := upTokens.tokens("A1")
+		tokA := upTokens.Tokens("A1")
 		if len(tokA) != 1 || tokA[0] == "" {
 			t.Fatalf("alpha's first call carried %q", tokA)
 		}
 		for _, text := range []string{"B1", "B2"} {
-			for _, tok := range upTokens.tokens(text) {
+			for _, tok := range upTokens.Tokens(text) {
 				if tok == tokA[0] {
 					t.Errorf("beta's call %s carried alpha's token", text)
 				}
 			}
 		}
-		if got := upTokens.tokens("B2"); len(got) != 1 || got[0] == "" {
+		if got := upTokens.Tokens("B2"); len(got) != 1 || got[0] == "" {
 			t.Errorf("beta's call carried %q, want beta's own token", got)
 		}
 		for i := range 6 {
-			if got := upTokens.tokens(fmt.Sprintf("A%d", i+2)); len(got) != 1 || got[0] != tokA[0] {
+			if got := upTokens.Tokens(fmt.Sprintf("A%d", i+2)); len(got) != 1 || got[0] != tokA[0] {
 				t.Errorf("alpha's call A%d carried another token than alpha's", i+2)
 			}
 		}
@@ -339,80 +336,4 @@ func callsPerReplica(t *testing.T, c *cluster, token string) map[string]int64 {
 		out[r.name] = n
 	}
 	return out
-}
-
-// asker is a client that is sent login URLs (URL-mode elicitation) and,
-// when it accepts, follows them as the person's browser would.
-type asker struct {
-	mu     sync.Mutex
-	urls   []string
-	accept bool
-}
-
-func (a *asker) options() *mcp.ClientOptions {
-	return &mcp.ClientOptions{
-		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
-		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			a.mu.Lock()
-			a.urls = append(a.urls, req.Params.URL)
-			accept := a.accept
-			a.mu.Unlock()
-			if !accept {
-				return &mcp.ElicitResult{Action: "decline"}, nil
-			}
-			if _, err := oauthtest.Follow(ctx, req.Params.URL); err != nil {
-				return nil, err
-			}
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		},
-	}
-}
-
-func (a *asker) asked() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.urls...)
-}
-
-func (a *asker) setAccept(v bool) {
-	a.mu.Lock()
-	a.accept = v
-	a.mu.Unlock()
-}
-
-// tokenLog records the bearer token each tools/call reached the OAuth
-// server with, by the echo text it carried.
-type tokenLog struct {
-	mu    sync.Mutex
-	calls map[string][]string
-}
-
-func (l *tokenLog) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.Body != nil {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var msg struct {
-				Method string `json:"method"`
-				Params struct {
-					Arguments struct {
-						Text string `json:"text"`
-					} `json:"arguments"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
-				tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-				l.mu.Lock()
-				l.calls[msg.Params.Arguments.Text] = append(l.calls[msg.Params.Arguments.Text], tok)
-				l.mu.Unlock()
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (l *tokenLog) tokens(text string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.calls[text]...)
 }
