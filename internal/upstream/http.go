@@ -390,7 +390,10 @@ func (b *sseBody) mark() {
 			}
 		}
 	default:
-		if !b.data {
+		// Held back, up to maxHead: a stream of comment lines with no
+		// event to end them passes through, and an event that long goes
+		// unmarked.
+		if !b.data && len(b.head)+len(line) <= maxHead {
 			b.head = append(b.head, line...)
 			b.pending = nil
 			return
@@ -401,6 +404,9 @@ func (b *sseBody) mark() {
 		b.head = nil
 	}
 }
+
+// maxHead bounds the lines of an event held back before its data.
+const maxHead = 64 << 10
 
 // sseMarks puts the marks in one event stream (see settle.go): a stream
 // that carries everything in order (legacy SSE) when slot is nil, else the

@@ -94,3 +94,62 @@ func TestSSEMarks(t *testing.T) {
 		t.Errorf("outstanding marks left: %v", st.outstanding)
 	}
 }
+
+// TestSSEMarksHoldLittle: a hostile server's endless comment lines, with
+// no event to end them, are not all held back: never more than maxHead of
+// them at a time, and everything passes, in order, the mark included.
+func TestSSEMarksHoldLittle(t *testing.T) {
+	const (
+		note   = `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}` + "\n\n"
+		answer = `data: {"jsonrpc":"2.0","id":1,"result":{}}` + "\n\n"
+	)
+	comments := strings.Repeat(": keep-alive\n", 3*maxHead/13)
+	_, slot := withMarkSlot(context.Background())
+	// The stream comes in small pieces, and each time the body asks for
+	// more, what it holds back is measured.
+	src := &measuringReader{r: strings.NewReader(note + comments + answer)}
+	b := &sseBody{rc: io.NopCloser(src), max: 1 << 20, cancel: func() {}, marks: &sseMarks{st: newSettle(), slot: slot}}
+	src.b = b
+	b.r = bufio.NewReaderSize(src, 16)
+	var out strings.Builder
+	buf := make([]byte, 512)
+	for {
+		n, err := b.Read(buf)
+		out.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if src.held > maxHead {
+		t.Errorf("%d bytes held back at once, more than %d", src.held, maxHead)
+	}
+	got := out.String()
+	mark := strings.Index(got, `"logger":"switchboard-mark-`)
+	if mark < 0 || slot.load() == 0 {
+		t.Fatalf("no mark before the answer (slot %d)", slot.load())
+	}
+	// Without the mark's event, the stream is as it came.
+	start := strings.LastIndex(got[:mark], "data: ")
+	end := start + strings.Index(got[start:], "\n\n") + 2
+	if rest := got[:start] + got[end:]; rest != note+comments+answer {
+		t.Errorf("the stream changed beyond the mark (%d bytes, want %d)", len(rest), len(note+comments+answer))
+	}
+}
+
+// measuringReader gives its stream 64 bytes at a time, noting the most
+// that b held back whenever it was asked for more.
+type measuringReader struct {
+	r    io.Reader
+	b    *sseBody
+	held int
+}
+
+func (m *measuringReader) Read(p []byte) (int, error) {
+	if m.b != nil {
+		m.held = max(m.held, len(m.b.head))
+	}
+	return m.r.Read(p[:min(len(p), 64)])
+}
