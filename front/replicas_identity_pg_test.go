@@ -2,15 +2,12 @@ package front
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/replicas"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
@@ -74,17 +71,7 @@ func TestContinuationKeepsItsUser(t *testing.T) {
 	lb := &userBalancer{token: alphaTok, first: au, second: bu, beforeContinuation: func(req *http.Request, body []byte) {
 		replays = append(replays, replay(req, body, a.URL), replay(req, body, b.URL))
 	}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace Hopper"}}, nil
-		}}).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: b.URL + "/mcp", HTTPClient: &http.Client{Transport: lb}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if v := cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
-		t.Fatalf("negotiated %s, want 2026-07-28 or later", v)
-	}
+	cs := connectGraceHopper(t, b.URL, lb, nil)
 	r := call(t, cs, "mcp", map[string]any{"tool": "ask", "server": "up"})
 	if len(replays) != 2 {
 		t.Fatalf("beta replayed %d times, want twice (the client made %d tool calls)", len(replays), lb.calls)

@@ -139,6 +139,28 @@ func (b *balancer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// connectGraceHopper connects a 2026-07-28 client to the gateway at base
+// through rt, which answers every elicitation with the name Grace Hopper,
+// counting them in elicited (if set).
+func connectGraceHopper(t *testing.T, base string, rt http.RoundTripper, elicited *int) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if elicited != nil {
+				*elicited++
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace Hopper"}}, nil
+		}}).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: rt}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+		t.Fatalf("negotiated %s, want 2026-07-28 or later", v)
+	}
+	return cs
+}
+
 // TestContinuationOnAnotherReplica: a 2026-07-28 client's call suspends on
 // replica A (the upstream asks for input), and the client's continuation
 // reaches replica B. B forwards it to A, which holds the call: the call
@@ -194,18 +216,7 @@ func TestContinuationOnAnotherReplica(t *testing.T) {
 				lb.between = func() { tc.stop(a) }
 			}
 			elicited := 0
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
-				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-					elicited++
-					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace Hopper"}}, nil
-				}}).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: b.ts.URL + "/mcp", HTTPClient: &http.Client{Transport: lb}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
-			if v := cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
-				t.Fatalf("negotiated %s, want 2026-07-28 or later", v)
-			}
+			cs := connectGraceHopper(t, b.ts.URL, lb, &elicited)
 			r := call(t, cs, "mcp", map[string]any{"tool": "ask", "server": "up"})
 			if elicited != 1 || lb.calls != 2 {
 				t.Fatalf("the client was asked %d times over %d tool calls; want once, and a continuation", elicited, lb.calls)

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
@@ -65,13 +66,7 @@ func TestApprovalsCommand(t *testing.T) {
 		if a.err != nil {
 			return a.err.Error()
 		}
-		var b strings.Builder
-		for _, c := range a.res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String()
+		return mcptest.Text(a.res)
 	}
 
 	as := func(token string, args ...string) (string, string, int) {

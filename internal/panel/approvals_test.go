@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 )
 
 // approvalsToken is the gateway's shared token: its holder sees and
@@ -46,13 +48,7 @@ func (a answer) text() string {
 	if a.err != nil {
 		return a.err.Error()
 	}
-	var b strings.Builder
-	for _, c := range a.res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	return mcptest.Text(a.res)
 }
 
 // waitPending waits until n calls wait for approval (each look is a

@@ -74,13 +74,7 @@ func TestThreeReplicasIdentity(t *testing.T) {
 		if err != nil {
 			return "", false, err
 		}
-		var b strings.Builder
-		for _, ct := range res.Content {
-			if tc, ok := ct.(*mcp.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String(), res.IsError, nil
+		return mcptest.Text(res), res.IsError, nil
 	}
 	echo := func(cs *mcp.ClientSession, server string) (string, bool, error) { return echoText(cs, server, "hi") }
 	alpha, beta := connect(alphaTok), connect(betaTok)

@@ -16,13 +16,7 @@ func PerQuery(queries []Query, runs []Run) map[string]float64 {
 	}
 	out := map[string]float64{}
 	for _, q := range queries {
-		groups := map[int]map[Ref]bool{}
-		for _, r := range q.Relevant {
-			if groups[r.Group] == nil {
-				groups[r.Group] = map[Ref]bool{}
-			}
-			groups[r.Group][Ref{r.Server, r.Name}] = true
-		}
+		groups := relevantGroups(q)
 		if len(groups) == 0 {
 			continue
 		}

@@ -27,13 +27,7 @@ func Score(queries []Query, runs []Run) (all Metrics, byKind map[string]Metrics)
 	}
 	sums := map[string]*Metrics{"": {}}
 	for _, q := range queries {
-		groups := map[int]map[Ref]bool{}
-		for _, r := range q.Relevant {
-			if groups[r.Group] == nil {
-				groups[r.Group] = map[Ref]bool{}
-			}
-			groups[r.Group][Ref{r.Server, r.Name}] = true
-		}
+		groups := relevantGroups(q)
 		if len(groups) == 0 {
 			continue
 		}
@@ -105,4 +99,17 @@ func queryMetrics(ranked []Ref, groups map[int]map[Ref]bool) Metrics {
 	at := func(k int) float64 { return float64(coveredAt[min(k, len(ranked))]) / float64(n) }
 	m.R1, m.R5, m.R10 = at(1), at(5), at(10)
 	return m
+}
+
+// relevantGroups returns q's relevant tools by group: a group is one need
+// of the query, any of whose tools meets it.
+func relevantGroups(q Query) map[int]map[Ref]bool {
+	groups := map[int]map[Ref]bool{}
+	for _, r := range q.Relevant {
+		if groups[r.Group] == nil {
+			groups[r.Group] = map[Ref]bool{}
+		}
+		groups[r.Group][Ref{r.Server, r.Name}] = true
+	}
+	return groups
 }
