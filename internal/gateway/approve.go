@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,6 +83,18 @@ func (s *Session) CallTool(ctx context.Context, server string, params *mcp.CallT
 		return nil, err
 	}
 	ref := proxy.ToolRef{Server: name, Name: params.Name}
+	if params.GetProgressToken() == nil {
+		// A caller that asked for progress (WithProgress: a task's
+		// status, the CLI's line) gets it as the mcp tool's call does.
+		tok, stop := s.e.progress.start(ctx)
+		defer stop()
+		if tok != nil {
+			cp := *params
+			cp.Meta = maps.Clone(params.Meta)
+			cp.SetProgressToken(tok)
+			params = &cp
+		}
+	}
 	return s.send(ctx, ref, s.e.tool(ctx, ref), params)
 }
 

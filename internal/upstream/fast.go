@@ -60,6 +60,9 @@ type rawCalls struct {
 // claim takes line if it is the response to a call on the fast path (see
 // lineReader.claim). It runs on the reading goroutine.
 func (c *stdioConn) claim(line []byte) bool {
+	if c.claimTask(line) {
+		return true
+	}
 	if c.raw.n.Load() == 0 || !bytes.Contains(line, rawIDPrefixQuoted) {
 		return false
 	}
@@ -205,6 +208,9 @@ func (p *Pool) CallToolRaw(ctx context.Context, name, tool string, args json.Raw
 	o, err := run(ctx, p, name, fmt.Sprintf("calling %q", tool), func(ctx context.Context, _ *server, sess *session) (out, error) {
 		if sess.fast == nil {
 			return out{}, ErrNoFastPath
+		}
+		if task, err := sess.fast.requiresTask(ctx, tool); err != nil || task {
+			return out{}, ErrNoFastPath // Pool.Call runs the task
 		}
 		params := params
 		if sess.protocol >= "2026-07-28" {

@@ -115,6 +115,21 @@ func (p *Pool) Call(ctx context.Context, name string, params *mcp.CallToolParams
 	}
 	return p.rewriteCall(ctx, name, op, params, func(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		return run(ctx, p, name, fmt.Sprintf("calling %q", params.Name), func(ctx context.Context, _ *server, sess *session) (*mcp.CallToolResult, error) {
+			if sess.fast != nil {
+				task, err := sess.fast.requiresTask(ctx, params.Name)
+				if err != nil {
+					return nil, err
+				}
+				if task {
+					raw, err := sess.fast.callTask(ctx, params, sess.cancels.paid)
+					if err != nil {
+						return nil, err
+					}
+					// go-sdk's middleware never saw it: redacted as
+					// redactResults does on the usual path.
+					return DecodeResult(p.opts.Redact.Bytes(raw))
+				}
+			}
 			return sess.cs.CallTool(ctx, params)
 		})
 	})

@@ -47,6 +47,7 @@ type stdioConn struct {
 	raw    rawCalls               // calls on the fast path (see callRaw)
 	settle *settle                // marks what is read (see settle); may be nil
 	meta   atomic.Pointer[[]byte] // the _meta of go-sdk's requests at 2026-07-28 (see noteMeta)
+	tasks  tasks                  // what the server's tasks need (see tasks.go)
 
 	ended  chan struct{} // closed when reading has ended, endErr saying why
 	endErr error

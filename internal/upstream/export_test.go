@@ -1,0 +1,27 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// ListTasks asks name's server for its tasks (tasks/list, on the stdio
+// fast path), for tests that check what a call did to them.
+func ListTasks(ctx context.Context, p *Pool, name string) (json.RawMessage, error) {
+	s := p.servers[name]
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil || sess.fast == nil {
+		return nil, errors.New("not connected over stdio")
+	}
+	resp, err := sess.fast.callRaw(ctx, "tasks/list", []byte(`{}`), nil)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp.Result, nil
+}

@@ -1,0 +1,349 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tasks (MCP 2025-11-25, SEP-1686): a server that declares
+// capabilities.tasks.requests.tools.call may run a tool call as a task. It
+// answers a tools/call that carries a task field with the task it created,
+// reports the task's status with notifications/tasks/status, and gives the
+// call's result to tasks/result once the task has ended. A tool whose
+// execution.taskSupport is "required" can be called no other way.
+//
+// go-sdk v1.8.0 knows none of this: its Tool drops execution, its
+// CallToolParams drop task, and it has no tasks/* methods. On a stdio
+// connection the task's requests go beside go-sdk's, on the fast path
+// (callRaw), and a call of a tool that requires a task runs the task to its
+// end and answers with its result (Pool.Call): every face (the mcp tool,
+// direct tools, the CLI, the library, scripts) sees an ordinary call that
+// takes a while, with its policy, pins, audit and bounds, and the task's
+// status messages as progress notifications of the call's own progress
+// token. Cancelling the call cancels the task.
+
+// taskCancelWait bounds how long a cancelled call waits for the server to
+// take tasks/cancel.
+const taskCancelWait = 2 * time.Second
+
+// tasks is what a stdio connection knows of its server's tasks.
+type tasks struct {
+	initSeen atomic.Bool // the initialize answer has been read
+	calls    atomic.Bool // the server runs tools/call as tasks
+	n        atomic.Int64
+
+	mu       sync.Mutex
+	listed   bool              // support holds a whole tools/list
+	support  map[string]string // tool → execution.taskSupport
+	creating int               // task calls not yet answered with their task
+	waiting  map[string]*taskWaiter
+	early    map[string][]byte // the last status of a task not yet waited for
+}
+
+// maxEarly bounds the statuses kept for tasks no call waits for yet: one
+// can come between the answer that creates a task and the call's waiting.
+const maxEarly = 64
+
+// taskWaiter is a call waiting for its task's result.
+type taskWaiter struct {
+	token any // the call's progress token; nil: none
+	n     int // status notifications passed on
+}
+
+// noteInit reads the server's capabilities from its initialize answer:
+// go-sdk's ServerCapabilities drops tasks.
+func (t *tasks) noteInit(line []byte) {
+	if !bytes.Contains(line, []byte(`"serverInfo"`)) {
+		return
+	}
+	var m struct {
+		Result *struct {
+			Capabilities struct {
+				Tasks *struct {
+					Requests struct {
+						Tools struct {
+							Call json.RawMessage `json:"call"`
+						} `json:"tools"`
+					} `json:"requests"`
+				} `json:"tasks"`
+			} `json:"capabilities"`
+			ServerInfo json.RawMessage `json:"serverInfo"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Result == nil || m.Result.ServerInfo == nil {
+		return
+	}
+	t.initSeen.Store(true)
+	if tk := m.Result.Capabilities.Tasks; tk != nil && isObject(tk.Requests.Tools.Call) {
+		t.calls.Store(true)
+	}
+}
+
+func isObject(v json.RawMessage) bool { return len(v) > 0 && v[0] == '{' }
+
+// noteTools keeps the execution.taskSupport of the tools in a tools/list
+// answer, as go-sdk reads it too (go-sdk's Tool drops it).
+func (t *tasks) noteTools(result []byte) {
+	var page struct {
+		Tools []struct {
+			Name      string `json:"name"`
+			Execution *struct {
+				TaskSupport string `json:"taskSupport"`
+			} `json:"execution"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &page) != nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.support == nil {
+		t.support = map[string]string{}
+	}
+	for _, tool := range page.Tools {
+		if tool.Execution != nil && tool.Execution.TaskSupport != "" {
+			t.support[tool.Name] = tool.Execution.TaskSupport
+		}
+	}
+}
+
+// claimLine takes what a task needs from a line the server wrote, on the
+// reading goroutine: its capabilities, the tools' task support, and the
+// status of a task a call waits for, which becomes that call's progress
+// (and is taken: go-sdk has no use for it). It reports whether it took the
+// line.
+func (c *stdioConn) claimTask(line []byte) bool {
+	t := &c.tasks
+	if !t.initSeen.Load() {
+		t.noteInit(line)
+		return false
+	}
+	if !t.calls.Load() {
+		return false
+	}
+	if bytes.Contains(line, []byte(`"taskSupport"`)) {
+		var m struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(line, &m) == nil && isObject(m.Result) {
+			t.noteTools(m.Result)
+		}
+		return false
+	}
+	if t.n.Load() == 0 || !bytes.Contains(line, []byte(`"notifications/tasks/status"`)) {
+		return false
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			TaskID        string `json:"taskId"`
+			Status        string `json:"status"`
+			StatusMessage string `json:"statusMessage"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "notifications/tasks/status" {
+		return false
+	}
+	msg := m.Params.Status
+	if m.Params.StatusMessage != "" {
+		msg += ": " + m.Params.StatusMessage
+	}
+	t.mu.Lock()
+	w := t.waiting[m.Params.TaskID]
+	if w == nil {
+		if t.creating > 0 && (len(t.early) < maxEarly || t.early[m.Params.TaskID] != nil) {
+			if t.early == nil {
+				t.early = map[string][]byte{}
+			}
+			t.early[m.Params.TaskID] = []byte(msg)
+		}
+		t.mu.Unlock()
+		return true // a task no call here waits for (yet)
+	}
+	note := w.progress(msg)
+	t.mu.Unlock()
+	c.pass(note)
+	return true
+}
+
+// progress returns the progress notification that passes status on to
+// the waiting call's caller: nil for a call without a progress token.
+// Called with tasks.mu held.
+func (w *taskWaiter) progress(status string) jsonrpc.Message {
+	if w.token == nil {
+		return nil
+	}
+	w.n++
+	note, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"method":  "notifications/progress",
+		"params":  map[string]any{"progressToken": w.token, "progress": w.n, "message": status},
+	})
+	if err != nil {
+		return nil
+	}
+	msg, err := jsonrpc.DecodeMessage(note)
+	if err != nil {
+		return nil
+	}
+	return msg
+}
+
+// pass hands msg, if any, to go-sdk as if the server had sent it, before
+// the answer of the call it is about: a call made with OnReach returns once
+// it has been handled (see settle).
+func (c *stdioConn) pass(msg jsonrpc.Message) {
+	if msg == nil {
+		return
+	}
+	c.settle.read(msg)
+	select {
+	case c.incoming <- incoming{msgs: []jsonrpc.Message{msg}}:
+	case <-c.closed:
+	}
+}
+
+// requiresTask reports whether the server runs tool only as a task. It
+// lists the server's tools once, on the fast path, when go-sdk's listing
+// has not been seen yet (a call from a cold CLI lists nothing).
+func (c *stdioConn) requiresTask(ctx context.Context, tool string) (bool, error) {
+	t := &c.tasks
+	if !t.calls.Load() {
+		return false, nil
+	}
+	t.mu.Lock()
+	support, known := t.support[tool]
+	listed := t.listed
+	t.mu.Unlock()
+	if known || listed {
+		return support == "required", nil
+	}
+	cursor := ""
+	for range 100 { // pages: a bound on a server that never stops paging
+		params := []byte(`{}`)
+		if cursor != "" {
+			params, _ = json.Marshal(map[string]string{"cursor": cursor})
+		}
+		resp, err := c.callRaw(ctx, "tools/list", params, nil)
+		if err != nil {
+			return false, err
+		}
+		if resp.Error != nil {
+			return false, resp.Error
+		}
+		t.noteTools(resp.Result)
+		var page struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		if json.Unmarshal(resp.Result, &page) != nil || page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	t.mu.Lock()
+	t.listed = true
+	support = t.support[tool]
+	t.mu.Unlock()
+	return support == "required", nil
+}
+
+// taskCall is the params of a tools/call that asks for a task.
+type taskCall struct {
+	Meta      mcp.Meta `json:"_meta,omitempty"`
+	Name      string   `json:"name"`
+	Arguments any      `json:"arguments"`
+	Task      struct{} `json:"task"` // the server's own time to live
+}
+
+// callTask calls a tool as a task and waits for its result: tools/call
+// with a task field, then tasks/result, which the server answers when the
+// task has ended. The task's status notifications come as progress of the
+// call's progress token, if it has one. When ctx ends first, the task is
+// cancelled (tasks/cancel) as well as the request.
+func (c *stdioConn) callTask(ctx context.Context, params *mcp.CallToolParams, cancelled func()) (json.RawMessage, error) {
+	body, err := json.Marshal(taskCall{Meta: params.Meta, Name: params.Name, Arguments: params.Arguments})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the call of %q: %w", params.Name, err)
+	}
+	t := &c.tasks
+	t.mu.Lock()
+	t.creating++
+	t.n.Add(1) // the reader looks for statuses
+	t.mu.Unlock()
+	created := func(id string) {
+		t.mu.Lock()
+		var note jsonrpc.Message
+		if id != "" {
+			if t.waiting == nil {
+				t.waiting = map[string]*taskWaiter{}
+			}
+			w := &taskWaiter{token: params.GetProgressToken()}
+			t.waiting[id] = w
+			if early, ok := t.early[id]; ok {
+				note = w.progress(string(early))
+				delete(t.early, id)
+			}
+		}
+		if t.creating--; t.creating == 0 {
+			clear(t.early)
+		}
+		t.n.Store(int64(len(t.waiting) + t.creating))
+		t.mu.Unlock()
+		c.pass(note)
+	}
+	resp, err := c.callRaw(ctx, "tools/call", body, cancelled)
+	if err != nil {
+		created("")
+		return nil, err
+	}
+	if resp.Error != nil {
+		created("")
+		return nil, resp.Error
+	}
+	var answer struct {
+		Task *struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal(resp.Result, &answer); err != nil || answer.Task == nil {
+		created("")
+		return resp.Result, nil // the server answered at once, without a task
+	}
+	id := answer.Task.TaskID
+	if id == "" {
+		created("")
+		return nil, fmt.Errorf("the server created a task without an id for %q", params.Name)
+	}
+	created(id)
+	defer func() {
+		t.mu.Lock()
+		delete(t.waiting, id)
+		t.n.Store(int64(len(t.waiting) + t.creating))
+		t.mu.Unlock()
+	}()
+	idParams, _ := json.Marshal(map[string]string{"taskId": id})
+	resp, err = c.callRaw(ctx, "tasks/result", idParams, cancelled)
+	if err != nil {
+		if ctx.Err() != nil {
+			// The caller gave up on the call: the server is told to stop
+			// the task, not only to stop waiting for it.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
+			_, _ = c.callRaw(cctx, "tasks/cancel", idParams, nil)
+			cancel()
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, fmt.Errorf("task %s: %w", strconv.Quote(id), resp.Error)
+	}
+	return resp.Result, nil
+}
