@@ -157,7 +157,7 @@ func peek(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, []rpcMes
 	if err != nil {
 		return nil, nil, err
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = holdBody(body)
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	var msgs []rpcMessage
 	if len(trimmed) > 0 && trimmed[0] == '[' {

@@ -132,7 +132,7 @@ func bodyGuard(limit int64, next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusBadRequest, requestID(id, kind), code, "switchboard refused this request: "+reason+"; nothing was done for it")
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = holdBody(body)
 		r.ContentLength = int64(len(body))
 		rw := &rpcErrorWriter{ResponseWriter: w, body: body}
 		next.ServeHTTP(rw, r)

@@ -174,6 +174,7 @@ func (s *Server) Handler(opts HTTPOptions) (http.Handler, error) {
 		s.lane.Store(l)
 		inner = l
 	}
+	inner = s.taskHTTP(inner, opts.Stateless)
 	idle := opts.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout

@@ -100,6 +100,7 @@ type Server struct {
 	rootsMu sync.Mutex       // one listing of client roots at a time
 
 	drain     drainState
+	tasks     taskTable                         // the clients' tasks (tasks.go)
 	lane      atomic.Pointer[fastLane]          // set when served over HTTP (unless HTTPOptions.NoFastLane)
 	ident     atomic.Pointer[identity.Verifier] // HTTPOptions.Identity, set by Handler
 	idle      atomic.Int64                      // HTTPOptions.IdleTimeout, set by Handler for Serve

@@ -48,6 +48,10 @@ type StdioTransport struct {
 	MaxMessageBytes int
 	// Logger receives the refusals. Default: discard.
 	Logger *slog.Logger
+	// Server, if set, is the server the connection is served by: the
+	// connection then serves clients' tasks for it (tasks.go), which
+	// go-sdk cannot.
+	Server *Server
 }
 
 // Connect implements mcp.Transport.
@@ -70,7 +74,11 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	g := &stdinGuard{r: bufio.NewReaderSize(in, 64<<10), in: in, limit: limit, log: log, w: &stdoutWriter{w: out}}
 	// go-sdk reads what the guard passes, one valid message a line, each
 	// within the limit: its own bound is not needed.
-	return (&mcp.IOTransport{Reader: g, Writer: g.w, MaxLineLength: -1}).Connect(ctx)
+	conn, err := (&mcp.IOTransport{Reader: g, Writer: g.w, MaxLineLength: -1}).Connect(ctx)
+	if err != nil || t.Server == nil {
+		return conn, err
+	}
+	return t.Server.taskConn(ctx, conn), nil
 }
 
 // A stdinGuard reads a client's messages, one a line, and passes go-sdk

@@ -21,8 +21,9 @@ func brackets(n int) string { return strings.Repeat("[", n) + strings.Repeat("]"
 // stdioPeer is a client's end of a StdioTransport: lines written, lines
 // read.
 type stdioPeer struct {
-	in  *io.PipeWriter
-	out *bufio.Scanner
+	in   *io.PipeWriter
+	out  *bufio.Scanner
+	init map[string]any // the answer to initialize
 }
 
 func (p *stdioPeer) send(t *testing.T, line string) {
@@ -49,9 +50,17 @@ func (p *stdioPeer) recv(t *testing.T) map[string]any {
 // limit bytes, and initializes the session at version.
 func serveStdio(t *testing.T, srv *mcp.Server, limit int, version string) *stdioPeer {
 	t.Helper()
+	return serveStdioWith(t, srv, &StdioTransport{MaxMessageBytes: limit}, version)
+}
+
+// serveStdioWith is serveStdio over a transport of the caller's, its
+// Reader and Writer set here.
+func serveStdioWith(t *testing.T, srv *mcp.Server, tr *StdioTransport, version string) *stdioPeer {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	ss, err := srv.Connect(t.Context(), &StdioTransport{Reader: inR, Writer: outW, MaxMessageBytes: limit}, nil)
+	tr.Reader, tr.Writer = inR, outW
+	ss, err := srv.Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +83,8 @@ func serveStdio(t *testing.T, srv *mcp.Server, limit int, version string) *stdio
 	sc.Buffer(nil, 64<<20)
 	p := &stdioPeer{in: inW, out: sc}
 	p.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}}`)
-	if m := p.recv(t); m["result"] == nil {
-		t.Fatalf("initialize: %v", m)
+	if p.init = p.recv(t); p.init["result"] == nil {
+		t.Fatalf("initialize: %v", p.init)
 	}
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return p

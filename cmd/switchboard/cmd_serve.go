@@ -176,7 +176,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 		// front's stdio transport refuses a message go-sdk cannot take
 		// (too deep, too large, not JSON) alone, where go-sdk's would end
 		// the session, and serve with it.
-		err := srv.MCP().Run(ctx, &front.StdioTransport{Logger: logger})
+		err := srv.MCP().Run(ctx, &front.StdioTransport{Logger: logger, Server: srv})
 		if ctx.Err() != nil {
 			return nil // a signal: a clean stop
 		}

@@ -1,0 +1,255 @@
+package front
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+)
+
+// await reads p's messages until the answer to request id, and returns it
+// with the notifications read on the way.
+func (p *stdioPeer) await(t *testing.T, id float64) (answer map[string]any, notes []map[string]any) {
+	t.Helper()
+	for {
+		m := p.recv(t)
+		if m["id"] == id {
+			return m, notes
+		}
+		notes = append(notes, m)
+	}
+}
+
+// rpcResult returns an answer's result, failing the test on an error.
+func rpcResult(t *testing.T, answer map[string]any) map[string]any {
+	t.Helper()
+	r, ok := answer["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("answer without a result: %v", answer)
+	}
+	return r
+}
+
+// rpcErr returns an answer's error message, failing the test on a result.
+func rpcErr(t *testing.T, answer map[string]any) string {
+	t.Helper()
+	e, ok := answer["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("answer without an error: %v", answer)
+	}
+	return fmt.Sprint(e["message"])
+}
+
+// researchCall is a tools/call of the everything server's task tool, as a
+// task: through the mcp tool, or directly.
+func researchCall(id int, direct bool, topic string) string {
+	if direct {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"everything_simulate-research-query","arguments":{"topic":%q},"task":{"ttl":60000}}}`, id, topic)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"mcp","arguments":{"tool":"everything_simulate-research-query","args":{"topic":%q}},"task":{}}}`, id, topic)
+}
+
+// TestClientTasksStdio runs tools/call as tasks through serve over stdio,
+// with the everything server behind it, of the mcp tool and of a direct
+// tool. go-sdk has no tasks: before, serve declared none, and answered
+// tasks/get with "method not found". Now the tasks capability and the
+// tools' execution are declared; a task's call answers at once with the
+// task, its status comes as notifications, tasks/result gives the call's
+// result; a cancelled task ends without a result. A second session sees
+// none of the first one's tasks, by id or in its list, and cannot cancel
+// them.
+func TestClientTasksStdio(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	ev := everything(t)
+	ev["directTools"] = []string{"simulate-research-query"}
+	g := newGateway(t, map[string]def{"everything": ev}, nil)
+	a := serveStdioWith(t, g.srv.MCP(), &StdioTransport{Server: g.srv}, "2025-11-25")
+	b := serveStdioWith(t, g.srv.MCP(), &StdioTransport{Server: g.srv}, "2025-11-25")
+
+	caps := rpcResult(t, a.init)["capabilities"].(map[string]any)
+	if tasks, _ := json.Marshal(caps["tasks"]); string(tasks) != `{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}` {
+		t.Errorf("capabilities.tasks = %s", tasks)
+	}
+	a.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	list, _ := a.await(t, 1)
+	for _, tool := range rpcResult(t, list)["tools"].([]any) {
+		tool := tool.(map[string]any)
+		if ex, _ := json.Marshal(tool["execution"]); string(ex) != `{"taskSupport":"optional"}` {
+			t.Errorf("tool %v: execution %s", tool["name"], ex)
+		}
+	}
+
+	for i, direct := range []bool{false, true} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			id := float64(10 + 10*i)
+			a.send(t, researchCall(int(id), direct, "tides"))
+			created, _ := a.await(t, id)
+			task := rpcResult(t, created)["task"].(map[string]any)
+			taskID := task["taskId"].(string)
+			if task["status"] != "working" || task["ttl"] == nil || task["createdAt"] == nil {
+				t.Errorf("created task = %v", task)
+			}
+			b.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":%q}}`, taskID))
+			if msg, _ := b.await(t, 1); !strings.Contains(rpcErr(t, msg), "no task") {
+				t.Errorf("another session's tasks/get: %v", msg)
+			}
+			b.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/cancel","params":{"taskId":%q}}`, taskID))
+			if msg, _ := b.await(t, 2); !strings.Contains(rpcErr(t, msg), "no task") {
+				t.Errorf("another session's tasks/cancel: %v", msg)
+			}
+			b.send(t, `{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`)
+			if msg, _ := b.await(t, 3); len(rpcResult(t, msg)["tasks"].([]any)) != 0 {
+				t.Errorf("another session's tasks/list: %v", msg)
+			}
+			a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"method":"tasks/result","params":{"taskId":%q}}`, id+1, taskID))
+			res, notes := a.await(t, id+1)
+			r := rpcResult(t, res)
+			if text, _ := json.Marshal(r["content"]); !strings.Contains(string(text), "Research Report: tides") || r["isError"] == true {
+				t.Errorf("tasks/result = %v", r)
+			}
+			if rel, _ := json.Marshal(r["_meta"]); !strings.Contains(string(rel), taskID) {
+				t.Errorf("tasks/result _meta = %s, want the related task", rel)
+			}
+			var statuses []string
+			for _, n := range notes {
+				if n["method"] == "notifications/tasks/status" {
+					p := n["params"].(map[string]any)
+					statuses = append(statuses, fmt.Sprint(p["status"], " ", p["statusMessage"]))
+				}
+			}
+			if len(statuses) < 2 || !strings.Contains(statuses[0], "Gathering sources") || !strings.HasPrefix(statuses[len(statuses)-1], "completed") {
+				t.Errorf("status notifications = %q", statuses)
+			}
+			a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"method":"tasks/get","params":{"taskId":%q}}`, id+2, taskID))
+			if msg, _ := a.await(t, id+2); rpcResult(t, msg)["status"] != "completed" {
+				t.Errorf("tasks/get after the result = %v", msg)
+			}
+		})
+	}
+
+	t.Run("cancel", func(t *testing.T) {
+		a.send(t, researchCall(40, true, "moons"))
+		created, _ := a.await(t, 40)
+		taskID := rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
+		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":41,"method":"tasks/cancel","params":{"taskId":%q}}`, taskID))
+		if msg, _ := a.await(t, 41); rpcResult(t, msg)["status"] != "cancelled" {
+			t.Errorf("tasks/cancel = %v", msg)
+		}
+		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":"tasks/result","params":{"taskId":%q}}`, taskID))
+		if msg, _ := a.await(t, 42); !strings.Contains(rpcErr(t, msg), "cancelled") {
+			t.Errorf("tasks/result of a cancelled task = %v", msg)
+		}
+		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":43,"method":"tasks/cancel","params":{"taskId":%q}}`, taskID))
+		if msg, _ := a.await(t, 43); !strings.Contains(rpcErr(t, msg), "already ended") {
+			t.Errorf("tasks/cancel of an ended task = %v", msg)
+		}
+	})
+
+	t.Run("bad requests", func(t *testing.T) {
+		for i, tc := range []struct{ line, want string }{
+			{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"nosuch","arguments":{},"task":{}}}`, "unknown tool"},
+			{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"mcp","arguments":{},"task":{"ttl":-5}}}`, "positive"},
+			{`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"mcp","arguments":{},"task":7}}`, "reading tools/call"},
+			{`{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":{}}`, "needs a taskId"},
+		} {
+			id := 50 + i
+			a.send(t, fmt.Sprintf(tc.line, id))
+			if msg, _ := a.await(t, float64(id)); !strings.Contains(rpcErr(t, msg), tc.want) {
+				t.Errorf("%s: %v, want an error saying %q", tc.line, msg, tc.want)
+			}
+		}
+	})
+}
+
+// httpPeer is a client session of serve over Streamable HTTP, spoken raw.
+type httpPeer struct {
+	url, session string
+}
+
+func (p *httpPeer) post(t *testing.T, body string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, p.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if p.session != "" {
+		req.Header.Set("Mcp-Session-Id", p.session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		p.session = id
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusAccepted {
+		return nil
+	}
+	// An event stream's answer is its last data line.
+	if i := bytes.LastIndex(raw, []byte("data: ")); i >= 0 {
+		raw = raw[i+len("data: "):]
+	}
+	var m map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(raw), &m); err != nil {
+		t.Fatalf("%s: answer %q (%s): %v", body, raw, resp.Status, err)
+	}
+	return m
+}
+
+func (p *httpPeer) initialize(t *testing.T) map[string]any {
+	t.Helper()
+	m := p.post(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	p.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return m
+}
+
+// TestClientTasksHTTP is TestClientTasksStdio's over Streamable HTTP, the
+// fast lane on (status comes by tasks/get there: no notifications), and
+// without sessions, where tasks are refused with the reason.
+func TestClientTasksHTTP(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	g := newGateway(t, map[string]def{"everything": everything(t)}, nil)
+	ts := g.serveHTTP(t, HTTPOptions{})
+	a, b := &httpPeer{url: ts.URL + "/mcp"}, &httpPeer{url: ts.URL + "/mcp"}
+	init := a.initialize(t)
+	b.initialize(t)
+	if tasks, _ := json.Marshal(rpcResult(t, init)["capabilities"].(map[string]any)["tasks"]); !strings.Contains(string(tasks), `"requests":{"tools":{"call":{}}}`) {
+		t.Errorf("capabilities.tasks = %s", tasks)
+	}
+	list := a.post(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if ex, _ := json.Marshal(rpcResult(t, list)["tools"].([]any)[0].(map[string]any)["execution"]); string(ex) != `{"taskSupport":"optional"}` {
+		t.Errorf("execution = %s", ex)
+	}
+	created := a.post(t, researchCall(2, false, "tides"))
+	taskID := rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
+	if msg := b.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":%q}}`, taskID)); !strings.Contains(rpcErr(t, msg), "no task") {
+		t.Errorf("another session's tasks/get: %v", msg)
+	}
+	stranger := &httpPeer{url: a.url}
+	if msg := stranger.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":%q}}`, taskID)); !strings.Contains(rpcErr(t, msg), "no such session") {
+		t.Errorf("tasks/get without a session: %v", msg)
+	}
+	res := a.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":%q}}`, taskID))
+	if text, _ := json.Marshal(rpcResult(t, res)["content"]); !strings.Contains(string(text), "Research Report: tides") {
+		t.Errorf("tasks/result = %v", res)
+	}
+	if msg := a.post(t, `{"jsonrpc":"2.0","id":5,"method":"tasks/list"}`); len(rpcResult(t, msg)["tasks"].([]any)) != 1 {
+		t.Errorf("tasks/list = %v", msg)
+	}
+
+	t.Run("stateless", func(t *testing.T) {
+		g := newGateway(t, map[string]def{"everything": everything(t)}, nil)
+		ts := g.serveHTTP(t, HTTPOptions{Stateless: true})
+		p := &httpPeer{url: ts.URL + "/mcp"}
+		if msg := p.post(t, researchCall(1, false, "tides")); !strings.Contains(rpcErr(t, msg), "tasks need a session") {
+			t.Errorf("a task without sessions: %v", msg)
+		}
+	})
+}
