@@ -25,3 +25,19 @@ func ListTasks(ctx context.Context, p *Pool, name string) (json.RawMessage, erro
 	}
 	return resp.Result, nil
 }
+
+// TaskBacklog is what name's connection keeps for tasks: the statuses kept
+// for tasks not yet waited for, and the calls waiting.
+func TaskBacklog(p *Pool, name string) int {
+	s := p.servers[name]
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil || sess.fast == nil {
+		return -1
+	}
+	t := &sess.fast.tasks
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.early) + len(t.waiting) + t.creating
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -46,11 +47,16 @@ type tasks struct {
 	support  map[string]string // tool → execution.taskSupport
 	creating int               // task calls not yet answered with their task
 	waiting  map[string]*taskWaiter
-	early    map[string][]byte // the last status of a task not yet waited for
+	early    []earlyStatus // the latest statuses of tasks not yet waited for, oldest first
 }
 
-// maxEarly bounds the statuses kept for tasks no call waits for yet: one
-// can come between the answer that creates a task and the call's waiting.
+// earlyStatus is the status of a task no call waits for yet: the server
+// may send it before the answer that creates the task.
+type earlyStatus struct{ id, msg string }
+
+// maxEarly bounds the statuses kept for tasks no call waits for yet; the
+// oldest go first, so that a server that floods the client with the
+// status of other tasks loses no status that came just before its answer.
 const maxEarly = 64
 
 // taskWaiter is a call waiting for its task's result.
@@ -160,11 +166,11 @@ func (c *stdioConn) claimTask(line []byte) bool {
 	t.mu.Lock()
 	w := t.waiting[m.Params.TaskID]
 	if w == nil {
-		if t.creating > 0 && (len(t.early) < maxEarly || t.early[m.Params.TaskID] != nil) {
-			if t.early == nil {
-				t.early = map[string][]byte{}
+		if t.creating > 0 {
+			if len(t.early) == maxEarly {
+				t.early = append(t.early[:0], t.early[1:]...)
 			}
-			t.early[m.Params.TaskID] = []byte(msg)
+			t.early = append(t.early, earlyStatus{m.Params.TaskID, msg})
 		}
 		t.mu.Unlock()
 		return true // a task no call here waits for (yet)
@@ -288,13 +294,17 @@ func (c *stdioConn) callTask(ctx context.Context, params *mcp.CallToolParams, ca
 			}
 			w := &taskWaiter{token: params.GetProgressToken()}
 			t.waiting[id] = w
-			if early, ok := t.early[id]; ok {
-				note = w.progress(string(early))
-				delete(t.early, id)
+			// Its last status, if it came before the answer.
+			for i := len(t.early) - 1; i >= 0; i-- {
+				if t.early[i].id == id {
+					note = w.progress(t.early[i].msg)
+					t.early = slices.Delete(t.early, i, i+1)
+					break
+				}
 			}
 		}
 		if t.creating--; t.creating == 0 {
-			clear(t.early)
+			t.early = nil
 		}
 		t.n.Store(int64(len(t.waiting) + t.creating))
 		t.mu.Unlock()

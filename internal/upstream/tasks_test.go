@@ -3,13 +3,16 @@ package upstream_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 	"github.com/switchboard-mcp/switchboard/internal/upstream"
 )
@@ -99,4 +102,29 @@ func TestTaskRequired(t *testing.T) {
 			t.Errorf("tasks after the cancelled call: %s; want one, cancelled", raw)
 		}
 	})
+}
+
+// TestTaskHostileStatuses calls the task tool of a server that floods the
+// client with the status of tasks that are not the call's, before the
+// task's creation is answered and while its result is awaited: only the
+// call's own task reaches the caller as progress, and nothing is kept for
+// the others once the call has its task.
+func TestTaskHostileStatuses(t *testing.T) {
+	path, args, env := hostile.Command(hostile.Tasker)
+	srv := &config.Server{Name: "tasker", Type: config.TransportStdio, Command: path, Args: args, Env: env,
+		RequestTimeout: 30 * time.Second, ProtocolVersion: "2025-11-25"}
+	log := &progressLog{first: make(chan struct{})}
+	h := newPool(t, []*config.Server{srv}, &upstream.Options{Client: &mcp.ClientOptions{ProgressNotificationHandler: log.handler}})
+	params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}}
+	params.SetProgressToken("p")
+	res, err := h.Call(upstream.OnReach(t.Context(), func(string) {}), "tasker", params)
+	if err != nil || firstText(res.Content) != "done" {
+		t.Fatalf("Call = %v, %v; want done", res, err)
+	}
+	if got := log.all(); !slices.Equal(got, []string{"working: mine", "completed: mine, done"}) {
+		t.Errorf("progress = %q; want the call's own task's statuses alone", got)
+	}
+	if n := upstream.TaskBacklog(h.Pool, "tasker"); n != 0 {
+		t.Errorf("%d statuses or waiters kept after the call", n)
+	}
 }
