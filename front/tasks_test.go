@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
 )
 
@@ -169,6 +170,7 @@ func TestClientTasksStdio(t *testing.T) {
 // httpPeer is a client session of serve over Streamable HTTP, spoken raw.
 type httpPeer struct {
 	url, session string
+	token        string // a bearer token, if set
 }
 
 func (p *httpPeer) post(t *testing.T, body string) map[string]any {
@@ -179,6 +181,9 @@ func (p *httpPeer) post(t *testing.T, body string) map[string]any {
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	if p.session != "" {
 		req.Header.Set("Mcp-Session-Id", p.session)
+	}
+	if p.token != "" {
+		req.Header.Set("Authorization", "Bearer "+p.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -191,6 +196,14 @@ func (p *httpPeer) post(t *testing.T, body string) map[string]any {
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode == http.StatusAccepted {
 		return nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		m := map[string]any{}
+		if json.Unmarshal(raw, &m) != nil {
+			m["body"] = string(raw)
+		}
+		m["status"] = resp.StatusCode
+		return m
 	}
 	// An event stream's answer is its last data line.
 	if i := bytes.LastIndex(raw, []byte("data: ")); i >= 0 {
@@ -252,4 +265,39 @@ func TestClientTasksHTTP(t *testing.T) {
 			t.Errorf("a task without sessions: %v", msg)
 		}
 	})
+}
+
+// TestIdentityTasks: serving with identity, a session's tasks are its
+// user's. Another signed-in user who holds the session's id can neither
+// start a task in it nor read, list, await or cancel its tasks; its own
+// user can.
+func TestIdentityTasks(t *testing.T) {
+	ig := newIdentityGateway(t)
+	alpha := &httpPeer{url: ig.url + "/mcp", token: ig.idp.Token(t, idptest.Alpha, idptest.Password)}
+	alpha.initialize(t)
+	echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp","arguments":{"tool":"echo","server":"a","args":{"text":"%s"}},"task":{}}}`
+	created := alpha.post(t, fmt.Sprintf(echo, "alpha's"))
+	taskID := rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
+	beta := &httpPeer{url: alpha.url, session: alpha.session, token: ig.idp.Token(t, idptest.Beta, idptest.Password)}
+	calls := len(ig.calls.Recent())
+	for _, body := range []string{
+		fmt.Sprintf(echo, "beta's"),
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":%q}}`, taskID),
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":%q}}`, taskID),
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tasks/cancel","params":{"taskId":%q}}`, taskID),
+		`{"jsonrpc":"2.0","id":5,"method":"tasks/list"}`,
+	} {
+		msg := beta.post(t, body)
+		if msg["result"] != nil || strings.Contains(fmt.Sprint(msg), taskID) {
+			t.Errorf("beta on alpha's session: %s\n→ %v; want refused", body, msg)
+		}
+	}
+	res := alpha.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":6,"method":"tasks/result","params":{"taskId":%q}}`, taskID))
+	if text, _ := json.Marshal(rpcResult(t, res)["content"]); !strings.Contains(string(text), "alpha's") {
+		t.Errorf("alpha's tasks/result = %v", res)
+	}
+	// Alpha's own call, and none of beta's.
+	if n := len(ig.calls.Recent()) - calls; n > 1 {
+		t.Errorf("%d calls made while beta tried alpha's session; want alpha's alone", n)
+	}
 }

@@ -100,6 +100,8 @@ func checkInspector(t *testing.T, inspect func(t *testing.T, args ...string) str
 		{"describe", []string{"describe=get-sum"}, `input schema: {`},
 		{"call", []string{"tool=get-sum", `args={"a": 2, "b": 40}`}, "The sum of 2 and 40 is 42"},
 		{"call with args as a string", []string{"tool=everything_get-sum", `args="{\"a\": 1, \"b\": 2}"`}, "is 3"},
+		// A tool that runs only as a task: the gateway runs the task.
+		{"call a task tool", []string{"tool=simulate-research-query", `args={"topic": "tides"}`}, "Research Report: tides"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
