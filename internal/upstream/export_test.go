@@ -13,10 +13,14 @@ func ListTasks(ctx context.Context, p *Pool, name string) (json.RawMessage, erro
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	if sess == nil || sess.fast == nil {
-		return nil, errors.New("not connected over stdio")
+	if sess == nil {
+		return nil, errors.New("not connected")
 	}
-	resp, err := sess.fast.callRaw(ctx, "tasks/list", []byte(`{}`), nil)
+	_, rc, _ := sess.taskSide()
+	if rc == nil {
+		return nil, errors.New("no requests beside go-sdk's on this connection")
+	}
+	resp, err := rc.callRaw(ctx, "tasks/list", []byte(`{}`), nil)
 	if err != nil {
 		return nil, err
 	}

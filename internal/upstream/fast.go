@@ -209,7 +209,7 @@ func (p *Pool) CallToolRaw(ctx context.Context, name, tool string, args json.Raw
 		if sess.fast == nil {
 			return out{}, ErrNoFastPath
 		}
-		if task, err := sess.fast.requiresTask(ctx, tool); err != nil || task {
+		if task, err := sess.fast.tasks.requiresTask(ctx, sess.fast, tool); err != nil || task {
 			return out{}, ErrNoFastPath // Pool.Call runs the task
 		}
 		params := params

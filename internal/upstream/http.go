@@ -59,6 +59,10 @@ type httpTransport struct {
 	trace        *telemetry.Tracer
 	cancels      *cancels // told of each notifications/cancelled sent; nil for none
 	settle       *settle  // the connection's marks (see settle.go); nil for none
+	tasks        tasks    // what the server's tasks need (tasks.go), over Streamable HTTP
+	// deliver passes a task's progress to the caller (Pool.progressDeliverer),
+	// once connected.
+	deliver atomic.Pointer[func(jsonrpc.Message)]
 
 	probing atomic.Bool
 
@@ -215,9 +219,16 @@ func (t *httpTransport) wrapBody(resp *http.Response, cancel context.CancelFunc,
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		return &jsonBody{rc: resp.Body, max: t.maxBytes, cancel: cancel, capped: cp}
+		b := &jsonBody{rc: resp.Body, max: t.maxBytes, cancel: cancel, capped: cp}
+		if !t.sse {
+			b.observe = t.observe
+		}
+		return b
 	case "text/event-stream":
 		b := &sseBody{rc: resp.Body, r: bufio.NewReaderSize(resp.Body, 32<<10), max: t.maxBytes, cancel: cancel, capped: cp, marks: marks}
+		if !t.sse {
+			b.observe = t.observe
+		}
 		if stream {
 			b.endpoint = t.checkEndpoint
 		}
@@ -240,12 +251,13 @@ func (c *closeHook) Close() error {
 // A jsonBody reads a whole JSON body, at most max bytes, and repairs it.
 // The response of a capped request is read no further than the read cap.
 type jsonBody struct {
-	rc     io.ReadCloser
-	max    int
-	cancel context.CancelFunc
-	capped *cappedPost
-	r      *bytes.Reader
-	err    error
+	rc      io.ReadCloser
+	max     int
+	cancel  context.CancelFunc
+	capped  *cappedPost
+	observe func(msg []byte) // sees the message (a task's), if set
+	r       *bytes.Reader
+	err     error
 }
 
 func (b *jsonBody) Read(p []byte) (int, error) {
@@ -268,6 +280,9 @@ func (b *jsonBody) Read(p []byte) (int, error) {
 			b.err = withClass(ClassProtocol, fmt.Errorf("response larger than %d MiB", b.max>>20))
 		default:
 			fixed, _ := sanitizeMessage(bytes.TrimSpace(data))
+			if b.observe != nil {
+				b.observe(fixed)
+			}
 			b.r = bytes.NewReader(fixed)
 		}
 	}
@@ -297,7 +312,8 @@ type sseBody struct {
 	pending []byte
 	line    []byte
 
-	marks *sseMarks // nil for none
+	marks   *sseMarks        // nil for none
+	observe func(msg []byte) // sees each message (a task's), if set
 	// head holds the lines of the current event before its data (event,
 	// id), while marks are on: a mark goes before the whole event. Held
 	// back, they delay nothing: an event is dispatched at its blank line.
@@ -361,8 +377,12 @@ func (b *sseBody) next() error {
 				return nil
 			}
 		}
-		if fixed, ok := sanitizeMessage(bytes.TrimSpace(data)); ok {
+		fixed, ok := sanitizeMessage(bytes.TrimSpace(data))
+		if ok {
 			b.line = append(append([]byte("data: "), fixed...), '\n')
+		}
+		if b.observe != nil {
+			b.observe(fixed)
 		}
 	}
 	b.pending = b.line

@@ -115,13 +115,13 @@ func (p *Pool) Call(ctx context.Context, name string, params *mcp.CallToolParams
 	}
 	return p.rewriteCall(ctx, name, op, params, func(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		return run(ctx, p, name, fmt.Sprintf("calling %q", params.Name), func(ctx context.Context, _ *server, sess *session) (*mcp.CallToolResult, error) {
-			if sess.fast != nil {
-				task, err := sess.fast.requiresTask(ctx, params.Name)
+			if t, rc, pass := sess.taskSide(); t != nil {
+				task, err := t.requiresTask(ctx, rc, params.Name)
 				if err != nil {
 					return nil, err
 				}
 				if task {
-					raw, err := sess.fast.callTask(ctx, params, sess.cancels.paid)
+					raw, err := t.callTask(ctx, rc, params, sess.cancels.paid, pass)
 					if err != nil {
 						return nil, err
 					}

@@ -31,6 +31,7 @@ type session struct {
 	proc         *process       // stdio; nil for HTTP
 	fast         *stdioConn     // stdio: for calls on the fast path (see CallToolRaw)
 	rt           *httpTransport // HTTP; nil for stdio
+	raw          *httpRaw       // Streamable HTTP: a server's tasks' requests (tasks_http.go)
 	protocol     string
 	instructions string
 	scrub        *scrubber
@@ -298,6 +299,11 @@ func (s *server) dialHTTP(ctx context.Context, client *mcp.Client, opts *mcp.Cli
 		return nil, whatAnswered(rt, s.cfg, rt.classify(withClass(ClassTransport, err)))
 	}
 	sess.rt = rt
+	if typ != config.TransportSSE {
+		sess.raw = &httpRaw{rt: rt, endpoint: endpoint, auth: auth, sess: sess}
+		deliver := s.pool.progressDeliverer(sess)
+		rt.deliver.Store(&deliver)
+	}
 	return cs, nil
 }
 

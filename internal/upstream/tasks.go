@@ -32,6 +32,12 @@ import (
 // status messages as progress notifications of the call's own progress
 // token. Cancelling the call cancels the task.
 
+// A rawCaller sends a request beside go-sdk's on a connection and returns
+// its response: stdioConn over stdio, httpRaw over Streamable HTTP.
+type rawCaller interface {
+	callRaw(ctx context.Context, method string, params []byte, cancelled func()) (*jsonrpc.Response, error)
+}
+
 // taskCancelWait bounds how long a cancelled call waits for the server to
 // take tasks/cancel.
 const taskCancelWait = 2 * time.Second
@@ -122,31 +128,30 @@ func (t *tasks) noteTools(result []byte) {
 	}
 }
 
-// claimLine takes what a task needs from a line the server wrote, on the
-// reading goroutine: its capabilities, the tools' task support, and the
-// status of a task a call waits for, which becomes that call's progress
-// (and is taken: go-sdk has no use for it). It reports whether it took the
-// line.
-func (c *stdioConn) claimTask(line []byte) bool {
-	t := &c.tasks
+// observe takes what a task needs from a message the server wrote, on
+// the goroutine that reads it: its capabilities, the tools' task support,
+// and the status of a task a call waits for. It reports whether msg is
+// such a status, which go-sdk has no use for, and returns the progress
+// notification to pass the call's caller in its place (nil for none).
+func (t *tasks) observe(msg []byte) (taken bool, note jsonrpc.Message) {
 	if !t.initSeen.Load() {
-		t.noteInit(line)
-		return false
+		t.noteInit(msg)
+		return false, nil
 	}
 	if !t.calls.Load() {
-		return false
+		return false, nil
 	}
-	if bytes.Contains(line, []byte(`"taskSupport"`)) {
+	if bytes.Contains(msg, []byte(`"taskSupport"`)) {
 		var m struct {
 			Result json.RawMessage `json:"result"`
 		}
-		if json.Unmarshal(line, &m) == nil && isObject(m.Result) {
+		if json.Unmarshal(msg, &m) == nil && isObject(m.Result) {
 			t.noteTools(m.Result)
 		}
-		return false
+		return false, nil
 	}
-	if t.n.Load() == 0 || !bytes.Contains(line, []byte(`"notifications/tasks/status"`)) {
-		return false
+	if t.n.Load() == 0 || !bytes.Contains(msg, []byte(`"notifications/tasks/status"`)) {
+		return false, nil
 	}
 	var m struct {
 		Method string `json:"method"`
@@ -156,29 +161,34 @@ func (c *stdioConn) claimTask(line []byte) bool {
 			StatusMessage string `json:"statusMessage"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.Method != "notifications/tasks/status" {
-		return false
+	if json.Unmarshal(msg, &m) != nil || m.Method != "notifications/tasks/status" {
+		return false, nil
 	}
-	msg := m.Params.Status
+	status := m.Params.Status
 	if m.Params.StatusMessage != "" {
-		msg += ": " + m.Params.StatusMessage
+		status += ": " + m.Params.StatusMessage
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	w := t.waiting[m.Params.TaskID]
 	if w == nil {
 		if t.creating > 0 {
 			if len(t.early) == maxEarly {
 				t.early = append(t.early[:0], t.early[1:]...)
 			}
-			t.early = append(t.early, earlyStatus{m.Params.TaskID, msg})
+			t.early = append(t.early, earlyStatus{m.Params.TaskID, status})
 		}
-		t.mu.Unlock()
-		return true // a task no call here waits for (yet)
+		return true, nil // a task no call here waits for (yet)
 	}
-	note := w.progress(msg)
-	t.mu.Unlock()
+	return true, w.progress(status)
+}
+
+// claimTask takes a line of a task's status (tasks.observe), passing its
+// progress to go-sdk in its place.
+func (c *stdioConn) claimTask(line []byte) bool {
+	taken, note := c.tasks.observe(line)
 	c.pass(note)
-	return true
+	return taken
 }
 
 // progress returns the progress notification that passes status on to
@@ -221,8 +231,7 @@ func (c *stdioConn) pass(msg jsonrpc.Message) {
 // requiresTask reports whether the server runs tool only as a task. It
 // lists the server's tools once, on the fast path, when go-sdk's listing
 // has not been seen yet (a call from a cold CLI lists nothing).
-func (c *stdioConn) requiresTask(ctx context.Context, tool string) (bool, error) {
-	t := &c.tasks
+func (t *tasks) requiresTask(ctx context.Context, rc rawCaller, tool string) (bool, error) {
 	if !t.calls.Load() {
 		return false, nil
 	}
@@ -239,7 +248,7 @@ func (c *stdioConn) requiresTask(ctx context.Context, tool string) (bool, error)
 		if cursor != "" {
 			params, _ = json.Marshal(map[string]string{"cursor": cursor})
 		}
-		resp, err := c.callRaw(ctx, "tools/list", params, nil)
+		resp, err := rc.callRaw(ctx, "tools/list", params, nil)
 		if err != nil {
 			return false, err
 		}
@@ -275,12 +284,11 @@ type taskCall struct {
 // task has ended. The task's status notifications come as progress of the
 // call's progress token, if it has one. When ctx ends first, the task is
 // cancelled (tasks/cancel) as well as the request.
-func (c *stdioConn) callTask(ctx context.Context, params *mcp.CallToolParams, cancelled func()) (json.RawMessage, error) {
+func (t *tasks) callTask(ctx context.Context, rc rawCaller, params *mcp.CallToolParams, cancelled func(), pass func(jsonrpc.Message)) (json.RawMessage, error) {
 	body, err := json.Marshal(taskCall{Meta: params.Meta, Name: params.Name, Arguments: params.Arguments})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the call of %q: %w", params.Name, err)
 	}
-	t := &c.tasks
 	t.mu.Lock()
 	t.creating++
 	t.n.Add(1) // the reader looks for statuses
@@ -308,9 +316,9 @@ func (c *stdioConn) callTask(ctx context.Context, params *mcp.CallToolParams, ca
 		}
 		t.n.Store(int64(len(t.waiting) + t.creating))
 		t.mu.Unlock()
-		c.pass(note)
+		pass(note)
 	}
-	resp, err := c.callRaw(ctx, "tools/call", body, cancelled)
+	resp, err := rc.callRaw(ctx, "tools/call", body, cancelled)
 	if err != nil {
 		created("")
 		return nil, err
@@ -341,13 +349,13 @@ func (c *stdioConn) callTask(ctx context.Context, params *mcp.CallToolParams, ca
 		t.mu.Unlock()
 	}()
 	idParams, _ := json.Marshal(map[string]string{"taskId": id})
-	resp, err = c.callRaw(ctx, "tasks/result", idParams, cancelled)
+	resp, err = rc.callRaw(ctx, "tasks/result", idParams, cancelled)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The caller gave up on the call: the server is told to stop
 			// the task, not only to stop waiting for it.
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
-			_, _ = c.callRaw(cctx, "tasks/cancel", idParams, nil)
+			_, _ = rc.callRaw(cctx, "tasks/cancel", idParams, nil)
 			cancel()
 		}
 		return nil, err
