@@ -2,6 +2,7 @@ package front
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -167,4 +168,59 @@ func (s *Server) appsFilter(next mcp.MethodHandler) mcp.MethodHandler {
 			return !ok || !(dt.appOnly || dt.app && !ui)
 		}), nil
 	}
+}
+
+// appAlias is receiving middleware for the calls an app makes: an app
+// calls its own server's tools by the names that server gives them
+// (get-time), while serve lists them under the names it exposes
+// (basic_get-time), and serve cannot tell which app calls. A tools/call of
+// a name serve does not list, which is the server's own name of exactly
+// one direct tool of a server that has apps, goes to that tool, through
+// the same pipeline as under its exposed name; a name several such
+// servers share is refused, naming the exposed names to call instead.
+func (s *Server) appAlias(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil {
+			exposed, err := s.appToolName(r.Params.Name)
+			if err != nil {
+				return nil, err
+			}
+			if exposed != "" {
+				params := *r.Params
+				params.Name = exposed
+				cp := *r
+				cp.Params = &params
+				req = &cp
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// appToolName returns the exposed name of the direct tool an app's call
+// of name reaches (see appAlias), or "" when name is to be called as it is.
+func (s *Server) appToolName(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, listed := s.direct[name]; listed || s.single != "" || name == s.proxyName || len(s.apps) == 0 {
+		return "", nil
+	}
+	withApps := map[string]bool{}
+	for _, r := range s.apps {
+		withApps[r.server] = true
+	}
+	var matches []string
+	for exposed, dt := range s.direct {
+		if dt.name == name && withApps[dt.server] {
+			matches = append(matches, exposed)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", nil
+	case 1:
+		return matches[0], nil
+	}
+	slices.Sort(matches)
+	return "", fmt.Errorf("tool %q is the tool of several servers' apps: call it as %s", name, strings.Join(matches, " or "))
 }

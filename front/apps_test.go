@@ -2,7 +2,9 @@ package front
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -157,4 +159,52 @@ func TestAppsNotForEveryone(t *testing.T) {
 			t.Errorf("tools/list = %v, want [mcp]", names)
 		}
 	})
+}
+
+// TestAppCallsByOwnName: an app calls its own server's tools by the names
+// that server gives them (refresh), while serve lists them as one_refresh;
+// on main such a call was "unknown tool", so an app rendered through serve
+// could not call back (cmd/switchboard TestBrowserRendersApp). The name
+// reaches the one tool of a server with apps that has it, on go-sdk's path
+// and the fast lane, and as a task; a name two app servers share is
+// refused, naming what to call; a tool that is not a direct tool stays
+// unknown by its own name.
+func TestAppCallsByOwnName(t *testing.T) {
+	mcptest.CheckNoLeaks(t)
+	servers := appServers()
+	delete(servers, "two")
+	g := newGateway(t, servers, nil)
+	if _, err := g.srv.eng.Index(t.Context(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	g.srv.syncDirect(t.Context(), false)
+	lane, _ := g.connectHTTP(t, HTTPOptions{}, uiClient)
+	for door, cs := range map[string]*mcp.ClientSession{"go-sdk": g.connect(t, uiClient), "lane": lane} {
+		t.Run(door, func(t *testing.T) {
+			if r := call(t, cs, "refresh", map[string]any{}); r.IsError || text(r) != "refreshed by one" {
+				t.Errorf("refresh by its own name: %q (isError %v)", text(r), r.IsError)
+			}
+			if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "plain", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+				t.Errorf("plain, not a direct tool, by its own name: %v; want unknown tool", err)
+			}
+		})
+	}
+	t.Run("task", func(t *testing.T) {
+		p := serveStdioWith(t, g.srv.MCP(), &StdioTransport{Server: g.srv}, "2025-11-25")
+		p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"refresh","arguments":{},"task":{}}}`)
+		created, _ := p.await(t, 1)
+		id := rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
+		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":%q}}`, id))
+		res, _ := p.await(t, 2)
+		if b, _ := json.Marshal(rpcResult(t, res)["content"]); !strings.Contains(string(b), "refreshed by one") {
+			t.Errorf("refresh as a task: %v", res)
+		}
+	})
+
+	two := newAppGateway(t, nil)
+	cs := two.connect(t, uiClient)
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "refresh", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), "one_refresh or two_refresh") {
+		t.Errorf("refresh on two app servers: %v; want refused, naming one_refresh and two_refresh", err)
+	}
 }

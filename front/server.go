@@ -202,7 +202,7 @@ func (s *Server) expose(ctx context.Context) error {
 		s.mcp.AddReceivingMiddleware(s.logLevels)
 		return s.mirror(ctx, true)
 	}
-	s.mcp.AddReceivingMiddleware(s.appsFilter)
+	s.mcp.AddReceivingMiddleware(s.appsFilter, s.appAlias)
 	if err := s.addProxyTool(ctx); err != nil {
 		return err
 	}

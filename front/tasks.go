@@ -258,6 +258,11 @@ func (s *Server) startTask(ss *mcp.ServerSession, params json.RawMessage, notify
 	if p.Task == nil {
 		return nil, taskError(codeInvalidParams, "task must be an object, e.g. {\"ttl\": 60000}")
 	}
+	if exposed, err := s.appToolName(p.Name); err != nil {
+		return nil, taskError(codeInvalidParams, "%v", err)
+	} else if exposed != "" {
+		p.Name = exposed // an app's own name for its tool (appAlias)
+	}
 	run, ok := s.taskRunner(p.Name)
 	if !ok {
 		return nil, taskError(codeInvalidParams, "unknown tool %q: list the tools with tools/list", p.Name)
