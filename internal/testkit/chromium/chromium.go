@@ -341,7 +341,6 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
-
 // Console returns what the pages' scripts logged and threw, and the
 // browser's own log entries (a module that failed to load, a refused
 // request), one line each, in order.
