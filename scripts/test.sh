@@ -21,7 +21,9 @@
 # (or SWITCHBOARD_TEAM=1 or SWITCHBOARD_DEPLOY=1) also installs Debian's
 # postgresql and nginx when missing (as root) and makes the tests that start
 # them (internal/testkit/pgtest, internal/testkit/nginxtest, deploy/) fail rather than skip
-# without them.
+# without them. A run of ./... or ./cmd/switchboard (or SWITCHBOARD_BROWSER=1) installs
+# Debian's chromium when missing (as root) and makes the browser render of MCP Apps
+# (TestBrowserRendersApp) fail rather than skip without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,6 +53,11 @@ keychain=${SWITCHBOARD_KEYCHAIN:-0}
 cross=${SWITCHBOARD_CROSS:-0}
 team=${SWITCHBOARD_TEAM:-0}
 deploy=${SWITCHBOARD_DEPLOY:-0}
+browser=${SWITCHBOARD_BROWSER:-0}
+for arg in "$@"; do
+	# The packages that hold the browser test: the module, or cmd/switchboard.
+	[[ $arg == ./... || $arg == ./cmd/switchboard* ]] && browser=1
+done
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
@@ -125,6 +132,28 @@ if [[ $team == 1 || $deploy == 1 ]]; then
 	# The MCP registry's own server (internal/testkit/registrytest) runs on
 	# that PostgreSQL: built once per machine (~40 s), it must build here.
 	export SWITCHBOARD_REQUIRE_REGISTRY=1
+fi
+
+if [[ $browser == 1 ]]; then
+	section "chromium (Debian's package) for the browser render of MCP Apps"
+fi
+# TestBrowserRendersApp (cmd/switchboard) renders the MCP Apps example app in
+# headless Chromium, through serve and directly (internal/testkit/chromium:
+# a temporary profile, loopback only, stopped after). Installed here when
+# missing (as root: ~100 MiB download, ~330 MiB installed, ~15 s);
+# SWITCHBOARD_REQUIRE_BROWSER makes the test fail rather than skip without it.
+if [[ $browser == 1 ]]; then
+	if ! command -v chromium >/dev/null; then
+		if [[ $(id -u) == 0 ]]; then
+			export DEBIAN_FRONTEND=noninteractive
+			apt-get install -y -qq --no-install-recommends chromium >/dev/null ||
+				{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+		else
+			echo "chromium is missing, and only root can install it: the browser render test will fail"
+		fi
+	fi
+	command -v chromium >/dev/null && chromium --version 2>/dev/null
+	export SWITCHBOARD_REQUIRE_BROWSER=1
 fi
 
 section "go test $*"
