@@ -353,6 +353,7 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 			l.remove(ss.ID())
 		}
 		s.bridge.forgetSession(ss)
+		s.tasks.forget(ss)
 		s.forget(cs)
 	})
 	if !watching {

@@ -123,6 +123,20 @@ func (t *taskTable) expire(now time.Time) {
 	}
 }
 
+// forget drops the tasks of a session that has ended: no other session
+// may reach them, so they are cancelled (their calls already are, with the
+// session) and forgotten at once rather than at the end of their ttl.
+func (t *taskTable) forget(ss *mcp.ServerSession) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id, task := range t.byID {
+		if task.owner == ss {
+			task.cancel()
+			delete(t.byID, id)
+		}
+	}
+}
+
 // own returns the task id names if it is ss's.
 func (t *taskTable) own(ss *mcp.ServerSession, id string) *clientTask {
 	t.mu.Lock()

@@ -257,6 +257,25 @@ func TestClientTasksHTTP(t *testing.T) {
 		t.Errorf("tasks/list = %v", msg)
 	}
 
+	// A task whose session has ended is no one's: another session still
+	// finds nothing.
+	created = a.post(t, researchCall(6, false, "moons"))
+	taskID = rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, a.url, nil)
+	req.Header.Set("Mcp-Session-Id", a.session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if msg := b.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":%q}}`, taskID)); !strings.Contains(rpcErr(t, msg), "no task") {
+		t.Errorf("tasks/get of an ended session's task from another: %v", msg)
+	}
+	if msg := b.post(t, `{"jsonrpc":"2.0","id":8,"method":"tasks/list"}`); len(rpcResult(t, msg)["tasks"].([]any)) != 0 {
+		t.Errorf("another session's tasks/list after the first ended: %v", msg)
+	}
+
 	t.Run("stateless", func(t *testing.T) {
 		g := newGateway(t, map[string]def{"everything": everything(t)}, nil)
 		ts := g.serveHTTP(t, HTTPOptions{Stateless: true})
