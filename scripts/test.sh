@@ -61,6 +61,7 @@ done
 if [[ $# -eq 0 ]]; then
 	set -- ./...
 	conformance=1
+	browser=1
 	keychain=1
 	cross=1
 	team=1
