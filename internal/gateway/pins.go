@@ -450,8 +450,20 @@ func (e *Engine) livePins(ctx context.Context, server string) (*pinState, error)
 	if err != nil {
 		return nil, err
 	}
-	if st := e.pinned(ctx, server); st != nil && sameSlice(st.ent.Tools, live) {
+	st := e.pinned(ctx, server)
+	if st != nil && sameSlice(st.ent.Tools, live) {
 		return st, nil
+	}
+	if st != nil && jsonEqual(st.ent.Tools, live) {
+		// A new connection that offers the very definitions the catalog
+		// holds, as a new process finds them: the pins' judgment of the
+		// catalog's entry is the judgment of the connection's tools, and
+		// there is nothing to list or store. The entry in memory takes
+		// the connection's list, so that later calls find it at once.
+		cp := *st.ent
+		cp.Tools = live
+		e.memo.put(&cp)
+		return e.reconcile(ctx, &cp), nil
 	}
 	ent, err := e.fetch(ctx, server, false)
 	if err != nil {
