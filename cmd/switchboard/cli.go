@@ -28,6 +28,7 @@ type env struct {
 	stopGrace      *atomic.Int64 // added to interruptGrace (a time.Duration): serve --http's drain; nil in tests
 	states         *states       // settings.store's databases the command opened (openState)
 	preconnect     string        // the server the command needs first: engineOptions starts it at once if it is a command
+	preconnectTool string        // a tool the command calls without naming its server: the server its name names is preconnect's (serverOfTool)
 }
 
 // dirs describes where configuration lives, honouring --config.

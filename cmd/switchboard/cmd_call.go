@@ -62,7 +62,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return usagef("call needs the tool's NAME")
 	}
 	name, pairs := pos[0], pos[1:]
-	e.preconnect = *server
+	e.preconnect, e.preconnectTool = *server, name
 	if *argsJSON != "" {
 		if len(pairs) > 0 {
 			return usagef("give key=value pairs or --args, not both")

@@ -115,11 +115,38 @@ func (e *env) engineOptions(ctx context.Context, cfg *config.Config, prompt oaut
 	// catalog. Not a remote one: connecting may ask the user to log in,
 	// which a command that then fails on its arguments should not do; nor
 	// one that offline mode refuses.
-	if s, ok := cfg.Server(e.preconnect); ok && s.Type == config.TransportStdio && s.Offline == "" {
+	pre := e.preconnect
+	if pre == "" && e.preconnectTool != "" {
+		pre = serverOfTool(cfg, e.preconnectTool)
+	}
+	if s, ok := cfg.Server(pre); ok && s.Type == config.TransportStdio && s.Offline == "" {
 		o.Preconnect = []string{s.Name}
 	}
 	st.engine(o)
 	return o, nil
+}
+
+// serverOfTool returns the server a tool's name, as a call names it,
+// most likely is on, to start before the catalog says so: the server whose
+// name and "_" begin it (the longest such name), or the only server
+// enabled. "" when the name says nothing of it; the call then resolves
+// the name as always, and a wrong guess only starts a server early.
+func serverOfTool(cfg *config.Config, tool string) string {
+	best, only, enabled := "", "", 0
+	for _, s := range cfg.Servers {
+		if s.Disabled {
+			continue
+		}
+		enabled++
+		only = s.Name
+		if strings.HasPrefix(tool, s.Name+"_") && len(s.Name) > len(best) {
+			best = s.Name
+		}
+	}
+	if best == "" && enabled == 1 {
+		best = only
+	}
+	return best
 }
 
 // answered is what a build returns to end its command with a result of

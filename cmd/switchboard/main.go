@@ -99,8 +99,10 @@ func interruptible(ctx context.Context, stop func(), sigs []os.Signal, stderr io
 	case <-ctx.Done():
 	}
 	again := make(chan os.Signal, 1)
-	signal.Notify(again, sigs...)
-	defer signal.Stop(again)
+	if len(sigs) > 0 { // Notify with none would relay every signal, SIGCHLD and SIGURG among them
+		signal.Notify(again, sigs...)
+		defer signal.Stop(again)
+	}
 	stop()
 	grace := graceOf()
 	t := time.NewTimer(grace)
