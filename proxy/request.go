@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
 )
 
 // Action is what a request asks for.
@@ -155,9 +157,11 @@ func Parse(raw []byte) (*Request, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, reqErr(examples[ActionSearch], "arguments must be a JSON object: %v", err)
+	m, ok := scanFields(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, reqErr(examples[ActionSearch], "arguments must be a JSON object: %v", err)
+		}
 	}
 	for k := range m {
 		if !contains(allFields, k) && aliases[k] == "" {
@@ -186,6 +190,46 @@ func Parse(raw []byte) (*Request, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// scanFields reads the fields of a request as json.Unmarshal into a map
+// would (the last of a repeated key wins), without its allocations: the
+// keys are the names of allFields and aliases, the values slices of raw,
+// which the caller decodes before it returns. It reports false, having
+// read nothing, for anything it is not sure of (not valid JSON, not an
+// object, a key with an escape or not a field's name, nesting past
+// jsonscan's bound): the caller decodes with encoding/json then, which
+// gives the same fields, or the error.
+func scanFields(raw []byte) (map[string]json.RawMessage, bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	m := make(map[string]json.RawMessage, 4)
+	ok := jsonscan.Members(raw, func(key, value []byte) bool {
+		name := fieldName(key)
+		if name == "" {
+			return false
+		}
+		m[name] = value
+		return true
+	})
+	return m, ok
+}
+
+// fieldName returns the name in allFields or aliases that key spells, or
+// "" for none, without allocating.
+func fieldName(key []byte) string {
+	for _, f := range allFields {
+		if string(key) == f {
+			return f
+		}
+	}
+	for a := range aliases {
+		if string(key) == a {
+			return a
+		}
+	}
+	return ""
 }
 
 func describeFields(a Action) string {
@@ -250,7 +294,12 @@ func (r *Request) decode(m map[string]json.RawMessage) error {
 	var err error
 	str := func(key string, dst *string) {
 		if raw, ok := m[key]; ok && err == nil {
-			if e := json.Unmarshal(raw, dst); e != nil {
+			if v, plain := jsonscan.PlainString(raw); plain {
+				*dst = v // what decoding gives, without a decoder
+				if strings.TrimSpace(v) == "" {
+					err = reqErr(ex, "%s must not be empty", key)
+				}
+			} else if e := json.Unmarshal(raw, dst); e != nil {
 				err = reqErr(ex, "%s must be a string", key)
 			} else if strings.TrimSpace(*dst) == "" {
 				err = reqErr(ex, "%s must not be empty", key)
@@ -393,6 +442,9 @@ func parseArgs(raw json.RawMessage) (map[string]any, error) {
 		}
 		raw = []byte(s)
 	}
+	if args, ok := flatArgs(raw); ok {
+		return args, nil
+	}
 	var args map[string]any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -400,6 +452,48 @@ func parseArgs(raw json.RawMessage) (map[string]any, error) {
 		return nil, fmt.Errorf("args must be a JSON object such as {\"path\": \"/tmp\"}")
 	}
 	return args, nil
+}
+
+// flatArgs decodes args that are one object of plain values (strings of
+// printable ASCII without escapes, numbers, true, false, null) as
+// parseArgs' decoder does (numbers as json.Number, the last of a repeated
+// key winning), without a decoder: what agents send most. It reports
+// false for anything else (nesting, escapes, other text, not valid JSON),
+// which the decoder reads (FuzzFlatArgs holds the two to one answer).
+func flatArgs(raw []byte) (map[string]any, bool) {
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return nil, false
+	}
+	args := make(map[string]any, 4)
+	ok := jsonscan.Members(raw, func(key, v []byte) bool {
+		var val any
+		switch c := v[0]; {
+		case c == '"':
+			s, plain := jsonscan.PlainString(v)
+			if !plain {
+				return false
+			}
+			val = s
+		case c == 't':
+			val = true
+		case c == 'f':
+			val = false
+		case c == 'n':
+			val = nil
+		case c == '-' || c >= '0' && c <= '9':
+			val = json.Number(v)
+		default:
+			return false // an object or an array
+		}
+		for _, c := range key { // its bytes are its value: printable ASCII
+			if c < 0x20 || c > 0x7e {
+				return false
+			}
+		}
+		args[string(key)] = val
+		return true
+	})
+	return args, ok
 }
 
 // required checks the fields an action cannot do without.

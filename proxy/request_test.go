@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -176,4 +178,65 @@ func TestSchemaIsValidJSONAndMatchesParse(t *testing.T) {
 	if len(s.Properties) != len(allFields)-len(unlisted) {
 		t.Errorf("Schema has %d properties, Parse accepts %d of which %d unlisted", len(s.Properties), len(allFields), len(unlisted))
 	}
+}
+
+// FuzzScanFields holds scanFields to json.Unmarshal into a map: whatever
+// it reads is what the decoder reads, the last of a repeated key winning.
+func FuzzScanFields(f *testing.F) {
+	for _, s := range []string{
+		`{"tool": "echo", "server": "a", "args": {"text": "hi"}}`,
+		`{"tool": "a", "tool": "b"}`,
+		`{"search": ["x", "y"], "limit": 2.0}`,
+		`{"tool": "a", "other": 1}`,
+		`{"to\u006fl": "x"}`,
+		` { "include_disabled" : true } `,
+		`[]`, `"x"`, `{`, `{"tool": "\ud800"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := scanFields(raw)
+		if !ok {
+			return
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("scanFields read %s, which the decoder refuses: %v", raw, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: scanFields %d fields, the decoder %d", raw, len(got), len(want))
+		}
+		for k, v := range want {
+			if string(got[k]) != string(v) {
+				t.Fatalf("%s: field %q is %s, the decoder's %s", raw, k, got[k], v)
+			}
+		}
+	})
+}
+
+// FuzzFlatArgs holds flatArgs to the decoder parseArgs uses otherwise:
+// whatever it decodes, the decoder decodes to the same value.
+func FuzzFlatArgs(f *testing.F) {
+	for _, s := range []string{
+		`{"text": "hi", "n": 1.50, "big": 12345678901234567890, "ok": true, "no": false, "z": null}`,
+		`{"a": "x", "a": "y"}`, `{"a": -0, "b": 1e400}`, `{"é": "x"}`, `{"a": "é"}`, `{"a": "\u0041"}`,
+		`{"a": {"b": 1}}`, `{"a": [1]}`, `{}`, ` {"a":1} `, `{"a": 1`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := flatArgs(raw)
+		if !ok {
+			return
+		}
+		var want map[string]any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil || want == nil || dec.More() {
+			t.Fatalf("flatArgs decoded %s, which the decoder refuses: %v", raw, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: flatArgs %#v, the decoder %#v", raw, got, want)
+		}
+	})
 }

@@ -255,6 +255,9 @@ func (r *RawResult) Decode() (*mcp.CallToolResult, error) {
 	if bytes.Contains(r.Result, []byte(`"resultType"`)) {
 		return DecodeResult(r.Result)
 	}
+	if res, ok := r.scan(); ok {
+		return res, nil
+	}
 	// What plainResult let through: text blocks, isError, _meta.
 	var w struct {
 		Meta    map[string]any `json:"_meta"`
@@ -271,6 +274,41 @@ func (r *RawResult) Decode() (*mcp.CallToolResult, error) {
 		res.Content[i] = &mcp.TextContent{Text: c.Text}
 	}
 	return res, nil
+}
+
+// scan decodes a result without _meta (the commonest: text blocks and
+// maybe isError) by reading it with jsonscan, each text that has no
+// escape as its bytes: Decode's answer without a decoder. It reports
+// false for a result with _meta or a text with an escape.
+func (r *RawResult) scan() (*mcp.CallToolResult, bool) {
+	res := &mcp.CallToolResult{}
+	ok := jsonscan.Members(r.Result, func(key, v []byte) bool {
+		switch string(key) {
+		case "content":
+			res.Content = make([]mcp.Content, 0, 1)
+			return jsonscan.Elements(v, func(block []byte) bool {
+				text, found := "", false
+				jsonscan.Members(block, func(k, tv []byte) bool {
+					if string(k) == "text" {
+						text, found = jsonscan.PlainString(tv)
+					}
+					return true
+				})
+				if !found {
+					return false
+				}
+				res.Content = append(res.Content, &mcp.TextContent{Text: text})
+				return true
+			})
+		case "isError":
+			res.IsError = string(v) == "true"
+			return true
+		case "resultType":
+			return true
+		}
+		return false // _meta
+	})
+	return res, ok && res.Content != nil
 }
 
 // FastCalls is how many tool calls the pool has sent on the fast path
