@@ -383,44 +383,44 @@ var taskCapability = map[string]any{
 
 // withTaskCapability adds the tasks capability to an initialize result.
 func withTaskCapability(result json.RawMessage) (json.RawMessage, bool) {
-	var r map[string]json.RawMessage
-	if json.Unmarshal(result, &r) != nil {
-		return nil, false
-	}
-	var caps map[string]any
-	if json.Unmarshal(r["capabilities"], &caps) != nil || caps == nil {
-		return nil, false
-	}
-	caps["tasks"] = taskCapability
-	b, err := json.Marshal(caps)
-	if err != nil {
-		return nil, false
-	}
-	r["capabilities"] = b
-	out, err := json.Marshal(r)
-	return out, err == nil
+	return editMember(result, "capabilities", func(caps map[string]json.RawMessage) bool {
+		if caps == nil {
+			return false
+		}
+		caps["tasks"], _ = json.Marshal(taskCapability)
+		return true
+	})
 }
 
 // withTaskExecution marks each tool of a tools/list result as one that may
 // run as a task.
 func withTaskExecution(result json.RawMessage) (json.RawMessage, bool) {
-	var r map[string]json.RawMessage
-	if json.Unmarshal(result, &r) != nil {
+	return editMember(result, "tools", func(tools []map[string]json.RawMessage) bool {
+		for _, t := range tools {
+			t["execution"] = json.RawMessage(`{"taskSupport":"optional"}`)
+		}
+		return true
+	})
+}
+
+// editMember returns obj, a JSON object, with its member key decoded as a
+// T, changed by edit and encoded again; false, changing nothing, when obj
+// or the member does not decode or edit declines.
+func editMember[T any](obj json.RawMessage, key string, edit func(T) bool) (json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
 		return nil, false
 	}
-	var tools []map[string]json.RawMessage
-	if json.Unmarshal(r["tools"], &tools) != nil {
+	var v T
+	if json.Unmarshal(m[key], &v) != nil || !edit(v) {
 		return nil, false
 	}
-	for _, t := range tools {
-		t["execution"] = json.RawMessage(`{"taskSupport":"optional"}`)
-	}
-	b, err := json.Marshal(tools)
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, false
 	}
-	r["tools"] = b
-	out, err := json.Marshal(r)
+	m[key] = b
+	out, err := json.Marshal(m)
 	return out, err == nil
 }
 
