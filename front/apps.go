@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // MCP Apps (the io.modelcontextprotocol/ui extension of
@@ -202,7 +204,7 @@ func (s *Server) appAlias(next mcp.MethodHandler) mcp.MethodHandler {
 func (s *Server) appToolName(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, listed := s.direct[name]; listed || s.single != "" || name == s.proxyName || len(s.apps) == 0 {
+	if _, listed := s.direct[name]; listed || s.single != "" || name == s.proxyName || name == proxy.ScriptToolName || len(s.apps) == 0 {
 		return "", nil
 	}
 	withApps := map[string]bool{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/hostile"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // appServers are two MCP Apps servers behind one gateway that offer the
@@ -200,6 +201,15 @@ func TestAppCallsByOwnName(t *testing.T) {
 			t.Errorf("refresh as a task: %v", res)
 		}
 	})
+
+	// The gateway's own tools are never another's: a direct tool of an
+	// app server named as the script tool does not take its calls.
+	g.srv.mu.Lock()
+	g.srv.direct["one_"+proxy.ScriptToolName] = directTool{server: "one", name: proxy.ScriptToolName}
+	g.srv.mu.Unlock()
+	if exposed, err := g.srv.appToolName(proxy.ScriptToolName); exposed != "" || err != nil {
+		t.Errorf("the script tool's name went to %q (%v); want its own", exposed, err)
+	}
 
 	two := newAppGateway(t, nil)
 	cs := two.connect(t, uiClient)

@@ -105,6 +105,7 @@ type Server struct {
 	ident     atomic.Pointer[identity.Verifier] // HTTPOptions.Identity, set by Handler
 	idle      atomic.Int64                      // HTTPOptions.IdleTimeout, set by Handler for Serve
 	proxyName string                            // the proxy tool's, for the lane; set once by addProxyTool (proxy mode)
+	script    bool                              // the script tool is offered (settings.scriptMode); set once by expose
 
 	closeOnce sync.Once
 	closeErr  error
@@ -210,6 +211,7 @@ func (s *Server) expose(ctx context.Context) error {
 		if err := s.addScriptTool(); err != nil {
 			return err
 		}
+		s.script = true
 	}
 	s.syncDirect(ctx, true)
 	s.syncPrompts(ctx)
@@ -343,6 +345,7 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 	cs = &clientSession{es: s.newSession(context.Background(), nil), ctx: sctx}
 	watching := s.bg.Go(func() {
 		ss.Wait()
+		s.tasks.forget(ss) // first: a task that ends with end() is gone by then
 		end()
 		s.mu.Lock()
 		delete(s.sessions, ss)
@@ -353,7 +356,6 @@ func (s *Server) track(ss *mcp.ServerSession) *clientSession {
 			l.remove(ss.ID())
 		}
 		s.bridge.forgetSession(ss)
-		s.tasks.forget(ss)
 		s.forget(cs)
 	})
 	if !watching {

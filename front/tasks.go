@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
+	"github.com/switchboard-mcp/switchboard/proxy"
 )
 
 // Tasks for clients (MCP 2025-11-25, SEP-1686): a client may ask serve to
@@ -40,8 +41,11 @@ import (
 
 // Bounds on a session's tasks.
 const (
-	// maxLiveTasks bounds the tasks a session has running at once.
+	// maxLiveTasks bounds the tasks a session has running at once, and
+	// maxKeptTasks those it keeps, ended ones with their results among
+	// them (the oldest ended go first).
 	maxLiveTasks = 64
+	maxKeptTasks = 256
 	// defaultTaskTTL is how long a task and its result are kept when the
 	// client does not say; maxTaskTTL bounds what it may say.
 	defaultTaskTTL = 5 * time.Minute
@@ -107,33 +111,94 @@ func (t *clientTask) set(status, message string) bool {
 	return true
 }
 
-// taskTable is the server's tasks, by id.
+// taskTable is the server's tasks: by id, and each session's in the
+// order they were made, so that what a request looks at is its session's
+// alone.
 type taskTable struct {
-	mu   sync.Mutex
-	byID map[string]*clientTask
+	mu        sync.Mutex
+	byID      map[string]*clientTask
+	bySession map[*mcp.ServerSession][]*clientTask
+	pinged    map[string]time.Time // HTTP sessions kept alive, by id (keepAlive)
 }
 
-// expire forgets the tasks past their time to live. t.mu must be held.
-func (t *taskTable) expire(now time.Time) {
-	for id, task := range t.byID {
-		if now.Sub(task.created) > task.ttl {
-			task.cancel()
-			delete(t.byID, id)
-		}
+// ended reports whether the task has ended.
+func (t *clientTask) ended() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
 	}
 }
 
-// forget drops the tasks of a session that has ended: no other session
-// may reach them, so they are cancelled (their calls already are, with the
-// session) and forgotten at once rather than at the end of their ttl.
-func (t *taskTable) forget(ss *mcp.ServerSession) {
+// expireLocked forgets ss's tasks past their time to live. t.mu must be
+// held.
+func (t *taskTable) expireLocked(ss *mcp.ServerSession, now time.Time) {
+	kept := t.bySession[ss][:0]
+	for _, task := range t.bySession[ss] {
+		if now.Sub(task.created) > task.ttl {
+			task.cancel()
+			delete(t.byID, task.id)
+			continue
+		}
+		kept = append(kept, task)
+	}
+	t.setLocked(ss, kept)
+}
+
+func (t *taskTable) setLocked(ss *mcp.ServerSession, tasks []*clientTask) {
+	if len(tasks) == 0 {
+		delete(t.bySession, ss)
+		return
+	}
+	t.bySession[ss] = tasks
+}
+
+// add keeps task as ss's newest, when ss has fewer than maxLiveTasks
+// running; an ended task goes, the oldest first, when ss keeps
+// maxKeptTasks. It returns how many ss has running when it refuses.
+func (t *taskTable) add(ss *mcp.ServerSession, task *clientTask) (running int, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for id, task := range t.byID {
-		if task.owner == ss {
-			task.cancel()
-			delete(t.byID, id)
+	t.expireLocked(ss, task.created)
+	tasks := t.bySession[ss]
+	for _, other := range tasks {
+		if !other.ended() {
+			running++
 		}
+	}
+	if running >= maxLiveTasks {
+		return running, false
+	}
+	for len(tasks) >= maxKeptTasks {
+		i := slices.IndexFunc(tasks, (*clientTask).ended)
+		if i < 0 {
+			break // cannot happen: maxLiveTasks < maxKeptTasks
+		}
+		delete(t.byID, tasks[i].id)
+		tasks = slices.Delete(tasks, i, i+1)
+	}
+	if t.byID == nil {
+		t.byID, t.bySession = map[string]*clientTask{}, map[*mcp.ServerSession][]*clientTask{}
+	}
+	t.byID[task.id] = task
+	t.setLocked(ss, append(tasks, task))
+	return running, true
+}
+
+// forget drops the tasks of a session that has ended: no other session
+// may reach them, so they are forgotten at once rather than at the end of
+// their ttl, and cancelled (their calls end with the session anyway).
+func (t *taskTable) forget(ss *mcp.ServerSession) {
+	t.mu.Lock()
+	tasks := t.bySession[ss]
+	delete(t.bySession, ss)
+	for _, task := range tasks {
+		delete(t.byID, task.id)
+	}
+	t.mu.Unlock()
+	for _, task := range tasks {
+		task.cancel()
 	}
 }
 
@@ -141,12 +206,20 @@ func (t *taskTable) forget(ss *mcp.ServerSession) {
 func (t *taskTable) own(ss *mcp.ServerSession, id string) *clientTask {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.expire(time.Now())
+	t.expireLocked(ss, time.Now())
 	task := t.byID[id]
 	if task == nil || task.owner != ss {
 		return nil
 	}
 	return task
+}
+
+// list returns ss's tasks, the oldest first.
+func (t *taskTable) list(ss *mcp.ServerSession) []*clientTask {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.expireLocked(ss, time.Now())
+	return slices.Clone(t.bySession[ss])
 }
 
 // isTaskRequest reports whether a client's request is one of the tasks'
@@ -209,7 +282,11 @@ func (s *Server) serveTask(ctx context.Context, ss *mcp.ServerSession, method st
 			return nil, taskError(codeInvalidParams, "task %q has already ended (%s): it cannot be cancelled", task.id, task.wire()["status"])
 		}
 		task.cancel()
-		<-task.done // the call has let go of everything it held
+		select {
+		case <-task.done: // the call has let go of everything it held
+		case <-ctx.Done():
+			return nil, taskError(codeInternal, "cancelling task %q: %v", task.id, ctx.Err())
+		}
 		if notify != nil {
 			notify("notifications/tasks/status", task.wire())
 		}
@@ -238,16 +315,7 @@ func (s *Server) serveTask(ctx context.Context, ss *mcp.ServerSession, method st
 
 // listTasks answers tasks/list: ss's tasks, the newest last.
 func (s *Server) listTasks(ss *mcp.ServerSession) map[string]any {
-	s.tasks.mu.Lock()
-	s.tasks.expire(time.Now())
-	var mine []*clientTask
-	for _, t := range s.tasks.byID {
-		if t.owner == ss {
-			mine = append(mine, t)
-		}
-	}
-	s.tasks.mu.Unlock()
-	slices.SortFunc(mine, func(a, b *clientTask) int { return a.created.Compare(b.created) })
+	mine := s.tasks.list(ss)
 	list := make([]map[string]any, 0, len(mine))
 	for _, t := range mine {
 		list = append(list, t.wire())
@@ -286,7 +354,10 @@ func (s *Server) startTask(ss *mcp.ServerSession, params json.RawMessage, notify
 		if *p.Task.TTL <= 0 {
 			return nil, taskError(codeInvalidParams, "task.ttl must be a positive number of milliseconds; got %d", *p.Task.TTL)
 		}
-		ttl = min(time.Duration(*p.Task.TTL)*time.Millisecond, maxTaskTTL)
+		ttl = maxTaskTTL
+		if *p.Task.TTL < maxTaskTTL.Milliseconds() { // compared first: a huge ttl would overflow
+			ttl = time.Duration(*p.Task.TTL) * time.Millisecond
+		}
 	}
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
@@ -299,33 +370,21 @@ func (s *Server) startTask(ss *mcp.ServerSession, params json.RawMessage, notify
 	ctx, cancel := context.WithTimeout(cs.ctx, ttl)
 	task := &clientTask{id: hex.EncodeToString(idb[:]), owner: ss, created: now, updated: now, ttl: ttl,
 		cancel: cancel, done: make(chan struct{}), status: taskWorking}
-	s.tasks.mu.Lock()
-	s.tasks.expire(now)
-	live := 0
-	for _, t := range s.tasks.byID {
-		if t.owner == ss {
-			select {
-			case <-t.done:
-			default:
-				live++
-			}
-		}
-	}
-	if live >= maxLiveTasks {
-		s.tasks.mu.Unlock()
+	if running, ok := s.tasks.add(ss, task); !ok {
 		cancel()
-		return nil, taskError(codeInvalidParams, "this session has %d tasks running, the most it may: wait for one to end or cancel one (tasks/cancel)", live)
+		return nil, taskError(codeInvalidParams, "this session has %d tasks running, the most it may: wait for one to end or cancel one (tasks/cancel)", running)
 	}
-	if s.tasks.byID == nil {
-		s.tasks.byID = map[string]*clientTask{}
-	}
-	s.tasks.byID[task.id] = task
-	s.tasks.mu.Unlock()
-
 	tc := toolCall{ss: ss, name: p.Name, args: p.Arguments, meta: p.Meta, cancel: cancel}
 	delete(tc.meta, "progressToken") // a task reports its status instead
 	if !s.bg.Go(func() {
 		defer close(task.done)
+		if !s.rootsKnown(ctx, ss) { // as go-sdk's awaitRoots and the lane wait
+			task.mu.Lock()
+			task.result = errorResult(fmt.Errorf("the task ended before the client's roots were known: %w", context.Cause(ctx)))
+			task.mu.Unlock()
+			task.set(taskFailed, "the client's roots were not known in time")
+			return
+		}
 		// The call's progress becomes the task's status message.
 		ctx := gateway.WithProgress(ctx, func(pr *mcp.ProgressNotificationParams) {
 			if pr.Message != "" && task.set(taskWorking, pr.Message) && notify != nil {
@@ -344,7 +403,10 @@ func (s *Server) startTask(ss *mcp.ServerSession, params json.RawMessage, notify
 			notify("notifications/tasks/status", task.wire())
 		}
 	}) {
+		// Closing: the task never runs, and no one may wait for it.
 		cancel()
+		task.set(taskCancelled, "the gateway is shutting down")
+		close(task.done)
 		return nil, taskError(codeInternal, "the gateway is shutting down: no new tasks")
 	}
 	return map[string]any{"task": task.wire()}, nil
@@ -355,6 +417,9 @@ func (s *Server) startTask(ss *mcp.ServerSession, params json.RawMessage, notify
 func (s *Server) taskRunner(name string) (func(context.Context, *toolCall) *mcp.CallToolResult, bool) {
 	if s.proxyName != "" && name == s.proxyName {
 		return s.callProxy, true
+	}
+	if s.script && name == proxy.ScriptToolName {
+		return s.callScript, true
 	}
 	s.mu.Lock()
 	var dt directTool

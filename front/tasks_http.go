@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,17 +62,65 @@ func (s *Server) taskHTTP(next http.Handler, stateless bool) http.Handler {
 			return
 		}
 		switch {
+		case stateless && (m.Method == "initialize" || m.Method == "tools/list"):
+			next.ServeHTTP(w, r) // no sessions, no tasks: none are offered
 		case m.Method == "initialize" || m.Method == "tools/list":
 			rw := &rewriter{ResponseWriter: w, id: m.ID, method: m.Method}
 			next.ServeHTTP(rw, r)
 			rw.finish()
 		case isTaskRequest(m.Method, m.Params):
 			s.serveTaskHTTP(w, r, stateless, m.ID, m.Method, m.Params)
+			if !stateless {
+				s.keepAlive(next, r)
+			}
 		default:
 			next.ServeHTTP(w, r)
 		}
 	})
 }
+
+// keepAliveEvery is how often a session whose requests go to the tasks'
+// door alone has one go through go-sdk: go-sdk ends a session idle for
+// its SessionTimeout, counting only the requests it handles, and a client
+// that polls a long task would otherwise lose its session under it.
+const keepAliveEvery = time.Minute
+
+// keepAlive hands go-sdk a ping of the request's session, at most once a
+// keepAliveEvery, its answer discarded: go-sdk's idle timer starts again.
+func (s *Server) keepAlive(next http.Handler, r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		return
+	}
+	now := time.Now()
+	s.tasks.mu.Lock()
+	if s.tasks.pinged == nil {
+		s.tasks.pinged = map[string]time.Time{}
+	}
+	last, seen := s.tasks.pinged[sid]
+	if seen && now.Sub(last) < keepAliveEvery {
+		s.tasks.mu.Unlock()
+		return
+	}
+	s.tasks.pinged[sid] = now
+	for id, t := range s.tasks.pinged { // forget sessions long gone
+		if now.Sub(t) > 2*sessionTimeout {
+			delete(s.tasks.pinged, id)
+		}
+	}
+	s.tasks.mu.Unlock()
+	ping := r.Clone(r.Context())
+	ping.Body = holdBody([]byte(`{"jsonrpc":"2.0","id":"switchboard-keepalive","method":"ping"}`))
+	ping.ContentLength = -1
+	next.ServeHTTP(discard{h: http.Header{}}, ping)
+}
+
+// discard is a ResponseWriter that keeps nothing.
+type discard struct{ h http.Header }
+
+func (d discard) Header() http.Header         { return d.h }
+func (d discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d discard) WriteHeader(int)             {}
 
 // serveTaskHTTP answers a task request over HTTP.
 func (s *Server) serveTaskHTTP(w http.ResponseWriter, r *http.Request, stateless bool, id json.RawMessage, method string, params json.RawMessage) {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/mcptest"
@@ -257,10 +258,32 @@ func TestClientTasksHTTP(t *testing.T) {
 		t.Errorf("tasks/list = %v", msg)
 	}
 
-	// A task whose session has ended is no one's: another session still
-	// finds nothing.
+	// A task request keeps its session alive in go-sdk's eyes: go-sdk
+	// ends a session idle for 30 minutes, counting only what it handles,
+	// and a client polling a long task sends go-sdk nothing else.
+	l := g.srv.lane.Load()
+	l.mu.Lock()
+	ls := l.sessions[a.session]
+	ls.seen = time.Time{}
+	l.mu.Unlock()
+	g.srv.tasks.mu.Lock()
+	delete(g.srv.tasks.pinged, a.session)
+	g.srv.tasks.mu.Unlock()
+	a.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":%q}}`, taskID))
+	l.mu.Lock()
+	seen := ls.seen
+	l.mu.Unlock()
+	if seen.IsZero() {
+		t.Error("a tasks/get reached go-sdk with nothing: its session would expire under a polling client")
+	}
+
+	// A task whose session has ended is no one's: it ends, the gateway
+	// keeps nothing of it, and another session still finds nothing.
 	created = a.post(t, researchCall(6, false, "moons"))
 	taskID = rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
+	g.srv.tasks.mu.Lock()
+	running := g.srv.tasks.byID[taskID]
+	g.srv.tasks.mu.Unlock()
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, a.url, nil)
 	req.Header.Set("Mcp-Session-Id", a.session)
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
@@ -268,6 +291,17 @@ func TestClientTasksHTTP(t *testing.T) {
 		t.Fatal(err)
 	} else {
 		resp.Body.Close()
+	}
+	select {
+	case <-running.done:
+	case <-t.Context().Done():
+		t.Fatal("the task of a deleted session is still running")
+	}
+	g.srv.tasks.mu.Lock()
+	_, kept := g.srv.tasks.byID[taskID]
+	g.srv.tasks.mu.Unlock()
+	if kept {
+		t.Error("the task of a deleted session is still kept")
 	}
 	if msg := b.post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":%q}}`, taskID)); !strings.Contains(rpcErr(t, msg), "no task") {
 		t.Errorf("tasks/get of an ended session's task from another: %v", msg)
@@ -282,6 +316,10 @@ func TestClientTasksHTTP(t *testing.T) {
 		p := &httpPeer{url: ts.URL + "/mcp"}
 		if msg := p.post(t, researchCall(1, false, "tides")); !strings.Contains(rpcErr(t, msg), "tasks need a session") {
 			t.Errorf("a task without sessions: %v", msg)
+		}
+		// Nor are tasks offered there.
+		if caps := rpcResult(t, p.initialize(t))["capabilities"].(map[string]any); caps["tasks"] != nil {
+			t.Errorf("stateless serving declares tasks: %v", caps["tasks"])
 		}
 	})
 }
@@ -318,5 +356,50 @@ func TestIdentityTasks(t *testing.T) {
 	// Alpha's own call, and none of beta's.
 	if n := len(ig.calls.Recent()) - calls; n > 1 {
 		t.Errorf("%d calls made while beta tried alpha's session; want alpha's alone", n)
+	}
+}
+
+// TestClientTasksBounded: a session that makes task after task keeps at
+// most maxKeptTasks of them, the oldest ended ones going first, and a ttl
+// too large for a duration is the most a task may have, not an overflow
+// that ends it at once.
+func TestClientTasksBounded(t *testing.T) {
+	g := newGateway(t, map[string]def{"f": fixture()}, nil)
+	p := serveStdioWith(t, g.srv.MCP(), &StdioTransport{Server: g.srv}, "2025-11-25")
+	var first, last string
+	for i := range maxKeptTasks + 20 {
+		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"mcp","arguments":{},"task":{}}}`, i+1))
+		created, _ := p.await(t, float64(i+1))
+		id := rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
+		if i == 0 {
+			first = id
+		}
+		last = id
+		// Each ends before the next starts: a status answer is quick.
+		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","method":"tasks/result","params":{"taskId":%q}}`, i, id))
+		for m := p.recv(t); m["id"] != fmt.Sprintf("r%d", i); m = p.recv(t) {
+		}
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":"list","method":"tasks/list"}`)
+	var list map[string]any
+	for list = p.recv(t); list["id"] != "list"; list = p.recv(t) {
+	}
+	tasks := rpcResult(t, list)["tasks"].([]any)
+	if len(tasks) != maxKeptTasks || tasks[len(tasks)-1].(map[string]any)["taskId"] != last {
+		t.Errorf("tasks/list has %d tasks, the newest last? %v; want %d", len(tasks), tasks[len(tasks)-1], maxKeptTasks)
+	}
+	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":"old","method":"tasks/get","params":{"taskId":%q}}`, first))
+	var old map[string]any
+	for old = p.recv(t); old["id"] != "old"; old = p.recv(t) {
+	}
+	if !strings.Contains(rpcErr(t, old), "no task") {
+		t.Errorf("the oldest ended task is still kept: %v", old)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"mcp","arguments":{},"task":{"ttl":9300000000000}}}`)
+	var huge map[string]any
+	for huge = p.recv(t); huge["id"] != "huge"; huge = p.recv(t) {
+	}
+	if ttl := rpcResult(t, huge)["task"].(map[string]any)["ttl"]; ttl != float64(maxTaskTTL.Milliseconds()) {
+		t.Errorf("a huge ttl became %v, want the most, %d", ttl, maxTaskTTL.Milliseconds())
 	}
 }

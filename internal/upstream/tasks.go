@@ -122,11 +122,18 @@ func (t *tasks) noteTools(result []byte) {
 		t.support = map[string]string{}
 	}
 	for _, tool := range page.Tools {
-		if tool.Execution != nil && tool.Execution.TaskSupport != "" {
+		switch {
+		case tool.Execution == nil || tool.Execution.TaskSupport == "":
+			delete(t.support, tool.Name) // no longer a task tool, if it was
+		case len(t.support) < maxTaskTools || t.support[tool.Name] != "":
 			t.support[tool.Name] = tool.Execution.TaskSupport
 		}
 	}
 }
+
+// maxTaskTools bounds the tools whose task support a connection keeps: a
+// server could list names without end.
+const maxTaskTools = 10000
 
 // observe takes what a task needs from a message the server wrote, on
 // the goroutine that reads it: its capabilities, the tools' task support,
@@ -221,11 +228,13 @@ func (c *stdioConn) pass(msg jsonrpc.Message) {
 	if msg == nil {
 		return
 	}
-	c.settle.read(msg)
 	select {
 	case c.incoming <- incoming{msgs: []jsonrpc.Message{msg}}:
 	case <-c.closed:
 	}
+	// Noted once queued: off the reading goroutine (a status that came
+	// before its task's answer), the next answer's mark then follows it.
+	c.settle.read(msg)
 }
 
 // requiresTask reports whether the server runs tool only as a task. It

@@ -49,12 +49,7 @@ func (h *httpRaw) callRaw(ctx context.Context, method string, params []byte, _ f
 	resp, err := h.post(ctx, body)
 	if err != nil {
 		if ctx.Err() != nil {
-			reason, _ := json.Marshal(ctx.Err().Error())
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
-			if r, err := h.post(cctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%q,"reason":%s}}`, key, reason)); err == nil {
-				r.Body.Close()
-			}
-			cancel()
+			h.cancelled(ctx, key)
 			return nil, ctx.Err()
 		}
 		return nil, err
@@ -95,6 +90,7 @@ func (h *httpRaw) callRaw(ctx context.Context, method string, params []byte, _ f
 		}
 		if err != nil {
 			if ctx.Err() != nil {
+				h.cancelled(ctx, key)
 				return nil, ctx.Err()
 			}
 			if errors.Is(err, io.EOF) {
@@ -102,6 +98,17 @@ func (h *httpRaw) callRaw(ctx context.Context, method string, params []byte, _ f
 			}
 			return nil, fmt.Errorf("%s: the stream ended before its answer: %w", method, err)
 		}
+	}
+}
+
+// cancelled tells the server that the request key, given up on with ctx,
+// is (the transport counts the notification paid, see cancels).
+func (h *httpRaw) cancelled(ctx context.Context, key string) {
+	reason, _ := json.Marshal(ctx.Err().Error())
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
+	defer cancel()
+	if r, err := h.post(cctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%q,"reason":%s}}`, key, reason)); err == nil {
+		r.Body.Close()
 	}
 }
 
