@@ -30,11 +30,7 @@ import (
 func TestInspector(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
 	peers := mcptest.Peers(t)
-	everything := peers.Everything()
-	home := t.TempDir()
-	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{
-		"everything": map[string]any{"command": everything.Path, "args": everything.Args},
-	}})
+	home := everythingHome(t)
 	// The inspector names itself from ../package.json, relative to where it
 	// runs.
 	dir := filepath.Join(t.TempDir(), "pkg")

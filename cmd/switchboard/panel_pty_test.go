@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -89,33 +88,6 @@ func (term *terminal) send(t *testing.T, s string) {
 	if _, err := term.ptmx.Write([]byte(s)); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// everythingHome writes a configuration with the everything server as
-// "everything" into a new home, and returns the home.
-func everythingHome(t *testing.T) string {
-	t.Helper()
-	ev := mcptest.Peers(t).Everything()
-	env := map[string]string{}
-	for _, kv := range ev.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	return homeWith(t, map[string]any{"everything": map[string]any{"command": ev.Path, "args": ev.Args, "env": env}})
-}
-
-func homeWith(t *testing.T, servers map[string]any) string {
-	t.Helper()
-	home := t.TempDir()
-	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
-	dir := filepath.Join(home, ".config", "switchboard")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return home
 }
 
 // exitCode waits for cmd and returns its exit code, failing the test

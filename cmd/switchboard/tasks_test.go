@@ -20,12 +20,7 @@ import (
 // task's result. On main the server refused the call.
 func TestCallShowsTaskProgress(t *testing.T) {
 	mcptest.CheckNoLeaks(t)
-	peers := mcptest.Peers(t)
-	everything := peers.Everything()
-	home := t.TempDir()
-	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{
-		"everything": map[string]any{"command": everything.Path, "args": everything.Args},
-	}})
+	home := everythingHome(t)
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
