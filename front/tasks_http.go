@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/identity"
+	"github.com/switchboard-mcp/switchboard/internal/jsonscan"
 )
 
 // heldBody is a request body bodyGuard has read whole: the handlers after
@@ -52,12 +53,8 @@ func (s *Server) taskHTTP(next http.Handler, stateless bool) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 {
+		m, ok := envelopeOf(body)
+		if !ok || len(m.ID) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -121,6 +118,37 @@ type discard struct{ h http.Header }
 func (d discard) Header() http.Header         { return d.h }
 func (d discard) Write(p []byte) (int, error) { return len(p), nil }
 func (d discard) WriteHeader(int)             {}
+
+// envelope is what the tasks' door reads of a request.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// envelopeOf reads a request's id, method and params, with a scan where
+// it can (the body of a tool call whose arguments name a "task" key
+// passes here: it is not decoded), else with the decoder.
+func envelopeOf(body []byte) (envelope, bool) {
+	var m envelope
+	if jsonscan.Members(body, func(key, v []byte) bool {
+		switch string(key) {
+		case "id":
+			m.ID = v
+		case "method":
+			method, plain := jsonscan.PlainString(v)
+			m.Method = method
+			return plain
+		case "params":
+			m.Params = v
+		}
+		return true
+	}) {
+		return m, true
+	}
+	m = envelope{}
+	return m, json.Unmarshal(body, &m) == nil
+}
 
 // serveTaskHTTP answers a task request over HTTP.
 func (s *Server) serveTaskHTTP(w http.ResponseWriter, r *http.Request, stateless bool, id json.RawMessage, method string, params json.RawMessage) {

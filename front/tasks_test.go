@@ -27,6 +27,15 @@ func (p *stdioPeer) await(t *testing.T, id float64) (answer map[string]any, note
 	}
 }
 
+// task sends a request of a tasks/* method about taskID and returns its
+// answer.
+func (p *stdioPeer) task(t *testing.T, id float64, method, taskID string) map[string]any {
+	t.Helper()
+	p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"method":%q,"params":{"taskId":%q}}`, id, method, taskID))
+	answer, _ := p.await(t, id)
+	return answer
+}
+
 // rpcResult returns an answer's result, failing the test on an error.
 func rpcResult(t *testing.T, answer map[string]any) map[string]any {
 	t.Helper()
@@ -96,12 +105,10 @@ func TestClientTasksStdio(t *testing.T) {
 			if task["status"] != "working" || task["ttl"] == nil || task["createdAt"] == nil {
 				t.Errorf("created task = %v", task)
 			}
-			b.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":%q}}`, taskID))
-			if msg, _ := b.await(t, 1); !strings.Contains(rpcErr(t, msg), "no task") {
+			if msg := b.task(t, 1, "tasks/get", taskID); !strings.Contains(rpcErr(t, msg), "no task") {
 				t.Errorf("another session's tasks/get: %v", msg)
 			}
-			b.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/cancel","params":{"taskId":%q}}`, taskID))
-			if msg, _ := b.await(t, 2); !strings.Contains(rpcErr(t, msg), "no task") {
+			if msg := b.task(t, 2, "tasks/cancel", taskID); !strings.Contains(rpcErr(t, msg), "no task") {
 				t.Errorf("another session's tasks/cancel: %v", msg)
 			}
 			b.send(t, `{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`)
@@ -138,16 +145,13 @@ func TestClientTasksStdio(t *testing.T) {
 		a.send(t, researchCall(40, true, "moons"))
 		created, _ := a.await(t, 40)
 		taskID := rpcResult(t, created)["task"].(map[string]any)["taskId"].(string)
-		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":41,"method":"tasks/cancel","params":{"taskId":%q}}`, taskID))
-		if msg, _ := a.await(t, 41); rpcResult(t, msg)["status"] != "cancelled" {
+		if msg := a.task(t, 41, "tasks/cancel", taskID); rpcResult(t, msg)["status"] != "cancelled" {
 			t.Errorf("tasks/cancel = %v", msg)
 		}
-		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":"tasks/result","params":{"taskId":%q}}`, taskID))
-		if msg, _ := a.await(t, 42); !strings.Contains(rpcErr(t, msg), "cancelled") {
+		if msg := a.task(t, 42, "tasks/result", taskID); !strings.Contains(rpcErr(t, msg), "cancelled") {
 			t.Errorf("tasks/result of a cancelled task = %v", msg)
 		}
-		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":43,"method":"tasks/cancel","params":{"taskId":%q}}`, taskID))
-		if msg, _ := a.await(t, 43); !strings.Contains(rpcErr(t, msg), "already ended") {
+		if msg := a.task(t, 43, "tasks/cancel", taskID); !strings.Contains(rpcErr(t, msg), "already ended") {
 			t.Errorf("tasks/cancel of an ended task = %v", msg)
 		}
 	})

@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,15 +22,8 @@ import (
 func approveHome(t *testing.T) string {
 	home := t.TempDir()
 	path, args, fixEnv := testserver.Command(testserver.Good)
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"f": map[string]any{
+	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{"f": map[string]any{
 		"command": path, "args": args, "env": fixEnv, "approve": []string{"record"}}}})
-	dir := filepath.Join(home, ".config", "switchboard")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	return home
 }
 

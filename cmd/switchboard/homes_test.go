@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,13 +23,6 @@ func everythingHome(t *testing.T) string {
 func homeWith(t *testing.T, servers map[string]any) string {
 	t.Helper()
 	home := t.TempDir()
-	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
-	dir := filepath.Join(home, ".config", "switchboard")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, home, map[string]any{"mcpServers": servers})
 	return home
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"net/url"
 	"os"
 	"os/exec"
@@ -30,14 +29,7 @@ func serveHome(t *testing.T, servers map[string]any, settings map[string]any) st
 	if settings != nil {
 		doc["settings"] = settings
 	}
-	data, _ := json.Marshal(doc)
-	dir := filepath.Join(home, ".config", "switchboard")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, home, doc)
 	return home
 }
 
