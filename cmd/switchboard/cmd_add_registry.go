@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -355,12 +356,12 @@ func configName(name string) string { return lastPart(name) }
 
 func lastPart(name string) string { return name[strings.LastIndex(name, "/")+1:] }
 
-var notSecretChar = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+var notSecretChar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]+`) })
 
 // secretNameFor names the stored secret of a server's input: SERVER_KEY,
 // in the letters a secret name takes.
 func secretNameFor(server, key string) string {
-	n := strings.ToUpper(notSecretChar.ReplaceAllString(server+"_"+key, "_"))
+	n := strings.ToUpper(notSecretChar().ReplaceAllString(server+"_"+key, "_"))
 	if n == "" || n[0] >= '0' && n[0] <= '9' {
 		n = "S_" + n
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -23,12 +24,12 @@ const (
 // answers, or that break the server.json format.
 var ErrGarbage = errors.New("not a registry answer")
 
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`) })
 
 // ValidName reports whether name is written as a registry name:
 // reverse-DNS namespace, one slash, server name.
 func ValidName(name string) bool {
-	return len(name) >= 3 && len(name) <= 200 && nameRE.MatchString(name)
+	return len(name) >= 3 && len(name) <= 200 && nameRE().MatchString(name)
 }
 
 // list is the shape of /v0.1/servers and /v0.1/servers/NAME/versions.
@@ -159,12 +160,16 @@ func ExactVersion(v string) bool {
 	return true
 }
 
-var identifierRE = map[string]*regexp.Regexp{
-	TypeNPM:   regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`),
-	TypePyPI:  regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`),
-	TypeNuGet: regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`),
-	TypeOCI:   regexp.MustCompile(`^[a-z0-9][a-z0-9._/:@-]*$`),
-}
+// identifierRE is compiled on first use: every command links this
+// package, few check a registry entry.
+var identifierRE = sync.OnceValue(func() map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{
+		TypeNPM:   regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`),
+		TypePyPI:  regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`),
+		TypeNuGet: regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`),
+		TypeOCI:   regexp.MustCompile(`^[a-z0-9][a-z0-9._/:@-]*$`),
+	}
+})
 
 // checkPackage reports why p cannot be installed as written: an unknown
 // type, an identifier that is not a package name (one starting with "-"
@@ -174,7 +179,7 @@ func checkPackage(p *Package) error {
 	id := p.Identifier
 	switch p.RegistryType {
 	case TypeNPM, TypePyPI, TypeNuGet, TypeOCI:
-		if len(id) > 214 || !identifierRE[p.RegistryType].MatchString(id) {
+		if len(id) > 214 || !identifierRE()[p.RegistryType].MatchString(id) {
 			return fmt.Errorf("invalid %s package identifier %q", p.RegistryType, clip(id))
 		}
 	case TypeMCPB:
@@ -182,7 +187,7 @@ func checkPackage(p *Package) error {
 		if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" {
 			return fmt.Errorf("invalid mcpb package identifier %q: it must be the bundle's https URL", clip(id))
 		}
-		if !sha256RE.MatchString(p.FileSHA256) {
+		if !sha256RE().MatchString(p.FileSHA256) {
 			return fmt.Errorf("the mcpb package %s has no valid fileSha256, so the bundle cannot be checked: refused", clip(id))
 		}
 	default:
@@ -207,7 +212,7 @@ func checkPackage(p *Package) error {
 	return nil
 }
 
-var sha256RE = regexp.MustCompile(`^[a-f0-9]{64}$`)
+var sha256RE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-f0-9]{64}$`) })
 
 // checkRemote reports why a remote cannot be used.
 func checkRemote(r *Transport) error {

@@ -251,7 +251,7 @@ func (m *Manifest) Launch(dir string) (command string, args []string, env map[st
 		args = append(args, v)
 	}
 	for _, k := range slices.Sorted(mapKeys(c.Env)) {
-		if !envNameRE.MatchString(k) {
+		if !envNameRE().MatchString(k) {
 			return "", nil, nil, fmt.Errorf("the mcpb bundle's manifest has the invalid environment variable name %q", clip(k))
 		}
 		v, err := fill(c.Env[k])

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Runtimes by package type, in the order they are tried.
@@ -245,7 +246,7 @@ func anySecret(vars map[string]Input) bool {
 func keyValues(list []KeyValueInput, what string, ask Asker) (map[string]string, error) {
 	out := map[string]string{}
 	for _, kv := range list {
-		if !envNameRE.MatchString(kv.Name) && what == "environment variable" || kv.Name == "" || len(kv.Name) > 256 || !token(kv.Name) {
+		if !envNameRE().MatchString(kv.Name) && what == "environment variable" || kv.Name == "" || len(kv.Name) > 256 || !token(kv.Name) {
 			return nil, fmt.Errorf("invalid %s name %q", what, clip(kv.Name))
 		}
 		v, err := fill(kv.Name, kv.Input, what, ask)
@@ -263,11 +264,11 @@ func keyValues(list []KeyValueInput, what string, ask Asker) (map[string]string,
 	return out, nil
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 var errSkipped = errors.New("optional input left out")
 
-var templateRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
+var templateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`) })
 
 // fill gives an input its value: its fixed value with each {variable}
 // answered, or the answer to a question about the input itself.
@@ -283,7 +284,7 @@ func fill(key string, in Input, what string, ask Asker) (string, error) {
 		return v, nil
 	}
 	var ferr error
-	out := templateRE.ReplaceAllStringFunc(in.Value, func(m string) string {
+	out := templateRE().ReplaceAllStringFunc(in.Value, func(m string) string {
 		name := m[1 : len(m)-1]
 		vin, ok := in.Variables[name]
 		if !ok || ferr != nil {
