@@ -141,6 +141,7 @@ func stem(w string) string {
 	if len(w) < 4 || !isASCIILower(w) {
 		return w
 	}
+	w = americanize(w)
 	switch {
 	case strings.HasSuffix(w, "ies") && len(w) > 4:
 		w = w[:len(w)-3] + "y"
