@@ -79,6 +79,10 @@ type index struct {
 	dupGroups [][]int32
 
 	topics map[string][]string // each server's topic terms (see serverTopics)
+
+	// nameWords holds the words of tool and server names, lower case and
+	// not stemmed (see compounds).
+	nameWords map[string]bool
 }
 
 type nameRef struct {
@@ -107,7 +111,7 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 	slices.SortStableFunc(docs, func(a, b toolDoc) int {
 		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Name, b.Name))
 	})
-	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
+	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}, nameWords: map[string]bool{}}
 	analysed := analyzeAll(docs, ix.docs)
 	ix.topics = serverTopics(docs, analysed)
 	var avg [numFields]float64
@@ -118,6 +122,14 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 		}
 		ix.addName(normName(d.Name), int32(i))
 		ix.addName(normName(d.Server)+normName(d.Name), int32(i))
+		for _, w := range words(d.Name) {
+			ix.nameWords[w] = true
+		}
+		if i == 0 || d.Server != docs[i-1].Server {
+			for _, w := range words(d.Server) {
+				ix.nameWords[w] = true
+			}
+		}
 	}
 	for f := range numFields {
 		avg[f] = max(avg[f]/float64(max(len(docs), 1)), 1)

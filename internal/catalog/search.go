@@ -234,12 +234,24 @@ const (
 // queryTerms turns an understood query into weighted terms: its words at
 // weight 1 (request words in a long query at weightRequest), the words of
 // their synonym groups, prefix expansions of unknown words, English words
-// for Chinese ones, and the hints of the things it names.
-func (ix *index) queryTerms(q query) map[string]float64 {
-	qt := map[string]float64{}
-	put := func(t string, w float64) {
-		if w > qt[t] {
-			qt[t] = w
+// for Chinese ones, and the hints of the things it names. Each term also
+// records its concept: the word of the query (or the hint) it came from, so
+// that a word and its synonyms count as one part of the query (see cover).
+func (ix *index) queryTerms(q query) queryTermSet {
+	qt := queryTermSet{w: map[string]float64{}, concept: map[string]int{}}
+	concepts := map[string]int{}
+	conceptOf := func(t string) int {
+		c, ok := concepts[t]
+		if !ok {
+			c = len(concepts)
+			concepts[t] = c
+		}
+		return c
+	}
+	put := func(t string, w float64, c int) {
+		if w > qt.w[t] {
+			qt.w[t] = w
+			qt.concept[t] = c
 		}
 	}
 	for _, w := range words(q.text) {
@@ -251,29 +263,45 @@ func (ix *index) queryTerms(q query) map[string]float64 {
 		if q.long && requestWords()[t] {
 			base = weightRequest
 		}
-		put(t, base)
+		c := conceptOf(t)
+		put(t, base, c)
 		for _, x := range defaultThesaurus()[t] {
-			put(x, base*expansionWeight)
+			put(x, base*expansionWeight, c)
 		}
 		if _, known := ix.postings[t]; !known && len(w) >= 3 && !isCJK([]rune(w)[0]) {
 			for _, x := range ix.withPrefix(w, prefixLimit) {
-				put(x, base*weightPrefix)
+				put(x, base*weightPrefix, c)
 			}
 		}
 	}
+	for _, t := range ix.compounds(q.text) {
+		if _, ok := qt.w[t]; !ok {
+			put(t, 1, conceptOf(t))
+		}
+	}
 	for _, t := range defaultGlossary().english(q.text) {
-		put(t, weightGloss)
+		c := conceptOf(t)
+		put(t, weightGloss, c)
 		for _, x := range defaultThesaurus()[t] {
-			put(x, expansionWeight*weightGloss)
+			put(x, expansionWeight*weightGloss, c)
 		}
 	}
 	for t, w := range q.hints {
-		put(t, w)
+		c := conceptOf(t)
+		put(t, w, c)
 		for _, x := range defaultThesaurus()[t] {
-			put(x, expansionWeight*w)
+			put(x, expansionWeight*w, c)
 		}
 	}
+	qt.concepts = len(concepts)
 	return qt
+}
+
+// queryTermSet is a query's weighted terms, each with its concept.
+type queryTermSet struct {
+	w        map[string]float64
+	concept  map[string]int
+	concepts int
 }
 
 // scratch is reusable per-search memory.
@@ -306,7 +334,7 @@ func (a cand) before(b cand) bool {
 
 // lexical returns every document of the allowed servers (nil: all) that
 // matches q, unordered; raw is the query as written, for name matches.
-func (ix *index) lexical(raw string, q query, allow *scope) []cand {
+func (ix *index) lexical(raw string, q query, qt queryTermSet, allow *scope) []cand {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	if len(s.score) < len(ix.docs) {
@@ -322,9 +350,8 @@ func (ix *index) lexical(raw string, q query, allow *scope) []cand {
 	}
 	// Terms in a fixed order: float32 sums in map order would differ in
 	// the last bits from one search to the next.
-	qt := ix.queryTerms(q)
-	for _, t := range slices.Sorted(maps.Keys(qt)) {
-		w := qt[t]
+	for _, t := range slices.Sorted(maps.Keys(qt.w)) {
+		w := qt.w[t]
 		for _, p := range ix.postings[t] {
 			touch(p.doc)
 			s.score[p.doc] += float32(w) * p.w
