@@ -147,7 +147,7 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), w: float32(x)})
 		}
 	}
-	ix.buildDups()
+	ix.buildDups(analysed)
 	// Copies of a server count once in a term's document frequency: ten
 	// forks of one server do not make its words ten times as common, and
 	// a tool's own words would otherwise weigh less for having copies.
