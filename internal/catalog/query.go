@@ -223,8 +223,10 @@ func kindHints(k thingKind, t string) map[string]float64 {
 		}
 	}
 	switch k {
-	case thingURL, thingDomain:
+	case thingURL:
 		add("web url", weightHint/2)
+	case thingDomain:
+		add("web url domain", weightHint/2)
 	case thingEmail:
 		add("email", weightHint)
 	case thingPath, thingFile:

@@ -103,6 +103,7 @@ func TestUnderstand(t *testing.T) {
 		{in: "decode iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk please", text: "decode please"},
 		{in: "who owns 54.187.216.72", text: "who owns", hints: []string{"ip", "address"}},
 		{in: "mail bob@example.com", text: "mail", hints: []string{"email"}},
+		{in: "who registered stripe.com", text: "who registered", hints: []string{"domain", "web"}}, // a bare domain names a domain
 		// Respelled names survive.
 		{in: "node.js docs", text: "nodejs docs"},
 	} {
