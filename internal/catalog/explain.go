@@ -25,7 +25,7 @@ func (ix *index) explain(q query, p placedResult, allow *scope) []string {
 		why = append(why, "implied need: "+p.implied)
 		q = query{text: p.implied}
 	}
-	qt := ix.queryTerms(q).w
+	qt := ix.queryTerms(q)
 	// One line per word of the query that matched, as the person wrote
 	// it (the index keeps stems: "note" is "not"), naming where.
 	var order []string

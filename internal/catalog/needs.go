@@ -188,8 +188,7 @@ func (ix *index) fuse(lists []needList, n int) []placedResult {
 // written, for name matches; "" for an implied need): the best n, best
 // first, duplicates collapsed. union, when not nil, collects every match.
 func (ix *index) rankQuery(raw string, q query, emb []float32, vv *vectorView, allow *scope, n int, union *docSet) ([]ranked, bool) {
-	qt := ix.queryTerms(q)
-	lex := ix.collapse(ix.lexical(raw, q, qt, allow), allow)
+	lex := ix.collapse(ix.lexical(raw, q, allow), allow)
 	if union != nil {
 		for _, c := range lex {
 			union.add(c.doc)

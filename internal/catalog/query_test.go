@@ -154,8 +154,8 @@ func TestUnderstandBoundsLongQueries(t *testing.T) {
 
 func TestRequestWordsWeighLessInLongQueries(t *testing.T) {
 	ix := buildIndex(1, []toolDoc{{Server: "s", Name: "find_place", Description: "Find a place."}, {Server: "s", Name: "web_search", Description: "Search the web."}})
-	short := ix.queryTerms(understand("find place")).w
-	long := ix.queryTerms(understand("find recent papers on protein folding and summarise them")).w
+	short := ix.queryTerms(understand("find place"))
+	long := ix.queryTerms(understand("find recent papers on protein folding and summarise them"))
 	if short["find"] != 1 {
 		t.Errorf("short query: find weighs %v, want 1", short["find"])
 	}

@@ -233,25 +233,14 @@ const (
 
 // queryTerms turns an understood query into weighted terms: its words at
 // weight 1 (request words in a long query at weightRequest), the words of
-// their synonym groups, prefix expansions of unknown words, English words
-// for Chinese ones, and the hints of the things it names. Each term also
-// records its concept: the word of the query (or the hint) it came from, so
-// that a word and its synonyms count as one part of the query (see cover).
-func (ix *index) queryTerms(q query) queryTermSet {
-	qt := queryTermSet{w: map[string]float64{}, concept: map[string]int{}}
-	concepts := map[string]int{}
-	conceptOf := func(t string) int {
-		c, ok := concepts[t]
-		if !ok {
-			c = len(concepts)
-			concepts[t] = c
-		}
-		return c
-	}
-	put := func(t string, w float64, c int) {
-		if w > qt.w[t] {
-			qt.w[t] = w
-			qt.concept[t] = c
+// their synonym groups, prefix expansions of unknown words, the names'
+// words its neighbouring words make together (see compounds), English
+// words for Chinese ones, and the hints of the things it names.
+func (ix *index) queryTerms(q query) map[string]float64 {
+	qt := map[string]float64{}
+	put := func(t string, w float64) {
+		if w > qt[t] {
+			qt[t] = w
 		}
 	}
 	for _, w := range words(q.text) {
@@ -263,45 +252,34 @@ func (ix *index) queryTerms(q query) queryTermSet {
 		if q.long && requestWords()[t] {
 			base = weightRequest
 		}
-		c := conceptOf(t)
-		put(t, base, c)
+		put(t, base)
 		for _, x := range defaultThesaurus()[t] {
-			put(x, base*expansionWeight, c)
+			put(x, base*expansionWeight)
 		}
 		if _, known := ix.postings[t]; !known && len(w) >= 3 && !isCJK([]rune(w)[0]) {
 			for _, x := range ix.withPrefix(w, prefixLimit) {
-				put(x, base*weightPrefix, c)
+				put(x, base*weightPrefix)
 			}
 		}
 	}
 	for _, t := range ix.compounds(q.text) {
-		if _, ok := qt.w[t]; !ok {
-			put(t, 1, conceptOf(t))
+		if _, ok := qt[t]; !ok {
+			put(t, 1)
 		}
 	}
 	for _, t := range defaultGlossary().english(q.text) {
-		c := conceptOf(t)
-		put(t, weightGloss, c)
+		put(t, weightGloss)
 		for _, x := range defaultThesaurus()[t] {
-			put(x, expansionWeight*weightGloss, c)
+			put(x, expansionWeight*weightGloss)
 		}
 	}
 	for t, w := range q.hints {
-		c := conceptOf(t)
-		put(t, w, c)
+		put(t, w)
 		for _, x := range defaultThesaurus()[t] {
-			put(x, expansionWeight*w, c)
+			put(x, expansionWeight*w)
 		}
 	}
-	qt.concepts = len(concepts)
 	return qt
-}
-
-// queryTermSet is a query's weighted terms, each with its concept.
-type queryTermSet struct {
-	w        map[string]float64
-	concept  map[string]int
-	concepts int
 }
 
 // scratch is reusable per-search memory.
@@ -334,7 +312,7 @@ func (a cand) before(b cand) bool {
 
 // lexical returns every document of the allowed servers (nil: all) that
 // matches q, unordered; raw is the query as written, for name matches.
-func (ix *index) lexical(raw string, q query, qt queryTermSet, allow *scope) []cand {
+func (ix *index) lexical(raw string, q query, allow *scope) []cand {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	if len(s.score) < len(ix.docs) {
@@ -350,8 +328,9 @@ func (ix *index) lexical(raw string, q query, qt queryTermSet, allow *scope) []c
 	}
 	// Terms in a fixed order: float32 sums in map order would differ in
 	// the last bits from one search to the next.
-	for _, t := range slices.Sorted(maps.Keys(qt.w)) {
-		w := qt.w[t]
+	qt := ix.queryTerms(q)
+	for _, t := range slices.Sorted(maps.Keys(qt)) {
+		w := qt[t]
 		for _, p := range ix.postings[t] {
 			touch(p.doc)
 			s.score[p.doc] += float32(w) * p.w
