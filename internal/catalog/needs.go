@@ -282,8 +282,8 @@ const (
 
 // buildDups groups the documents that share a name (folded) and a
 // non-empty description, the same or nearly (see above). analysed holds
-// each document's terms.
-func (ix *index) buildDups(analysed []fieldTerms) {
+// each document's terms, norms its folded name.
+func (ix *index) buildDups(analysed []fieldTerms, norms []string) {
 	ix.dupOf = make([]int32, len(ix.docs))
 	byName := map[string]int{} // folded name → bucket
 	var buckets [][]int32
@@ -293,7 +293,7 @@ func (ix *index) buildDups(analysed []fieldTerms) {
 		if strings.TrimSpace(h.description) == "" {
 			continue
 		}
-		key := normName(h.name)
+		key := norms[i]
 		b, ok := byName[key]
 		if !ok {
 			b = len(buckets)
@@ -304,7 +304,7 @@ func (ix *index) buildDups(analysed []fieldTerms) {
 	}
 	type cluster struct {
 		desc  string
-		terms []string // sorted, each once; nil until needed
+		terms []uint64 // sorted, each once; nil until needed
 		docs  []int32
 	}
 	var clusters []cluster
@@ -315,7 +315,7 @@ func (ix *index) buildDups(analysed []fieldTerms) {
 		clusters = clusters[:0]
 		for _, d := range bucket {
 			desc := strings.TrimSpace(ix.docs[d].description)
-			var terms []string
+			var terms []uint64
 			joined := false
 			for k := range clusters {
 				c := &clusters[k]
@@ -351,16 +351,24 @@ func (ix *index) buildDups(analysed []fieldTerms) {
 	}
 }
 
-// termSet returns ts sorted, each term once.
-func termSet(ts []string) []string {
-	out := slices.Clone(ts)
+// termSet returns the hashes of ts (FNV-1a), sorted, each once: sets to
+// compare, at the cost of a collision once in billions of pairs.
+func termSet(ts []string) []uint64 {
+	out := make([]uint64, len(ts))
+	for i, t := range ts {
+		h := uint64(14695981039346656037)
+		for j := 0; j < len(t); j++ {
+			h = (h ^ uint64(t[j])) * 1099511628211
+		}
+		out[i] = h
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
 // nearDuplicate reports whether two descriptions' term sets (see
 // termSet) are near duplicates (see nearDupMinTerms).
-func nearDuplicate(a, b []string) bool {
+func nearDuplicate(a, b []uint64) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
@@ -369,12 +377,12 @@ func nearDuplicate(a, b []string) bool {
 	}
 	common := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch c := strings.Compare(a[i], b[j]); {
-		case c == 0:
+		switch {
+		case a[i] == b[j]:
 			common++
 			i++
 			j++
-		case c < 0:
+		case a[i] < b[j]:
 			i++
 		default:
 			j++

@@ -31,6 +31,11 @@ func americanize(w string) string {
 	if len(w) < 5 {
 		return w
 	}
+	switch w[len(w)-1] { // the last letters of every rule's endings
+	case 'e', 's', 'd', 'g', 'r', 'n', 'l':
+	default:
+		return w
+	}
 	for _, r := range spellingRules {
 		i := strings.LastIndex(w, r.from)
 		if i < r.minStem {
