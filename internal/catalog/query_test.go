@@ -83,6 +83,10 @@ func TestUnderstand(t *testing.T) {
 		{in: "write the list into a file", implied: []string{"write a file"}},
 		{in: "read /etc/hosts", notImpled: []string{"write a file"}},
 		{in: "show the log of /var/log/app.log", notImpled: []string{"write a file"}},
+		{in: "log the total to /home/me/crypto/portfolio.md", implied: []string{"write a file"}}, // a destination
+		{in: "export the chart as chart.png", implied: []string{"write a file"}},
+		{in: "in /docs/contract.docx, change every mention of Acme", notImpled: []string{"write a file"}},
+		{in: "go to /settings and turn on dark mode", notImpled: []string{"write a file"}}, // no file
 		{in: "what is on tomorrow", implied: []string{"today's date"}},
 		{in: "flights next Friday", implied: []string{"today's date"}},
 		{in: "下周五的天气", implied: []string{"today's date"}},
