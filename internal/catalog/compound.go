@@ -35,7 +35,7 @@ func (ix *index) compounds(text string) []string {
 			prev = [2]string{}
 			continue
 		}
-		if parts := words(tok); len(parts) > 1 && len(w) >= wordMinLen {
+		if innerCapital(tok) && len(w) >= wordMinLen {
 			add(w)
 		}
 		if prev[1] != "" && len(prev[1])+len(w) >= compoundMinLen {
@@ -67,4 +67,15 @@ func foldWord(tok string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// innerCapital reports whether a word has a capital letter after its
+// first letter, where the analysis splits it (InfoQ, GitHub).
+func innerCapital(tok string) bool {
+	for i := 1; i < len(tok); i++ {
+		if tok[i] >= 'A' && tok[i] <= 'Z' && tok[i-1] != ' ' {
+			return true
+		}
+	}
+	return false
 }

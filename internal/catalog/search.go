@@ -341,7 +341,7 @@ func (ix *index) lexical(raw string, q query, allow *scope) []cand {
 	cands := make([]cand, 0, len(s.touched))
 	for _, d := range s.touched {
 		if h := &ix.docs[d]; allow.has(h) {
-			f, _ := polarity(q.action, q.actions, q.long, h.act)
+			f, _ := polarityOf(q.action, q.actions, q.long, h.act)
 			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d] * float32(f)})
 		}
 		s.score[d], s.tier[d] = 0, 0
