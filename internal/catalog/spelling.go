@@ -24,9 +24,10 @@ import (
 //   - -cence, -fence → -cense, -fense (licence, defence);
 //   - -ogue → -og after three letters or more (catalogue, dialogue);
 //   - -mme → -m at the end (programme);
-//   - a doubled l before -ed, -ing, -er in a word of eight letters or more
-//     (cancelled, travelling, labelled, modelling) is single; install and
-//     recall keep theirs.
+//   - a doubled l after four letters or more is single, at the end or
+//     before -s, -ed, -ing, -er (cancelled, travelling, labelled,
+//     modelling, controlled; install and installed both fold to instal);
+//     shorter words (call, fill, spell) keep theirs.
 func americanize(w string) string {
 	if len(w) < 5 {
 		return w
