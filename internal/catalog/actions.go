@@ -222,23 +222,48 @@ const (
 // In a long query (a task of several steps) the first verb is one step
 // among others: every action it names counts alike.
 func polarity(primary action, all uint8, long bool, t toolAct) (float64, string) {
+	switch f, why := polarityOf(primary, all, long, t); why {
+	case whyPrimary:
+		return f, "action matches (" + primary.String() + ")"
+	case whyNamed:
+		return f, "action named (" + t.act.String() + ")"
+	case whyOpposite:
+		return f, "action contradicts (" + primary.String() + " vs " + t.act.String() + ")"
+	case whyPower:
+		return f, "cannot serve the action (" + primary.String() + ")"
+	default:
+		return f, ""
+	}
+}
+
+// Why polarityOf chose its factor.
+const (
+	whyNone = iota
+	whyPrimary
+	whyNamed
+	whyOpposite
+	whyPower
+)
+
+// polarityOf is polarity without the words, for ranking every candidate.
+func polarityOf(primary action, all uint8, long bool, t toolAct) (float64, int) {
 	if primary == actNone {
-		return 1, ""
+		return 1, whyNone
 	}
 	if t.act != actNone && t.act == primary && !long {
-		return factorPrimary, "action matches (" + primary.String() + ")"
+		return factorPrimary, whyPrimary
 	}
 	if t.act != actNone && all&(1<<t.act) != 0 {
-		return factorNamed, "action named (" + t.act.String() + ")"
+		return factorNamed, whyNamed
 	}
 	if opposes(primary, t) {
-		return factorOpposite, "action contradicts (" + primary.String() + " vs " + t.act.String() + ")"
+		return factorOpposite, whyOpposite
 	}
 	changes := primary == actCreate || primary == actDelete || primary == actUpdate
 	if changes && t.readOnly || !changes && t.destructive {
-		return factorWrongPower, "cannot serve the action (" + primary.String() + ")"
+		return factorWrongPower, whyPower
 	}
-	return 1, ""
+	return 1, whyNone
 }
 
 // opposes reports whether a tool's action undoes the query's: creating

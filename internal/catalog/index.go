@@ -79,6 +79,10 @@ type index struct {
 	dupGroups [][]int32
 
 	topics map[string][]string // each server's topic terms (see serverTopics)
+
+	// nameWords holds the words of tool and server names, lower case and
+	// not stemmed (see compounds).
+	nameWords map[string]bool
 }
 
 type nameRef struct {
@@ -89,14 +93,18 @@ type nameRef struct {
 // fieldTerms is one document's analysed fields.
 type fieldTerms [numFields][]string
 
-func analyze(d *toolDoc) fieldTerms {
+// analyze analyses one document; stems caches the stems of words seen
+// before (a catalog's tools share most of their words).
+// nameWords, when not nil, collects the words of its name and server (see
+// index.nameWords).
+func analyze(d *toolDoc, stems map[string]string, nameWords map[string]bool) fieldTerms {
 	var f fieldTerms
-	f[fieldName] = terms(d.Name)
-	f[fieldServer] = terms(d.Server)
+	f[fieldName] = termsCached(d.Name, stems, nameWords)
+	f[fieldServer] = termsCached(d.Server, stems, nameWords)
 	text := d.Title + " " + d.Description
-	f[fieldText] = terms(text)
-	f[fieldParams] = terms(d.Params)
-	f[fieldKeywords] = terms(strings.Join(d.Keywords, " "))
+	f[fieldText] = termsCached(text, stems, nil)
+	f[fieldParams] = termsCached(d.Params, stems, nil)
+	f[fieldKeywords] = termsCached(strings.Join(d.Keywords, " "), stems, nil)
 	f[fieldGloss] = defaultGlossary().english(text)
 	return f
 }
@@ -108,16 +116,19 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Name, b.Name))
 	})
 	ix := &index{gen: gen, docs: make([]hit, len(docs)), postings: map[string][]posting{}, names: map[string][]int32{}}
-	analysed := analyzeAll(docs, ix.docs)
+	var analysed []fieldTerms
+	analysed, ix.nameWords = analyzeAll(docs, ix.docs)
 	ix.topics = serverTopics(docs, analysed)
 	var avg [numFields]float64
+	norms := make([]string, len(docs)) // folded names
 	for i := range docs {
 		d := &docs[i]
 		for f := range numFields {
 			avg[f] += float64(len(analysed[i][f]))
 		}
-		ix.addName(normName(d.Name), int32(i))
-		ix.addName(normName(d.Server)+normName(d.Name), int32(i))
+		norms[i] = normName(d.Name)
+		ix.addName(norms[i], int32(i))
+		ix.addName(normName(d.Server)+norms[i], int32(i))
 	}
 	for f := range numFields {
 		avg[f] = max(avg[f]/float64(max(len(docs), 1)), 1)
@@ -135,7 +146,7 @@ func buildIndex(gen int64, docs []toolDoc) *index {
 			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), w: float32(x)})
 		}
 	}
-	ix.buildDups()
+	ix.buildDups(analysed, norms)
 	// Copies of a server count once in a term's document frequency: ten
 	// forks of one server do not make its words ten times as common, and
 	// a tool's own words would otherwise weigh less for having copies.
@@ -229,24 +240,30 @@ func sharedTerms(count map[string]int, n int) []string {
 
 // analyzeAll analyses docs and fills hits, one share of the documents per
 // processor: analysis is most of the time an index takes to build.
-func analyzeAll(docs []toolDoc, hits []hit) []fieldTerms {
+func analyzeAll(docs []toolDoc, hits []hit) ([]fieldTerms, map[string]bool) {
 	analysed := make([]fieldTerms, len(docs))
 	workers := min(runtime.GOMAXPROCS(0), max(len(docs)/256, 1))
+	nameWords := make([]map[string]bool, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
+		nameWords[w] = map[string]bool{}
 		wg.Go(func() {
 			var buf []byte
+			stems := map[string]string{}
 			for i := w; i < len(docs); i += workers {
 				d := &docs[i]
 				buf = appendEmbedText(buf[:0], d)
 				hits[i] = hit{server: d.Server, name: d.Name, title: d.Title, description: d.Description, thash: hashText(buf),
 					act: toolAction(d.Name, d.Description, d.Annotations)}
-				analysed[i] = analyze(d)
+				analysed[i] = analyze(d, stems, nameWords[w])
 			}
 		})
 	}
 	wg.Wait()
-	return analysed
+	for _, m := range nameWords[1:] {
+		maps.Copy(nameWords[0], m)
+	}
+	return analysed, nameWords[0]
 }
 
 func (ix *index) addName(norm string, doc int32) {

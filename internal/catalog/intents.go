@@ -27,10 +27,14 @@ var intentTable = []intent{
 		// Saving, writing or exporting together with a path or file name
 		// (or the word file): the result has to be written somewhere. Verbs
 		// that are as often nouns of tools (log, record, dump) are left out:
-		// "show the log of /var/log/app" writes nothing.
+		// "show the log of /var/log/app" writes nothing. A file named as a
+		// destination ("log the total to /home/me/x.md", "into out.csv",
+		// "as deck.pptx") is written to, whatever the verb; "in" is left
+		// out: "in /docs/contract.docx, change…" names the file to edit.
 		need: impliedNeed{label: "write a file", text: "write file save content to a file"},
 		fires: func(m *matcher) bool {
-			return m.any(saveWords) && (m.things.has[thingPath] || m.things.has[thingFile] || m.any(fileWords))
+			return m.things.destination ||
+				m.any(saveWords) && (m.things.has[thingPath] || m.things.has[thingFile] || m.any(fileWords))
 		},
 	},
 	{

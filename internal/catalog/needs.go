@@ -254,7 +254,8 @@ func (ix *index) rankRegex(re *regexp.Regexp, allow *scope, union *docSet) []ran
 }
 
 // Duplicates. Forks and copies of one server offer the same tool (same
-// name, same description) under several server names; in a large catalog
+// name, and the same description or one reworded a little: "Fork: …",
+// "(community edition) …") under several server names; in a large catalog
 // they would fill the results with one capability. A search lists each
 // such tool once, at its best-ranked copy, naming the servers of the others
 // (Result.Also).
@@ -267,31 +268,127 @@ func (ix *index) dupKey(doc int32) int32 {
 	return doc
 }
 
+// Near duplicates: two tools of the same name (folded) are copies when
+// their descriptions are the same, or when both have at least
+// nearDupMinTerms words and the longer one holds all but a tenth of the
+// shorter one's words (as terms, each counted once) and adds at most
+// nearDupExtra words (or half as many as the shorter has, if more): a
+// reworded copy adds a remark, not a capability. Shorter descriptions
+// ("Search.") must be the same: too little to tell two tools apart.
+const (
+	nearDupMinTerms = 3
+	nearDupExtra    = 5
+)
+
 // buildDups groups the documents that share a name (folded) and a
-// non-empty description (copies copy it as it is).
-func (ix *index) buildDups() {
+// non-empty description, the same or nearly (see above). analysed holds
+// each document's terms, norms its folded name.
+func (ix *index) buildDups(analysed []fieldTerms, norms []string) {
 	ix.dupOf = make([]int32, len(ix.docs))
-	byKey := map[string][]int32{}
+	byName := map[string]int{} // folded name → bucket
+	var buckets [][]int32
 	for i := range ix.docs {
 		ix.dupOf[i] = -1
 		h := &ix.docs[i]
-		desc := strings.TrimSpace(h.description)
-		if desc == "" {
+		if strings.TrimSpace(h.description) == "" {
 			continue
 		}
-		key := normName(h.name) + "\x00" + desc
-		byKey[key] = append(byKey[key], int32(i))
+		key := norms[i]
+		b, ok := byName[key]
+		if !ok {
+			b = len(buckets)
+			byName[key] = b
+			buckets = append(buckets, nil)
+		}
+		buckets[b] = append(buckets[b], int32(i))
 	}
-	for _, docs := range byKey {
-		if len(docs) < 2 {
+	type cluster struct {
+		desc  string
+		terms []uint64 // sorted, each once; nil until needed
+		docs  []int32
+	}
+	var clusters []cluster
+	for _, bucket := range buckets {
+		if len(bucket) < 2 {
 			continue
 		}
-		g := int32(len(ix.dupGroups))
-		ix.dupGroups = append(ix.dupGroups, docs)
-		for _, d := range docs {
-			ix.dupOf[d] = g
+		clusters = clusters[:0]
+		for _, d := range bucket {
+			desc := strings.TrimSpace(ix.docs[d].description)
+			var terms []uint64
+			joined := false
+			for k := range clusters {
+				c := &clusters[k]
+				if c.desc != desc {
+					if terms == nil {
+						terms = termSet(analysed[d][fieldText])
+					}
+					if c.terms == nil {
+						c.terms = termSet(analysed[c.docs[0]][fieldText])
+					}
+					if !nearDuplicate(terms, c.terms) {
+						continue
+					}
+				}
+				c.docs = append(c.docs, d)
+				joined = true
+				break
+			}
+			if !joined {
+				clusters = append(clusters, cluster{desc: desc, terms: terms, docs: []int32{d}})
+			}
+		}
+		for _, c := range clusters {
+			if len(c.docs) < 2 {
+				continue
+			}
+			g := int32(len(ix.dupGroups))
+			ix.dupGroups = append(ix.dupGroups, c.docs)
+			for _, d := range c.docs {
+				ix.dupOf[d] = g
+			}
 		}
 	}
+}
+
+// termSet returns the hashes of ts (FNV-1a), sorted, each once: sets to
+// compare, at the cost of a collision once in billions of pairs.
+func termSet(ts []string) []uint64 {
+	out := make([]uint64, len(ts))
+	for i, t := range ts {
+		h := uint64(14695981039346656037)
+		for j := 0; j < len(t); j++ {
+			h = (h ^ uint64(t[j])) * 1099511628211
+		}
+		out[i] = h
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// nearDuplicate reports whether two descriptions' term sets (see
+// termSet) are near duplicates (see nearDupMinTerms).
+func nearDuplicate(a, b []uint64) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) < nearDupMinTerms {
+		return false
+	}
+	common := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			common++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return 10*(len(a)-common) <= len(a) && len(b)-common <= max(nearDupExtra, len(a)/2)
 }
 
 // copies returns how many documents are copies of another (all but one

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -232,4 +233,55 @@ func TestGenericSearchNotBuried(t *testing.T) {
 			t.Errorf("top 3 = %v, want ddg's search among them", refs(res.Results))
 		}
 	})
+}
+
+// TestSearchCollapsesNearDuplicates: a fork that rewords its tool's
+// description a little is a copy; one whose description says something
+// else, or too little to tell, is another tool; and a tool the query names
+// exactly, server and all, is the copy listed.
+func TestSearchCollapsesNearDuplicates(t *testing.T) {
+	c, _ := openTemp(t)
+	ctx := context.Background()
+	const forecast = "Get the weather forecast for a city, day by day."
+	for _, e := range []*Entry{
+		{Server: "weather", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: forecast}}},
+		{Server: "weather-fork", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Fork: " + forecast}}},
+		{Server: "weather-v2", Hash: "1", Tools: []*mcp.Tool{{Name: "getForecast", Description: "Uses the v2 API. " + forecast}}},
+		{Server: "airq", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Get the air quality forecast for a city."}}},
+		{Server: "s1", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Forecast."}}},
+		{Server: "s2", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Fork: Forecast."}}},
+	} {
+		if err := c.Put(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type row struct {
+		Server, Name string
+		Also         []string
+	}
+	rows := func(query string) []row {
+		t.Helper()
+		res, err := c.Search(ctx, query, SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []row
+		for _, r := range res.Results {
+			got = append(got, row{r.Server, r.Name, r.Also})
+		}
+		return got
+	}
+	byServer := cmpopts.SortSlices(func(a, b row) bool { return a.Server < b.Server })
+	want := []row{
+		{"airq", "get_forecast", nil},
+		{"s1", "forecast", nil}, {"s2", "forecast", nil},
+		{"weather", "get_forecast", []string{"weather-fork", "weather-v2"}},
+	}
+	if diff := cmp.Diff(want, rows("weather forecast"), byServer); diff != "" {
+		t.Errorf("weather forecast (-want +got):\n%s", diff)
+	}
+	got := rows("weather-fork get_forecast")
+	if len(got) == 0 || got[0].Server != "weather-fork" || !slices.Equal(got[0].Also, []string{"weather", "weather-v2"}) {
+		t.Errorf("weather-fork get_forecast: %+v; want weather-fork's first, naming the other copies", got)
+	}
 }

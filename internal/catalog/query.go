@@ -69,6 +69,10 @@ func understand(raw string) query {
 			continue
 		}
 		things.has[kind] = true
+		if (kind == thingPath || kind == thingFile) && hasExtension(core) && len(kept) > 0 &&
+			destinationWords[strings.ToLower(strings.TrimFunc(kept[len(kept)-1], isEdgePunct))] {
+			things.destination = true
+		}
 		for w, x := range kindHints(kind, core) {
 			q.hints[w] = max(q.hints[w], x)
 		}
@@ -112,6 +116,22 @@ const (
 // thingSet records what kinds of things a query names.
 type thingSet struct {
 	has [thingOpaque + 1]bool
+
+	// destination: a file is named as where something goes ("… to
+	// /home/me/notes.md", "into report.docx", "as out.pptx").
+	destination bool
+}
+
+// destinationWords are the prepositions that make the file after them a
+// destination: the ones English uses for where a result goes.
+var destinationWords = map[string]bool{"to": true, "into": true, "as": true, "onto": true}
+
+// hasExtension reports whether a path or file name ends in a known file
+// type's extension (see fileTypes): a file, not a folder.
+func hasExtension(t string) bool {
+	base := t[strings.LastIndexAny(t, `/\`)+1:]
+	i := strings.LastIndexByte(base, '.')
+	return i >= 0 && fileTypes[strings.ToLower(base[i+1:])] != ""
 }
 
 var (
@@ -223,8 +243,10 @@ func kindHints(k thingKind, t string) map[string]float64 {
 		}
 	}
 	switch k {
-	case thingURL, thingDomain:
+	case thingURL:
 		add("web url", weightHint/2)
+	case thingDomain:
+		add("web url domain", weightHint/2)
 	case thingEmail:
 		add("email", weightHint)
 	case thingPath, thingFile:

@@ -83,6 +83,10 @@ func TestUnderstand(t *testing.T) {
 		{in: "write the list into a file", implied: []string{"write a file"}},
 		{in: "read /etc/hosts", notImpled: []string{"write a file"}},
 		{in: "show the log of /var/log/app.log", notImpled: []string{"write a file"}},
+		{in: "log the total to /home/me/crypto/portfolio.md", implied: []string{"write a file"}}, // a destination
+		{in: "export the chart as chart.png", implied: []string{"write a file"}},
+		{in: "in /docs/contract.docx, change every mention of Acme", notImpled: []string{"write a file"}},
+		{in: "go to /settings and turn on dark mode", notImpled: []string{"write a file"}}, // no file
 		{in: "what is on tomorrow", implied: []string{"today's date"}},
 		{in: "flights next Friday", implied: []string{"today's date"}},
 		{in: "下周五的天气", implied: []string{"today's date"}},
@@ -103,6 +107,7 @@ func TestUnderstand(t *testing.T) {
 		{in: "decode iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk please", text: "decode please"},
 		{in: "who owns 54.187.216.72", text: "who owns", hints: []string{"ip", "address"}},
 		{in: "mail bob@example.com", text: "mail", hints: []string{"email"}},
+		{in: "who registered stripe.com", text: "who registered", hints: []string{"domain", "web"}}, // a bare domain names a domain
 		// Respelled names survive.
 		{in: "node.js docs", text: "nodejs docs"},
 	} {

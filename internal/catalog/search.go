@@ -233,8 +233,9 @@ const (
 
 // queryTerms turns an understood query into weighted terms: its words at
 // weight 1 (request words in a long query at weightRequest), the words of
-// their synonym groups, prefix expansions of unknown words, English words
-// for Chinese ones, and the hints of the things it names.
+// their synonym groups, prefix expansions of unknown words, the names'
+// words its neighbouring words make together (see compounds), English
+// words for Chinese ones, and the hints of the things it names.
 func (ix *index) queryTerms(q query) map[string]float64 {
 	qt := map[string]float64{}
 	put := func(t string, w float64) {
@@ -259,6 +260,11 @@ func (ix *index) queryTerms(q query) map[string]float64 {
 			for _, x := range ix.withPrefix(w, prefixLimit) {
 				put(x, base*weightPrefix)
 			}
+		}
+	}
+	for _, t := range ix.compounds(q.text) {
+		if _, ok := qt[t]; !ok {
+			put(t, 1)
 		}
 	}
 	for _, t := range defaultGlossary().english(q.text) {
@@ -335,7 +341,7 @@ func (ix *index) lexical(raw string, q query, allow *scope) []cand {
 	cands := make([]cand, 0, len(s.touched))
 	for _, d := range s.touched {
 		if h := &ix.docs[d]; allow.has(h) {
-			f, _ := polarity(q.action, q.actions, q.long, h.act)
+			f, _ := polarityOf(q.action, q.actions, q.long, h.act)
 			cands = append(cands, cand{doc: d, tier: s.tier[d], score: s.score[d] * float32(f)})
 		}
 		s.score[d], s.tier[d] = 0, 0

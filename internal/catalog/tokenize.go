@@ -141,6 +141,7 @@ func stem(w string) string {
 	if len(w) < 4 || !isASCIILower(w) {
 		return w
 	}
+	w = americanize(w)
 	switch {
 	case strings.HasSuffix(w, "ies") && len(w) > 4:
 		w = w[:len(w)-3] + "y"
@@ -190,14 +191,29 @@ func isASCIILower(w string) bool {
 
 // terms returns the searchable terms of s: its words without stop words,
 // stemmed.
-func terms(s string) []string {
+func terms(s string) []string { return termsCached(s, nil, nil) }
+
+// termsCached is terms with a cache of stems by word (nil: none); seen,
+// when not nil, collects the words before stemming.
+func termsCached(s string, stems map[string]string, seen map[string]bool) []string {
 	ws := words(s)
 	out := ws[:0]
+	stop := stopwords()
 	for _, w := range ws {
-		if stopwords()[w] {
+		if seen != nil {
+			seen[w] = true
+		}
+		if stop[w] {
 			continue
 		}
-		out = append(out, stem(w))
+		t, ok := stems[w]
+		if !ok {
+			t = stem(w)
+			if stems != nil {
+				stems[w] = t
+			}
+		}
+		out = append(out, t)
 	}
 	return out
 }

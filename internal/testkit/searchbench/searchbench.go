@@ -45,14 +45,17 @@ type Tool struct {
 
 // Query is one labelled query.
 type Query struct {
-	ID       string `json:"id"`
-	Query    string `json:"query"`
-	Kind     string `json:"kind,omitempty"`
-	Relevant []struct {
-		Server string `json:"server"`
-		Name   string `json:"name"`
-		Group  int    `json:"group"`
-	} `json:"relevant,omitempty"`
+	ID       string     `json:"id"`
+	Query    string     `json:"query"`
+	Kind     string     `json:"kind,omitempty"`
+	Relevant []Relevant `json:"relevant,omitempty"`
+}
+
+// Relevant is a tool that serves one need (group) of a query.
+type Relevant struct {
+	Server string `json:"server"`
+	Name   string `json:"name"`
+	Group  int    `json:"group"`
 }
 
 // Ref names one tool in a run.

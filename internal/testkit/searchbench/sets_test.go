@@ -15,7 +15,14 @@ type benchSet struct {
 	name     string
 	catalogs []string // JSONL catalogs, loaded together
 	queries  string
+
+	scale int  // with copies of the catalog's servers up to this many tools (see Scale)
+	short bool // the queries made short (see ShortQueries)
 }
+
+// scaleTools is the size of the scale sets' catalog: that of
+// BenchmarkScaleSearch's 10k.
+const scaleTools = 10_000
 
 // sharedDir holds the team's shared development data (dev-tasks.jsonl is
 // kept there, outside the repository); SEARCHBENCH_SHARED overrides it.
@@ -30,11 +37,16 @@ func benchSets() []benchSet {
 	dev := filepath.Join("..", "..", "catalog", "testdata")
 	people := filepath.Join("..", "..", "..", "testdata", "search")
 	return []benchSet{
-		{"dev-queries", []string{filepath.Join(dev, "catalog.jsonl")}, filepath.Join(dev, "dev-queries.jsonl")},
-		{"dev-tasks", []string{filepath.Join(dev, "catalog.jsonl")}, filepath.Join(sharedDir(), "dev-tasks.jsonl")},
-		{"people", []string{filepath.Join(people, "catalog.jsonl")}, filepath.Join(people, "people.jsonl")},
+		{name: "dev-queries", catalogs: []string{filepath.Join(dev, "catalog.jsonl")}, queries: filepath.Join(dev, "dev-queries.jsonl")},
+		{name: "dev-tasks", catalogs: []string{filepath.Join(dev, "catalog.jsonl")}, queries: filepath.Join(sharedDir(), "dev-tasks.jsonl")},
+		{name: "people", catalogs: []string{filepath.Join(people, "catalog.jsonl")}, queries: filepath.Join(people, "people.jsonl")},
 		// The same queries with the three servers among 527 others.
-		{"people+527", []string{filepath.Join(people, "catalog.jsonl"), filepath.Join(dev, "catalog.jsonl")}, filepath.Join(people, "people.jsonl")},
+		{name: "people+527", catalogs: []string{filepath.Join(people, "catalog.jsonl"), filepath.Join(dev, "catalog.jsonl")}, queries: filepath.Join(people, "people.jsonl")},
+		// At 10,000 tools: the real catalog and copies of its servers, the
+		// copies of a relevant tool relevant too. Short queries are made
+		// from dev-queries (see ShortQueries).
+		{name: "short@10k", catalogs: []string{filepath.Join(dev, "catalog.jsonl")}, queries: filepath.Join(dev, "dev-queries.jsonl"), scale: scaleTools, short: true},
+		{name: "dev-tasks@10k", catalogs: []string{filepath.Join(dev, "catalog.jsonl")}, queries: filepath.Join(sharedDir(), "dev-tasks.jsonl"), scale: scaleTools},
 	}
 }
 
@@ -56,12 +68,23 @@ func TestSetsReport(t *testing.T) {
 			tools = append(tools, mustRead[Tool](t, c)...)
 		}
 		queries := mustRead[Query](t, s.queries)
+		if s.short {
+			queries = ShortQueries(queries, "paraphrase", "keyword", "task", "name")
+		}
+		var copies map[Ref][]Ref
+		if s.scale > 0 {
+			tools, copies = Scale(tools, s.scale)
+			queries = WithCopies(queries, copies)
+		}
 		runs, err := Evaluate(context.Background(), tools, queries, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all, byKind := Score(queries, runs)
 		t.Log(line(s.name, all))
+		if copies != nil {
+			t.Logf("  %d tools; results in the top 10 that are a copy of one above: %.2f a query", len(tools), Crowding(runs, copies))
+		}
 		for _, k := range sortedKeys(byKind) {
 			t.Log(line("  "+k, byKind[k]))
 		}
