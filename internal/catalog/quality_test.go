@@ -54,15 +54,12 @@ func TestQualityFloor(t *testing.T) {
 const floorTasksNDCG10 = 73.0
 
 // sharedBench is the team's shared bench directory: $SEARCHBENCH_SHARED,
-// else beside the repository, else where searchbench looks by default.
+// else beside the repository.
 func sharedBench() string {
 	if d := os.Getenv("SEARCHBENCH_SHARED"); d != "" {
 		return d
 	}
-	if d := filepath.Join("..", "..", "..", "shared", "bench", "search"); exists(d) {
-		return d
-	}
-	return "/work/shared/bench/search"
+	return filepath.Join("..", "..", "..", "shared", "bench", "search")
 }
 
 func TestQualityFloorTasks(t *testing.T) {
