@@ -25,12 +25,13 @@ type benchSet struct {
 const scaleTools = 10_000
 
 // sharedDir holds the team's shared development data (dev-tasks.jsonl is
-// kept there, outside the repository); SEARCHBENCH_SHARED overrides it.
+// kept there, outside the repository, beside it); SEARCHBENCH_SHARED
+// overrides it.
 func sharedDir() string {
 	if d := os.Getenv("SEARCHBENCH_SHARED"); d != "" {
 		return d
 	}
-	return "/work/shared/bench/search"
+	return filepath.Join("..", "..", "..", "..", "shared", "bench", "search")
 }
 
 func benchSets() []benchSet {
