@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/forks"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 )
 
@@ -71,7 +72,7 @@ func genCatalog(n int) []*Entry {
 			}
 			seen[name] = true
 			if rng.IntN(4) == 0 { // some servers use camelCase
-				name = camel(name)
+				name = forks.Camel(name)
 			}
 			desc := fmt.Sprintf("%s the %s %s in %s. Returns the %s %s and its %s; use it to %s a %s.",
 				strings.ToUpper(verb[:1])+verb[1:], pick(adjectives), strings.ReplaceAll(noun, "_", " "),
@@ -86,16 +87,6 @@ func genCatalog(n int) []*Entry {
 		entries = append(entries, e)
 	}
 	return entries
-}
-
-func camel(s string) string {
-	parts := strings.Split(s, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
 }
 
 // benchQueries mixes the kinds of the development set.

@@ -5,17 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/internal/pgstore"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/forks"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/pgtest"
 )
 
@@ -82,50 +81,30 @@ func realEntries(tb testing.TB) []*Entry {
 	return out
 }
 
-var forkSuffixes = strings.Fields(`fork mcp server lite plus pro community official next v2 remote local py ts go rs`)
-
 // scaleCatalog returns the real catalog's servers and copies of them, n
-// tools in all (the last copy cut short), deterministically.
+// tools in all (the last copy cut short), deterministically (see
+// internal/testkit/forks).
 func scaleCatalog(tb testing.TB, n int) []*Entry {
-	src := realEntries(tb)
-	rng := rand.New(rand.NewPCG(7, uint64(n)))
-	var out []*Entry
-	total := 0
-	for round := 0; total < n; round++ {
-		for _, s := range src {
-			if total >= n {
-				break
-			}
-			e := &Entry{Server: s.Server, Hash: "scale", FetchedAt: s.FetchedAt}
-			mode := 0
-			if round > 0 {
-				e.Server = fmt.Sprintf("%s-%s-%d", s.Server, forkSuffixes[rng.IntN(len(forkSuffixes))], round)
-				mode = rng.IntN(10)
-			}
-			for _, t := range s.Tools {
-				if total >= n {
-					break
-				}
-				c := *t
-				switch {
-				case mode >= 8: // renamed, some dropped
-					if rng.IntN(4) == 0 {
-						continue
-					}
-					c.Name = camel(strings.ReplaceAll(c.Name, "-", "_"))
-				case mode >= 5: // reworded
-					c.Description = rewords[rng.IntN(len(rewords))] + c.Description
-				}
-				e.Tools = append(e.Tools, &c)
-				total++
-			}
-			out = append(out, e)
+	var plain []forks.Tool
+	var real []*mcp.Tool
+	for _, e := range realEntries(tb) {
+		for _, t := range e.Tools {
+			plain = append(plain, forks.Tool{Server: e.Server, Name: t.Name, Description: t.Description})
+			real = append(real, t)
 		}
+	}
+	var out []*Entry
+	for _, s := range forks.Scale(plain, n) {
+		e := &Entry{Server: s.Name, Hash: "scale", FetchedAt: time.UnixMilli(0)}
+		for _, c := range s.Tools {
+			t := *real[c.Of]
+			t.Name, t.Description = c.Name, c.Description
+			e.Tools = append(e.Tools, &t)
+		}
+		out = append(out, e)
 	}
 	return out
 }
-
-var rewords = []string{"", "Fork: ", "(community edition) ", "Improved version. ", "Uses the v2 API. "}
 
 // scaleQueries mix what agents send: short needs, names, task sentences
 // (written for the benchmark), and, as slices of several, requests of

@@ -1,83 +1,38 @@
 package searchbench
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"unicode"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit/forks"
 )
 
-// Search at scale. The catalog package benchmarks search over catalogs of
-// 10,000 tools and more made from the real one by copying its servers
-// under other names, as registries hold forks and republished copies
-// (catalog's scaleCatalog, in scale_test.go). Scale makes the same
-// catalog from the same tools, by the same steps and the same seed, so
-// that quality is measured on what speed is: a copy keeps its tools as
-// they are (a fork), rewords the descriptions, or renames the tools to
-// camelCase and drops some.
-
-var (
-	forkSuffixes = strings.Fields(`fork mcp server lite plus pro community official next v2 remote local py ts go rs`)
-	rewords      = []string{"", "Fork: ", "(community edition) ", "Improved version. ", "Uses the v2 API. "}
-)
+// Search at scale: the catalog package benchmarks search over catalogs of
+// 10,000 tools and more made from the real one (internal/testkit/forks),
+// and Scale makes the same catalog from the same tools, so that quality is
+// measured on what speed is.
 
 // Scale returns tools (the real catalog, in its order) and copies of its
-// servers, n tools in all (the last copy cut short), deterministically.
+// servers, n tools in all (the last copy cut short), deterministically,
+// as forks.Scale makes them; a copy keeps all else of its tool.
 // copies maps each tool of tools to its copies in the result (itself
 // first), for labelling: a copy of a relevant tool is as relevant.
 func Scale(tools []Tool, n int) (out []Tool, copies map[Ref][]Ref) {
-	var order []string
-	byServer := map[string][]Tool{}
-	for _, t := range tools {
-		if _, ok := byServer[t.Server]; !ok {
-			order = append(order, t.Server)
-		}
-		byServer[t.Server] = append(byServer[t.Server], t)
+	plain := make([]forks.Tool, len(tools))
+	for i, t := range tools {
+		plain[i] = forks.Tool{Server: t.Server, Name: t.Name, Description: t.Description}
 	}
 	copies = map[Ref][]Ref{}
-	rng := rand.New(rand.NewPCG(7, uint64(n)))
-	for round := 0; len(out) < n; round++ {
-		for _, s := range order {
-			if len(out) >= n {
-				break
-			}
-			server, mode := s, 0
-			if round > 0 {
-				server = fmt.Sprintf("%s-%s-%d", s, forkSuffixes[rng.IntN(len(forkSuffixes))], round)
-				mode = rng.IntN(10)
-			}
-			for _, t := range byServer[s] {
-				if len(out) >= n {
-					break
-				}
-				c := Tool{Server: server, Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-				switch {
-				case mode >= 8: // renamed, some dropped
-					if rng.IntN(4) == 0 {
-						continue
-					}
-					c.Name = camel(strings.ReplaceAll(c.Name, "-", "_"))
-				case mode >= 5: // reworded
-					c.Description = rewords[rng.IntN(len(rewords))] + c.Description
-				}
-				orig := Ref{t.Server, t.Name}
-				copies[orig] = append(copies[orig], Ref{c.Server, c.Name})
-				out = append(out, c)
-			}
+	for _, s := range forks.Scale(plain, n) {
+		for _, c := range s.Tools {
+			t := tools[c.Of]
+			orig := Ref{t.Server, t.Name}
+			t.Server, t.Name, t.Description = s.Name, c.Name, c.Description
+			copies[orig] = append(copies[orig], Ref{t.Server, t.Name})
+			out = append(out, t)
 		}
 	}
 	return out, copies
-}
-
-// camel joins snake_case words as camelCase.
-func camel(s string) string {
-	parts := strings.Split(s, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
 }
 
 // WithCopies returns queries whose relevant tools include every copy of
