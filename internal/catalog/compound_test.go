@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -33,36 +32,22 @@ func TestCompoundWords(t *testing.T) {
 }
 
 func TestSearchMatchesNamesWrittenAsOneWord(t *testing.T) {
-	c, _ := openTemp(t)
-	ctx := context.Background()
-	for _, e := range []*Entry{
-		{Server: "trends", Hash: "1", Tools: []*mcp.Tool{
+	c := catalogOf(t,
+		&Entry{Server: "trends", Hash: "1", Tools: []*mcp.Tool{
 			{Name: "get-theverge-news", Description: "获取 The Verge 新闻"},
 			{Name: "get-infoq-news", Description: "获取 InfoQ 技术资讯"},
 			{Name: "get-bbc-news", Description: "获取 BBC 新闻"},
 		}},
-		{Server: "whois", Hash: "1", Tools: []*mcp.Tool{
+		&Entry{Server: "whois", Hash: "1", Tools: []*mcp.Tool{
 			{Name: "whois_domain", Description: "Looks up whois information about the domain"},
 		}},
-		{Server: "calendar", Hash: "1", Tools: []*mcp.Tool{
+		&Entry{Server: "calendar", Hash: "1", Tools: []*mcp.Tool{
 			{Name: "registration_dates", Description: "List when each user registered."},
 		}},
-	} {
-		if err := c.Put(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct{ query, want string }{
+	)
+	wantFirst(t, c, [][2]string{
 		{"headlines from The Verge", "get-theverge-news"},
 		{"InfoQ headlines", "get-infoq-news"},
 		{"who is stripe.com registered with", "whois_domain"},
-	} {
-		res, err := c.Search(ctx, tc.query, SearchOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Results) == 0 || res.Results[0].Name != tc.want {
-			t.Errorf("Search(%q) = %+v, want %s first", tc.query, res.Results, tc.want)
-		}
-	}
+	})
 }

@@ -240,28 +240,22 @@ func TestGenericSearchNotBuried(t *testing.T) {
 // else, or too little to tell, is another tool; and a tool the query names
 // exactly, server and all, is the copy listed.
 func TestSearchCollapsesNearDuplicates(t *testing.T) {
-	c, _ := openTemp(t)
-	ctx := context.Background()
 	const forecast = "Get the weather forecast for a city, day by day."
-	for _, e := range []*Entry{
-		{Server: "weather", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: forecast}}},
-		{Server: "weather-fork", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Fork: " + forecast}}},
-		{Server: "weather-v2", Hash: "1", Tools: []*mcp.Tool{{Name: "getForecast", Description: "Uses the v2 API. " + forecast}}},
-		{Server: "airq", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Get the air quality forecast for a city."}}},
-		{Server: "s1", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Forecast."}}},
-		{Server: "s2", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Fork: Forecast."}}},
-	} {
-		if err := c.Put(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c := catalogOf(t,
+		&Entry{Server: "weather", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: forecast}}},
+		&Entry{Server: "weather-fork", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Fork: " + forecast}}},
+		&Entry{Server: "weather-v2", Hash: "1", Tools: []*mcp.Tool{{Name: "getForecast", Description: "Uses the v2 API. " + forecast}}},
+		&Entry{Server: "airq", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Get the air quality forecast for a city."}}},
+		&Entry{Server: "s1", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Forecast."}}},
+		&Entry{Server: "s2", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Fork: Forecast."}}},
+	)
 	type row struct {
 		Server, Name string
 		Also         []string
 	}
 	rows := func(query string) []row {
 		t.Helper()
-		res, err := c.Search(ctx, query, SearchOptions{})
+		res, err := c.Search(context.Background(), query, SearchOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,33 @@ func searchFixture(t testing.TB, b backend) *Catalog {
 	return fillFixture(t, c)
 }
 
+// catalogOf opens a temporary catalog that holds entries.
+func catalogOf(t *testing.T, entries ...*Entry) *Catalog {
+	t.Helper()
+	c, _ := openTemp(t)
+	for _, e := range entries {
+		if err := c.Put(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// wantFirst fails t unless each query (cases: query, then the tool's name)
+// lists that tool first.
+func wantFirst(t *testing.T, c *Catalog, cases [][2]string) {
+	t.Helper()
+	for _, tc := range cases {
+		res, err := c.Search(context.Background(), tc[0], SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results) == 0 || res.Results[0].Name != tc[1] {
+			t.Errorf("Search(%q) = %v, want %s first", tc[0], refs(res.Results), tc[1])
+		}
+	}
+}
+
 func fillFixture(t testing.TB, c *Catalog) *Catalog {
 	t.Helper()
 	schema := func(props ...string) map[string]any {

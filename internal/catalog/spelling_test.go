@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"context"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,33 +32,19 @@ func TestBritishSpellingStemsAsAmerican(t *testing.T) {
 }
 
 func TestSearchFindsAmericanSpellingFromBritish(t *testing.T) {
-	c, _ := openTemp(t)
-	ctx := context.Background()
-	for _, e := range []*Entry{
-		{Server: "osm", Hash: "1", Tools: []*mcp.Tool{
+	c := catalogOf(t,
+		&Entry{Server: "osm", Hash: "1", Tools: []*mcp.Tool{
 			{Name: "analyze_neighborhood", Description: "Analyze the livability of a neighborhood."},
 			{Name: "find_parking", Description: "Find parking near a place."},
 		}},
-		{Server: "npm", Hash: "1", Tools: []*mcp.Tool{
+		&Entry{Server: "npm", Hash: "1", Tools: []*mcp.Tool{
 			{Name: "license_compatibility", Description: "Check license compatibility between packages."},
 			{Name: "package_size", Description: "Get the bundle size of a package."},
 		}},
-	} {
-		if err := c.Put(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tt := range []struct{ query, want string }{
+	)
+	wantFirst(t, c, [][2]string{
 		{"is the neighbourhood good for a family", "analyze_neighborhood"},
 		{"analyse the area", "analyze_neighborhood"},
 		{"are their licences compatible", "license_compatibility"},
-	} {
-		res, err := c.Search(ctx, tt.query, SearchOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Results) == 0 || res.Results[0].Name != tt.want {
-			t.Errorf("Search(%q) = %+v, want %s first", tt.query, res.Results, tt.want)
-		}
-	}
+	})
 }
