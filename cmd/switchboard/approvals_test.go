@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,23 +26,28 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // switchboard approvals lists it to alpha (in the approver group), not to
 // beta, and alpha's allow lets the call through.
 func TestApprovalsCommand(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// serve's address is known before it starts: the provider issues
+	// tokens for it.
+	var base, url string
+	var idp *idptest.IdP
+	var env []string
+	for attempt := 1; url == ""; attempt++ {
+		addr := freeAddr(t)
+		base = "http://" + addr
+		idp = idptest.Start(t, base+"/mcp")
+		home := t.TempDir()
+		fixture, fargs, fenv := testserver.Command(testserver.Good)
+		writeConfig(t, home, map[string]any{
+			"mcpServers": map[string]any{"f": map[string]any{"command": fixture, "args": fargs, "env": fenv,
+				"approve": map[string]any{"when": "always", "approvers": []string{"admins"}}}},
+			"settings": map[string]any{"identity": map[string]any{"issuer": idp.Issuer, "audience": base + "/mcp", "adminGroup": "admins"}},
+		})
+		env = serveEnv(home)
+		var err error
+		if url, err = tryServe(t, env, "--http", addr); err != nil && (!portTaken(err.Error()) || attempt == 5) {
+			t.Fatal(err)
+		}
 	}
-	addr := ln.Addr().String()
-	ln.Close() // serve listens there; the provider must know the resource first
-	base := "http://" + addr
-	idp := idptest.Start(t, base+"/mcp")
-	home := t.TempDir()
-	fixture, fargs, fenv := testserver.Command(testserver.Good)
-	writeConfig(t, home, map[string]any{
-		"mcpServers": map[string]any{"f": map[string]any{"command": fixture, "args": fargs, "env": fenv,
-			"approve": map[string]any{"when": "always", "approvers": []string{"admins"}}}},
-		"settings": map[string]any{"identity": map[string]any{"issuer": idp.Issuer, "audience": base + "/mcp", "adminGroup": "admins"}},
-	})
-	env := serveEnv(home)
-	url := startServe(t, env, "--http", addr)
 	alphaTok := idp.Token(t, idptest.Alpha, idptest.Password)
 	betaTok := idp.Token(t, idptest.Beta, idptest.Password)
 

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,6 +175,18 @@ var servingLine = regexp.MustCompile(`serving (http://\S+/mcp)`)
 // that the gateway exits 0 within 10 seconds.
 func startServe(t *testing.T, env []string, args ...string) string {
 	t.Helper()
+	url, err := tryServe(t, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+// tryServe is startServe that returns, rather than fails on, a serve that
+// exits before it prints its URL (one whose port was taken meanwhile, see
+// freeAddr) or does not print it within 30 seconds.
+func tryServe(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
 	bin, err := exec.LookPath("switchboard")
 	if err != nil {
 		t.Fatal(err)
@@ -186,11 +201,13 @@ func startServe(t *testing.T, env []string, args ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
+	exited := make(chan struct{})
+	var waitErr error
 	urlc := make(chan string, 1)
 	var mu sync.Mutex
 	var seen strings.Builder // what it printed before the URL
 	go func() {
+		defer close(exited)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
@@ -202,28 +219,72 @@ func startServe(t *testing.T, env []string, args ...string) string {
 			mu.Unlock()
 		}
 		io.Copy(io.Discard, stderr)
-		exited <- cmd.Wait()
+		waitErr = cmd.Wait()
 	}()
-	t.Cleanup(func() {
+	stop := func() error {
 		cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("serve after SIGTERM: %v, want exit 0", err)
-			}
+		case <-exited:
+			return waitErr
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
 			<-exited
-			t.Error("serve did not stop within 10s of SIGTERM")
+			return errors.New("serve did not stop within 10s of SIGTERM")
 		}
-	})
-	select {
-	case url := <-urlc:
-		return url
-	case <-time.After(30 * time.Second):
+	}
+	printed := func() string {
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("serve printed no URL within 30s; stderr:\n%s", seen.String())
-		return ""
+		return seen.String()
+	}
+	select {
+	case url := <-urlc:
+		t.Cleanup(func() {
+			if err := stop(); err != nil {
+				t.Errorf("serve after SIGTERM: %v, want exit 0", err)
+			}
+		})
+		return url, nil
+	case <-exited:
+		return "", fmt.Errorf("serve exited before it printed its URL (%v); stderr:\n%s", waitErr, printed())
+	case <-time.After(30 * time.Second):
+		stop()
+		return "", fmt.Errorf("serve printed no URL within 30s; stderr:\n%s", printed())
+	}
+}
+
+// freeAddr returns a loopback address with a port nothing listened on a
+// moment ago, for a serve whose address must be known before it starts.
+// Another process may take the port in between (an outgoing connection's
+// ephemeral port, on a busy machine): a caller retries on portTaken.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// portTaken reports whether serve's error output says its port was taken.
+func portTaken(stderr string) bool {
+	return strings.Contains(stderr, "address already in use")
+}
+
+// TestTryServeReportsATakenPort: a serve whose port is taken ends at once,
+// and tryServe says so as soon as it ends, for the caller to retry on
+// another port, rather than waiting for a URL that will never come.
+func TestTryServeReportsATakenPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	home := t.TempDir()
+	writeConfig(t, home, map[string]any{"mcpServers": map[string]any{}})
+	_, err = tryServe(t, serveEnv(home), "--http", ln.Addr().String())
+	if err == nil || !portTaken(err.Error()) || !strings.Contains(err.Error(), "exited before it printed its URL") {
+		t.Fatalf("tryServe on a taken port: %v; want that serve exited, its port taken", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,56 +18,62 @@ import (
 // skipped with a warning, so the gateway never lists itself. SIGTERM then
 // stops it cleanly.
 func TestServeSkipsItsOwnAddress(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // serve listens here next; nothing else here asks for this port
-	home := t.TempDir()
-	for path, content := range map[string]string{
-		filepath.Join(home, ".cursor", "mcp.json"):                   fmt.Sprintf(`{"mcpServers": {"gateway": {"url": "http://localhost:%s/mcp"}, "fs": {"command": "fs-mcp"}}}`, addr[strings.LastIndexByte(addr, ':')+1:]),
-		filepath.Join(home, ".config", "switchboard", "config.json"): `{"imports": ["cursor"]}`,
-	} {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(binary(t), "serve", "--http", addr)
-	cmd.Env = hermeticEnv(home)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	serving := make(chan struct{})
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			stderr.WriteString(sc.Text() + "\n")
-			if strings.HasPrefix(sc.Text(), "switchboard: serving ") {
-				close(serving)
+	var (
+		addr   string
+		cmd    *exec.Cmd
+		stderr *bytes.Buffer
+		copied chan struct{}
+	)
+	for attempt := 1; cmd == nil; attempt++ { // again if the port was taken meanwhile (see freeAddr)
+		addr = freeAddr(t)
+		home := t.TempDir()
+		for path, content := range map[string]string{
+			filepath.Join(home, ".cursor", "mcp.json"):                   fmt.Sprintf(`{"mcpServers": {"gateway": {"url": "http://localhost:%s/mcp"}, "fs": {"command": "fs-mcp"}}}`, addr[strings.LastIndexByte(addr, ':')+1:]),
+			filepath.Join(home, ".config", "switchboard", "config.json"): `{"imports": ["cursor"]}`,
+		} {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
 			}
 		}
-	}()
-	select {
-	case <-serving:
-	case <-copied:
-		_ = cmd.Wait()
-		t.Fatalf("serve ended before serving; stderr:\n%s", stderr.String())
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		<-copied
-		_ = cmd.Wait()
-		t.Fatalf("serve did not start serving within a minute; stderr:\n%s", stderr.String())
+		c := exec.Command(binary(t), "serve", "--http", addr)
+		c.Env = hermeticEnv(home)
+		pipe, err := c.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		serving := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			sc := bufio.NewScanner(pipe)
+			for sc.Scan() {
+				buf.WriteString(sc.Text() + "\n")
+				if strings.HasPrefix(sc.Text(), "switchboard: serving ") {
+					close(serving)
+				}
+			}
+		}()
+		select {
+		case <-serving:
+			cmd, stderr, copied = c, &buf, done
+		case <-done:
+			_ = c.Wait()
+			if !portTaken(buf.String()) || attempt == 5 {
+				t.Fatalf("serve ended before serving; stderr:\n%s", buf.String())
+			}
+		case <-time.After(time.Minute):
+			_ = c.Process.Kill()
+			<-done
+			_ = c.Wait()
+			t.Fatalf("serve did not start serving within a minute; stderr:\n%s", buf.String())
+		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
