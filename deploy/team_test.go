@@ -35,37 +35,56 @@ func TestTeamScript(t *testing.T) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
-	// Under /tmp, not t.TempDir: as root, PostgreSQL runs as nobody, who
-	// must reach the directory.
-	dir, err := os.MkdirTemp("", "switchboard-team-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	ports := freePorts(t, 5)
-	env := append(os.Environ(),
-		"SWITCHBOARD_TEAM_DIR="+dir,
-		"SWITCHBOARD_BIN="+switchboardBinary(t),
-		"SWITCHBOARD_TEAM_PG_PORT="+strconv.Itoa(ports[4]),
-		fmt.Sprintf("SWITCHBOARD_TEAM_PORTS=%d %d %d %d", ports[0], ports[1], ports[2], ports[3]))
-	team := func(args ...string) (string, error) {
-		cmd := exec.Command("local/team.sh", args...)
-		cmd.Env = env
-		// Its own process group, so that a failed run leaves nothing behind.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	var (
+		dir   string
+		ports []int
+		team  func(args ...string) (string, error)
+	)
 	downed := false
-	t.Cleanup(func() {
-		if !downed {
-			if out, err := team("down"); err != nil {
-				t.Errorf("team.sh down: %v\n%s", err, out)
-			}
+	for attempt := 1; team == nil; attempt++ {
+		// Under /tmp, not t.TempDir: as root, PostgreSQL runs as nobody, who
+		// must reach the directory.
+		d, err := os.MkdirTemp("", "switchboard-team-")
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	if out, err := team("up"); err != nil {
-		t.Fatalf("team.sh up: %v\n%s", err, out)
+		t.Cleanup(func() { os.RemoveAll(d) })
+		dir, ports = d, freePorts(t, 5)
+		env := append(os.Environ(),
+			"SWITCHBOARD_TEAM_DIR="+dir,
+			"SWITCHBOARD_BIN="+switchboardBinary(t),
+			"SWITCHBOARD_TEAM_PG_PORT="+strconv.Itoa(ports[4]),
+			fmt.Sprintf("SWITCHBOARD_TEAM_PORTS=%d %d %d %d", ports[0], ports[1], ports[2], ports[3]))
+		run := func(args ...string) (string, error) {
+			cmd := exec.Command("local/team.sh", args...)
+			cmd.Env = env
+			// Its own process group, so that a failed run leaves nothing behind.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			out, err := cmd.CombinedOutput()
+			return string(out), err
+		}
+		out, err := run("up")
+		if err != nil {
+			if down, err := run("down"); err != nil {
+				t.Errorf("team.sh down after a failed up: %v\n%s", err, down)
+			}
+			// A port found free was taken before the team bound it (an
+			// outgoing connection's, on a busy machine): other ports.
+			taken := strings.Contains(out, "is in use by another program") || // team.sh's own check
+				strings.Contains(strings.ToLower(out), "address already in use") // a program's bind
+			if !taken || attempt == 5 {
+				t.Fatalf("team.sh up: %v\n%s", err, out)
+			}
+			continue
+		}
+		team = run
+		t.Cleanup(func() {
+			if !downed {
+				if out, err := team("down"); err != nil {
+					t.Errorf("team.sh down: %v\n%s", err, out)
+				}
+			}
+		})
 	}
 	front := fmt.Sprintf("http://127.0.0.1:%d/mcp", ports[0])
 
@@ -155,7 +174,8 @@ func TestTeamScript(t *testing.T) {
 	}
 }
 
-// freePorts returns n distinct loopback ports that were free a moment ago.
+// freePorts returns n distinct loopback ports that were free a moment ago
+// (the caller starts again with others if one was taken meanwhile).
 func freePorts(t *testing.T, n int) []int {
 	var ports []int
 	var lns []net.Listener
