@@ -271,13 +271,15 @@ func (ix *index) dupKey(doc int32) int32 {
 // Near duplicates: two tools of the same name (folded) are copies when
 // their descriptions are the same, or when both have at least
 // nearDupMinTerms words and the longer one holds all but a tenth of the
-// shorter one's words (as terms, each counted once) and adds at most
-// nearDupExtra words (or half as many as the shorter has, if more): a
-// reworded copy adds a remark, not a capability. Shorter descriptions
-// ("Search.") must be the same: too little to tell two tools apart.
+// shorter one's words (as terms, each counted once) and adds at most one
+// word for every nearDupPerExtra of them: a reworded copy adds a remark
+// to a description of some length, not a capability. A few words added
+// to a short description are what tells two tools apart ("Read the
+// contents of a file." and "… on a remote SFTP server."). Shorter
+// descriptions ("Search.") must be the same.
 const (
 	nearDupMinTerms = 3
-	nearDupExtra    = 5
+	nearDupPerExtra = 4
 )
 
 // buildDups groups the documents that share a name (folded) and a
@@ -388,7 +390,7 @@ func nearDuplicate(a, b []uint64) bool {
 			j++
 		}
 	}
-	return 10*(len(a)-common) <= len(a) && len(b)-common <= max(nearDupExtra, len(a)/2)
+	return 10*(len(a)-common) <= len(a) && len(b)-common <= len(a)/nearDupPerExtra
 }
 
 // copies returns how many documents are copies of another (all but one

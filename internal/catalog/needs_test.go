@@ -237,10 +237,12 @@ func TestGenericSearchNotBuried(t *testing.T) {
 
 // TestSearchCollapsesNearDuplicates: a fork that rewords its tool's
 // description a little is a copy; one whose description says something
-// else, or too little to tell, is another tool; and a tool the query names
-// exactly, server and all, is the copy listed.
+// else, or too little to tell, is another tool, and so is one whose short
+// description gains the few words that tell it apart (where it reads); and
+// a tool the query names exactly, server and all, is the copy listed.
 func TestSearchCollapsesNearDuplicates(t *testing.T) {
-	const forecast = "Get the weather forecast for a city, day by day."
+	const forecast = "Get the weather forecast for a city, day by day: temperature, rain, wind, humidity and air pressure for each of the next seven days, with sunrise and sunset."
+	const read = "Read the contents of a file."
 	c := catalogOf(t,
 		&Entry{Server: "weather", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: forecast}}},
 		&Entry{Server: "weather-fork", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Fork: " + forecast}}},
@@ -248,6 +250,9 @@ func TestSearchCollapsesNearDuplicates(t *testing.T) {
 		&Entry{Server: "airq", Hash: "1", Tools: []*mcp.Tool{{Name: "get_forecast", Description: "Get the air quality forecast for a city."}}},
 		&Entry{Server: "s1", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Forecast."}}},
 		&Entry{Server: "s2", Hash: "1", Tools: []*mcp.Tool{{Name: "forecast", Description: "Fork: Forecast."}}},
+		&Entry{Server: "filesystem", Hash: "1", Tools: []*mcp.Tool{{Name: "read_file", Description: read}}},
+		&Entry{Server: "sftp", Hash: "1", Tools: []*mcp.Tool{{Name: "read_file", Description: "Read the contents of a file on a remote SFTP server."}}},
+		&Entry{Server: "s3", Hash: "1", Tools: []*mcp.Tool{{Name: "read_file", Description: "Read the contents of a file in an S3 bucket."}}},
 	)
 	type row struct {
 		Server, Name string
@@ -277,5 +282,14 @@ func TestSearchCollapsesNearDuplicates(t *testing.T) {
 	got := rows("weather-fork get_forecast")
 	if len(got) == 0 || got[0].Server != "weather-fork" || !slices.Equal(got[0].Also, []string{"weather", "weather-v2"}) {
 		t.Errorf("weather-fork get_forecast: %+v; want weather-fork's first, naming the other copies", got)
+	}
+	var reads []row
+	for _, r := range rows("read_file") {
+		if r.Name == "read_file" {
+			reads = append(reads, r)
+		}
+	}
+	if diff := cmp.Diff([]row{{"filesystem", "read_file", nil}, {"s3", "read_file", nil}, {"sftp", "read_file", nil}}, reads, byServer); diff != "" {
+		t.Errorf("read_file (-want +got):\n%s", diff)
 	}
 }

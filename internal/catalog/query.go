@@ -58,20 +58,28 @@ func understand(raw string) query {
 	q := query{hints: map[string]float64{}}
 	var kept []string
 	var things thingSet
+	fileBefore := false // a file named earlier in this clause
+	ended := false      // the token before ended a clause
 	for _, tok := range strings.Fields(respell(raw)) {
-		core := strings.TrimFunc(tok, isEdgePunct)
-		for _, s := range []string{"'s", "’s"} { // python.org's
-			core = strings.TrimSuffix(core, s)
+		if ended {
+			fileBefore = false
 		}
+		r, _ := utf8.DecodeLastRuneInString(tok)
+		ended = isSentenceEnd(r) || strings.ContainsRune(",;:", r)
+		core := trimPossessive(strings.TrimFunc(tok, isEdgePunct)) // python.org's
 		kind := classify(core)
 		if kind == thingNone {
 			kept = append(kept, tok)
 			continue
 		}
 		things.has[kind] = true
-		if (kind == thingPath || kind == thingFile) && hasExtension(core) && len(kept) > 0 &&
-			destinationWords[strings.ToLower(strings.TrimFunc(kept[len(kept)-1], isEdgePunct))] {
-			things.destination = true
+		if (kind == thingPath || kind == thingFile) && hasExtension(core) {
+			// "… to notes.md" is where a result goes; "compare old.csv to
+			// new.csv" names two files to read.
+			if !fileBefore && len(kept) > 0 && destinationWords[strings.ToLower(strings.TrimFunc(kept[len(kept)-1], isEdgePunct))] {
+				things.destination = true
+			}
+			fileBefore = true
 		}
 		for w, x := range kindHints(kind, core) {
 			q.hints[w] = max(q.hints[w], x)

@@ -87,6 +87,8 @@ func TestUnderstand(t *testing.T) {
 		{in: "export the chart as chart.png", implied: []string{"write a file"}},
 		{in: "in /docs/contract.docx, change every mention of Acme", notImpled: []string{"write a file"}},
 		{in: "go to /settings and turn on dark mode", notImpled: []string{"write a file"}}, // no file
+		{in: "compare old.csv to new.csv", notImpled: []string{"write a file"}},            // two files to read
+		{in: "diff v1.json to v2.json, then save the changes to notes.md", implied: []string{"write a file"}},
 		{in: "what is on tomorrow", implied: []string{"today's date"}},
 		{in: "flights next Friday", implied: []string{"today's date"}},
 		{in: "下周五的天气", implied: []string{"today's date"}},

@@ -83,7 +83,8 @@ type Result struct {
 	// own words.
 	Implied string
 	// Also names, sorted, the other servers that offer the same tool (same
-	// name and description), which the search lists only once.
+	// name, and the same description or one reworded a little: see
+	// nearDupMinTerms), which the search lists only once.
 	Also []string
 
 	// Why says, with SearchOptions.Explain, what placed the tool: which
@@ -262,9 +263,9 @@ func (ix *index) queryTerms(q query) map[string]float64 {
 			}
 		}
 	}
-	for _, t := range ix.compounds(q.text) {
+	for t, x := range ix.compounds(q.text) {
 		if _, ok := qt[t]; !ok {
-			put(t, 1)
+			put(t, x)
 		}
 	}
 	for _, t := range defaultGlossary().english(q.text) {

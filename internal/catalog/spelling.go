@@ -13,7 +13,8 @@ import (
 // and the query's. Because both sides are folded alike, a rule that also
 // changes a word with no other spelling ("promise" to "promize") costs
 // nothing; only two different words that fold together could, and the
-// rules are narrow enough that such pairs are rare (prise and prize).
+// rules are narrow enough that such pairs are rare (refilled and refiled;
+// excelled and Excel).
 //
 // The rules, each a pattern of the spelling, not a list of words:
 //   - -ise, -isation, -yse → -ize, -ization, -yze (organise, analyse), with

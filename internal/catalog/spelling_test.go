@@ -22,8 +22,12 @@ func TestBritishSpellingStemsAsAmerican(t *testing.T) {
 			t.Errorf("stem(%q) = %q, stem(%q) = %q: want the same", p[0], a, p[1], b)
 		}
 	}
-	// Words whose letters only look like a British ending stay apart.
-	apart := [][2]string{{"hour", "hor"}, {"four", "for"}, {"tour", "tor"}, {"analysis", "analyze"}, {"call", "cal"}, {"fill", "fil"}}
+	// Words whose letters only look like a British ending stay apart: the
+	// rules ask for enough letters before it.
+	apart := [][2]string{
+		{"hours", "hors"}, {"flour", "flor"}, {"yours", "yors"}, {"analysis", "analyze"},
+		{"spelled", "speled"}, {"stalled", "staled"}, {"shells", "shels"},
+	}
 	for _, p := range apart {
 		if a, b := stem(p[0]), stem(p[1]); a == b {
 			t.Errorf("stem(%q) = stem(%q) = %q: want them apart", p[0], p[1], a)
