@@ -1,7 +1,10 @@
 package catalog
 
 import (
+	"context"
+	"fmt"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,4 +60,18 @@ func TestSearchMatchesNamesWrittenAsOneWord(t *testing.T) {
 		{"InfoQ headlines", "get-infoq-news"},
 		{"who is stripe.com registered with", "whois_domain"},
 	})
+}
+
+// TestExplainNamesCompounds: --explain says a name matched the query's
+// words written as one, not "a related word".
+func TestExplainNamesCompounds(t *testing.T) {
+	c := catalogOf(t, &Entry{Server: "trends", Hash: "1", Tools: []*mcp.Tool{{Name: "get-theverge-news", Description: "获取新闻"}}})
+	res, err := c.Search(context.Background(), "headlines from The Verge", SearchOptions{Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%q… (words of the query written as one) in name", stem("theverge"))
+	if len(res.Results) == 0 || !slices.Contains(res.Results[0].Why, want) {
+		t.Fatalf("why = %v; want %q", res.Results, want)
+	}
 }

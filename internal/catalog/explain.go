@@ -43,9 +43,12 @@ func (ix *index) explain(q query, p placedResult, allow *scope) []string {
 		}
 	}
 	written := spelled(q.text)
+	glued := ix.compounds(q.text)
 	for _, t := range order {
 		if w := written[t]; w != "" {
 			why = append(why, fmt.Sprintf("%q in %s", w, strings.Join(where[t], ", ")))
+		} else if _, ok := glued[t]; ok {
+			why = append(why, fmt.Sprintf("%q… (words of the query written as one) in %s", t, strings.Join(where[t], ", ")))
 		} else {
 			// A word of the query's synonyms, or of a need it implies.
 			why = append(why, fmt.Sprintf("%q… (a related word) in %s", t, strings.Join(where[t], ", ")))
