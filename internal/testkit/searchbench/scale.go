@@ -1,6 +1,7 @@
 package searchbench
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -66,7 +67,7 @@ func WithCopies(queries []Query, copies map[Ref][]Ref) []Query {
 func ShortQueries(queries []Query, keep ...string) []Query {
 	var out []Query
 	for _, q := range queries {
-		if len(keep) > 0 && !contains(keep, q.Kind) || len(q.Relevant) == 0 {
+		if len(keep) > 0 && !slices.Contains(keep, q.Kind) || len(q.Relevant) == 0 {
 			continue
 		}
 		fields := strings.Fields(q.Query)
@@ -78,7 +79,7 @@ func ShortQueries(queries []Query, keep ...string) []Query {
 			var ws []string
 			for _, f := range fields {
 				w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-				if w == "" || functionWords[strings.ToLower(w)] || !hasLetter(w) || strings.ContainsAny(w, "/\\") {
+				if w == "" || functionWords[strings.ToLower(w)] || !strings.ContainsFunc(w, unicode.IsLetter) || strings.ContainsAny(w, "/\\") {
 					continue
 				}
 				if ws = append(ws, w); len(ws) == k {
@@ -113,24 +114,6 @@ var functionWords = func() map[string]bool {
 	}
 	return m
 }()
-
-func hasLetter(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // Crowding returns how many results of a query's top 10, on average, are
 // a copy of a tool listed above them (copies as Scale returns them): the
