@@ -543,3 +543,23 @@ func TestMultiRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// Options.Changed runs after the server has handled a change of one of the
+// engine's servers: a lazy server's first call starts it and stores its
+// lists, which serve follows with a release of its binary's pages.
+func TestChangedAfterServerStarts(t *testing.T) {
+	changed := make(chan struct{}, 16)
+	g := newGatewayWith(t, map[string]def{"fx": fixture()}, map[string]any{"toolPrefix": "server"},
+		Options{Changed: func() { changed <- struct{}{} }})
+	cs := g.connect(t, nil)
+	select {
+	case <-changed:
+		t.Fatal("Changed before any server started")
+	default:
+	}
+	res := call(t, cs, "mcp", map[string]any{"tool": "echo", "server": "fx", "args": map[string]any{"text": "hi"}})
+	if res.IsError {
+		t.Fatalf("call: %v", res.Content)
+	}
+	<-changed
+}

@@ -71,6 +71,12 @@ type Options struct {
 	// another replica can send the continuation here
 	// (HTTPOptions.Registry). Default: random.
 	ReplicaID string
+	// Changed, if set, is called after the server has handled a change
+	// of one of the engine's servers (it connected or failed, or its lists
+	// were stored in the catalog), on the engine's goroutine: the work
+	// behind such a change is done once, not for every call, and serve
+	// gives back its binary's pages after it. It must not block.
+	Changed func()
 }
 
 // Server is the MCP server in front of an engine of its own.
@@ -423,6 +429,9 @@ func (s *Server) addProxyTool(ctx context.Context) error {
 // changed reacts to a change of a server's state or lists, from the
 // catalog: it connects nothing.
 func (s *Server) changed(ctx context.Context, ev gateway.Event) {
+	if s.opts.Changed != nil {
+		defer s.opts.Changed()
+	}
 	if s.single != "" {
 		if ev.Server == s.single {
 			if err := s.mirror(ctx, false); err != nil {

@@ -151,7 +151,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	replica := front.NewReplicaID()
 	metrics := front.NewMetrics()
 	calls := switchboard.NewCallLog(0)
-	pages := &quietPages{}
+	pages := newQuietPages()
 	pagesCtx, stopPages := context.WithCancel(ctx)
 	defer stopPages()
 	go pages.run(pagesCtx, pagesQuiet, pagesIdle, func() { _, _ = exepages.Release() })
@@ -159,7 +159,7 @@ func (e *env) serve(ctx context.Context, o serveOptions) error {
 	// go to the servers that accept them (roots: ["client"]); over HTTP
 	// clients share them, and no one client's roots are forwarded
 	// (docs/serve.md, Roots).
-	fopts := &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "", ReplicaID: replica,
+	fopts := &front.Options{Logger: logger, Version: versionString(), Metrics: metrics, ForwardRoots: o.http == "", ReplicaID: replica, Changed: pages.oneOff,
 		Engine: switchboard.Options{Lookup: e.lookupEnv, Logger: logger, Version: versionString(),
 			Supervise: true, Prompt: e.servePrompter(), Telemetry: tracer, Stderr: log.stderr, OnCall: pages.onCall(calls.Add)}}
 	st.engine(&fopts.Engine)

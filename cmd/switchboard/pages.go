@@ -14,8 +14,11 @@ import (
 
 // How serve gives back the pages of its binary (internal/exepages), which
 // count in its RSS: once its start-up is over, before it says it serves
-// (releaseStartupPages), once more after the first quiet pagesQuiet, and
-// again each time it has been idle for pagesIdle after work (quietPages).
+// (releaseStartupPages), once more after the first quiet pagesQuiet, again
+// each time it has been idle for pagesIdle after work, and after each
+// server's one-off work (quietPages.oneOff): a lazy server's start and the
+// catalog's record of its lists run SQLite, the supervisor's start and
+// go-sdk's listing, code that calls never touch again.
 // Start-up does not quite end where
 // serve says it serves: starting the HTTP server and the first
 // collections touch code and function tables that serving does not need
@@ -45,10 +48,24 @@ func releaseStartupPages(logger *slog.Logger) {
 // (or start-up).
 type quietPages struct {
 	work atomic.Uint64
+	kick chan struct{} // oneOff's: a release is due; made by newQuietPages
 
 	// Owned by run.
 	last  uint64
 	clean bool // released since the last work seen
+}
+
+func newQuietPages() *quietPages { return &quietPages{kick: make(chan struct{}, 1)} }
+
+// oneOff notes that one-off work has ended (a server connected, or its
+// lists were stored): run releases the pages at once, or pagesQuiet after
+// its last release if that was sooner, so that a burst of servers starting
+// costs one release, not one each.
+func (q *quietPages) oneOff() {
+	select {
+	case q.kick <- struct{}{}:
+	default: // one is due already
+	}
 }
 
 // saw notes work: a call, a request.
@@ -87,23 +104,38 @@ func (q *quietPages) tick() (release bool) {
 // run calls release each time tick says so, ticking every quiet until
 // the first release (start-up's tail) and every idle after it, until ctx
 // ends: serve is given back its pages idle and after pagesIdle to 2 ×
-// pagesIdle without work. quiet and idle are pagesQuiet and pagesIdle
-// outside tests.
+// pagesIdle without work. It also releases when oneOff asks, at most once
+// every quiet. quiet and idle are pagesQuiet and pagesIdle outside tests.
 func (q *quietPages) run(ctx context.Context, quiet, idle time.Duration, release func()) {
 	q.last = q.work.Load()
 	t := time.NewTimer(quiet)
 	defer t.Stop()
 	every := quiet
+	last := time.Now() // start-up's release came just before
+	var due <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		if q.tick() {
+			if q.tick() {
+				release()
+				last, every = time.Now(), idle
+			}
+			t.Reset(every)
+		case <-q.kick:
+			if wait := quiet - time.Since(last); wait > 0 {
+				if due == nil {
+					due = time.After(wait)
+				}
+				continue
+			}
 			release()
-			every = idle
+			last = time.Now()
+		case <-due:
+			due = nil
+			release()
+			last = time.Now()
 		}
-		t.Reset(every)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -48,4 +49,47 @@ func TestQuietPagesRun(t *testing.T) {
 	<-released // the work's
 	cancel()
 	<-done
+}
+
+// A server's one-off work (oneOff) releases the pages again, even with no
+// work seen and long before the idle release.
+func TestQuietPagesOneOff(t *testing.T) {
+	q := newQuietPages()
+	released := make(chan struct{})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		q.run(ctx, time.Millisecond, time.Hour, func() { released <- struct{}{} })
+	}()
+	<-released // start-up's tail
+	q.oneOff()
+	<-released // the server's start
+	cancel()
+	<-done
+}
+
+// oneOff releases at most once every quiet: kicks that come sooner after
+// the last release wait for its end, so a burst of servers starting costs
+// one release.
+func TestQuietPagesOneOffWaits(t *testing.T) {
+	q := newQuietPages()
+	var n int
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		q.run(ctx, time.Hour, time.Hour, func() { n++ })
+	}()
+	for range 3 {
+		q.oneOff()
+		for len(q.kick) > 0 { // until run has taken it: its handling ends before run looks at ctx again
+			runtime.Gosched()
+		}
+	}
+	cancel()
+	<-done
+	if n != 0 {
+		t.Errorf("%d releases within quiet of start-up's, want 0", n)
+	}
 }
