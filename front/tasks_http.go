@@ -1,7 +1,6 @@
 package front
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -235,25 +234,24 @@ func (w *rewriter) finish() {
 	_, _ = w.ResponseWriter.Write(out)
 }
 
-// events rewrites the data line of the answer in an event stream.
+// events rewrites the data line of the answer in an event stream. Lines
+// end at '\n'; a stream that does not end with one gains it, as the
+// client reads the last line the same way.
 func (w *rewriter) events(stream []byte) []byte {
-	var out bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(stream))
-	sc.Buffer(make([]byte, 0, 64<<10), len(stream)+1)
-	for sc.Scan() {
-		line := sc.Bytes()
+	out := make([]byte, 0, len(stream)+256)
+	for rest := stream; len(rest) > 0; {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
 		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
 			if b, ok := w.rewrite(data); ok {
-				line = append([]byte("data: "), b...)
+				out = append(append(out, "data: "...), b...)
+				out = append(out, '\n')
+				continue
 			}
 		}
-		out.Write(line)
-		out.WriteByte('\n')
+		out = append(append(out, line...), '\n')
 	}
-	if sc.Err() != nil {
-		return stream
-	}
-	return out.Bytes()
+	return out
 }
 
 // rewrite rewrites msg if it is the answer to the request held.

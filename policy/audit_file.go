@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,17 +67,31 @@ func (a *FileAuditor) Write(_ context.Context, r Record) error {
 	}
 	r = prepare(r, a.payloads)
 	r.ID, r.Replica, r.Seq = 0, "", 0
-	line, err := json.Marshal(r)
-	if err != nil {
+	buf := lines.Get().(*bytes.Buffer)
+	defer putLine(buf)
+	// The line as json.Marshal writes it, and its newline (Encode's), in
+	// a buffer of the pool's: a record a call.
+	if err := json.NewEncoder(buf).Encode(&r); err != nil {
 		return fmt.Errorf("writing the audit trail: %w", err)
 	}
-	line = append(line, '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.write(line); err != nil {
+	if err := a.write(buf.Bytes()); err != nil {
 		return fmt.Errorf("writing the audit trail %s: %w", a.path, err)
 	}
 	return nil
+}
+
+// lines holds the buffers Write encodes its records in.
+var lines = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putLine returns buf to the pool, unless a record with large payloads
+// grew it.
+func putLine(buf *bytes.Buffer) {
+	if buf.Cap() <= 64<<10 {
+		buf.Reset()
+		lines.Put(buf)
+	}
 }
 
 // Read reads the records of the file that pass f, oldest first.
