@@ -29,18 +29,25 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
 )
 
+// A try is an extra column: switchboard in a mode ("transparent" or
+// "mcp") with env added to its environment.
+type try struct {
+	mode string
+	env  []string
+}
+
 type options struct {
 	calls    int // calls per subject, one client at a time
 	clients  int // concurrent HTTP clients for throughput
 	load     int // calls per subject at `clients` clients
 	cold     int // cold calls per upstream and side
 	peer     bool
-	sbEnv    []string   // added to the environment of switchboard serve
-	only     []string   // subjects to measure besides direct; nil: all
-	try      [][]string // environments of extra sb-transparent columns
-	before   string     // another checkout of the product, measured too
-	coldOnly bool       // only idle RSS and the cold call
-	startup  bool       // only the start-up of processes that do nothing
+	sbEnv    []string // added to the environment of switchboard serve
+	only     []string // subjects to measure besides direct; nil: all
+	try      []try    // extra columns: a mode with an environment of its own
+	before   string   // another checkout of the product, measured too
+	coldOnly bool     // only idle RSS and the cold call
+	startup  bool     // only the start-up of processes that do nothing
 }
 
 func main() {
@@ -66,14 +73,18 @@ func main() {
 		o.only = strings.Split(v, ",")
 		return nil
 	})
-	flag.Func("try", "add a column: sb-transparent with `KEY=VALUE[,KEY=VALUE]` added to its environment (repeatable), to compare tunables in one run", func(v string) error {
-		kvs := strings.Split(v, ",")
-		for _, kv := range kvs {
+	flag.Func("try", "add a column: sb-transparent with `[mcp:]KEY=VALUE[,KEY=VALUE]` added to its environment (repeatable), to compare tunables in one run; with mcp:, the mcp tool (sb-mcp) instead", func(v string) error {
+		t := try{mode: "transparent"}
+		if rest, ok := strings.CutPrefix(v, "mcp:"); ok {
+			t.mode, v = "mcp", rest
+		}
+		t.env = strings.Split(v, ",")
+		for _, kv := range t.env {
 			if !strings.Contains(kv, "=") {
 				return fmt.Errorf("want KEY=VALUE, got %q", kv)
 			}
 		}
-		o.try = append(o.try, kvs)
+		o.try = append(o.try, t)
 		return nil
 	})
 	flag.BoolVar(&o.startup, "startup", false, "measure only how long a process that does nothing takes to start and exit, by what it links (10 × -cold runs each), switchboard last")
@@ -156,14 +167,20 @@ func run(ctx context.Context, o options) error {
 		subjects = append(subjects, &subject{name: "before-transparent", tool: u.tool, args: argsFor(u, false),
 			start: startSwitchboard(old, dir, "before", u, "none", o.sbEnv)})
 	}
-	for i, env := range o.try {
-		name := "sb+" + strings.Join(env, ",")
-		subjects = append(subjects, &subject{name: name, tool: u.tool, args: argsFor(u, false),
-			start: startSwitchboard(sb, dir, fmt.Sprintf("try%d", i), u, "none", append(slices.Clip(o.sbEnv), env...))})
+	for i, t := range o.try {
+		env := append(slices.Clip(o.sbEnv), t.env...)
+		label := fmt.Sprintf("try%d", i)
+		if t.mode == "mcp" {
+			subjects = append(subjects, &subject{name: "sb-mcp+" + strings.Join(t.env, ","), tool: "mcp", args: argsFor(u, true),
+				start: startSwitchboard(sb, dir, label, u, "server", env)})
+			continue
+		}
+		subjects = append(subjects, &subject{name: "sb+" + strings.Join(t.env, ","), tool: u.tool, args: argsFor(u, false),
+			start: startSwitchboard(sb, dir, label, u, "none", env)})
 	}
 	if o.only != nil {
 		subjects = slices.DeleteFunc(subjects, func(s *subject) bool {
-			return s.name != "direct" && s.name != "before-transparent" && !strings.HasPrefix(s.name, "sb+") && !slices.Contains(o.only, s.name)
+			return s.name != "direct" && s.name != "before-transparent" && !strings.HasPrefix(s.name, "sb+") && !strings.HasPrefix(s.name, "sb-mcp+") && !slices.Contains(o.only, s.name)
 		})
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s, %d cores; latency %d calls, load %d calls at %d clients, %d cold calls\n",
