@@ -34,39 +34,42 @@ func TestQuietPages(t *testing.T) {
 	}
 }
 
-// run releases after start-up's tail, then after work once quiet again.
-func TestQuietPagesRun(t *testing.T) {
-	q := &quietPages{}
-	released := make(chan struct{})
+// runPages runs q with the given ticks until the returned function, which
+// waits for run to return.
+func runPages(t *testing.T, q *quietPages, quiet, idle time.Duration, release func()) (stop func()) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		q.run(ctx, time.Millisecond, time.Millisecond, func() { released <- struct{}{} })
+		q.run(ctx, quiet, idle, release)
 	}()
-	<-released // start-up's tail
-	q.saw()
-	<-released // the work's
-	cancel()
-	<-done
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
-// A server's one-off work (oneOff) releases the pages again, even with no
-// work seen and long before the idle release.
-func TestQuietPagesOneOff(t *testing.T) {
-	q := newQuietPages()
-	released := make(chan struct{})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		q.run(ctx, time.Millisecond, time.Hour, func() { released <- struct{}{} })
-	}()
-	<-released // start-up's tail
-	q.oneOff()
-	<-released // the server's start
-	cancel()
-	<-done
+// run releases after start-up's tail, then again after work once quiet,
+// or after a server's one-off work (oneOff) long before the idle release.
+func TestQuietPagesRun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		idle time.Duration
+		then func(*quietPages)
+	}{
+		{"work, then quiet", time.Millisecond, (*quietPages).saw},
+		{"a server's one-off work", time.Hour, (*quietPages).oneOff},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newQuietPages()
+			released := make(chan struct{})
+			stop := runPages(t, q, time.Millisecond, tc.idle, func() { released <- struct{}{} })
+			<-released // start-up's tail
+			tc.then(q)
+			<-released
+			stop()
+		})
+	}
 }
 
 // oneOff releases at most once every quiet: kicks that come sooner after
@@ -75,20 +78,14 @@ func TestQuietPagesOneOff(t *testing.T) {
 func TestQuietPagesOneOffWaits(t *testing.T) {
 	q := newQuietPages()
 	var n int
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		q.run(ctx, time.Hour, time.Hour, func() { n++ })
-	}()
+	stop := runPages(t, q, time.Hour, time.Hour, func() { n++ })
 	for range 3 {
 		q.oneOff()
 		for len(q.kick) > 0 { // until run has taken it: its handling ends before run looks at ctx again
 			runtime.Gosched()
 		}
 	}
-	cancel()
-	<-done
+	stop()
 	if n != 0 {
 		t.Errorf("%d releases within quiet of start-up's, want 0", n)
 	}
