@@ -111,7 +111,7 @@ func (q *quietPages) run(ctx context.Context, quiet, idle time.Duration, release
 	t := time.NewTimer(quiet)
 	defer t.Stop()
 	every := quiet
-	last := time.Now() // start-up's release came just before
+	last := time.Now() // start-up's release (releaseStartupPages) comes about now
 	var due <-chan time.Time
 	for {
 		select {
