@@ -121,6 +121,7 @@ func (q *quietPages) run(ctx context.Context, quiet, idle time.Duration, release
 			if q.tick() {
 				release()
 				last, every = time.Now(), idle
+				due = nil // this release serves a one-off release waiting too
 			}
 			t.Reset(every)
 		case <-q.kick:
