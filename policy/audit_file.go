@@ -25,21 +25,41 @@ const AuditFile = "audit.jsonl"
 // FileAuditor appends records to the audit trail in a file: JSON lines
 // of mode 0600, rotated when it would grow past its bound (the file before
 // is kept as AuditFile.1, so the trail takes about twice the bound).
-// Several processes may write the same file: each line is one append, and
-// a writer checks every second whether another rotated the file (then it
-// opens the new one) or grew it (which counts toward the bound from then
-// on). The file keeps no ID, Replica or Seq: its lines are in the order
-// they were written, on one machine. Its methods are safe for concurrent
-// use; a nil *FileAuditor records nothing.
+// Several processes may write the same file: each write is one append of
+// whole lines, and a writer checks every second whether another rotated
+// the file (then it opens the new one) or grew it (which counts toward the
+// bound from then on). The file keeps no ID, Replica or Seq: its lines are
+// in the order they were written, on one machine. Its methods are safe for
+// concurrent use; a nil *FileAuditor records nothing.
+//
+// Records written at the same time go to the file together (a group
+// commit): while one batch of lines is being written, the next gathers
+// the lines that come meanwhile, and its first writer writes it after.
+// Write returns once its line is in the file, as before, with the error of
+// its batch; at 50 concurrent calls this saves most of a system call per
+// record.
 type FileAuditor struct {
 	path     string
 	max      int64
 	payloads bool
 
 	mu      sync.Mutex
+	next    *auditBatch // the batch lines join; nil when none is gathering
+	writing bool        // a batch is being written (without mu); the file is its writer's
+	idle    sync.Cond   // on mu: writing became false
+
+	// The file, owned by whoever set writing (or holds mu while nothing
+	// is written: Close).
 	f       *os.File
 	checked time.Time // when the file was last checked to be the one named path
 	size    int64     // its size then, plus what this writer wrote since
+}
+
+// An auditBatch is lines written to the file in one append.
+type auditBatch struct {
+	lines *bytes.Buffer
+	err   error         // set before done is closed
+	done  chan struct{} // closed once the batch was written, or failed
 }
 
 // OpenAudit returns an auditor that writes to path, rotated at maxBytes.
@@ -49,7 +69,9 @@ func OpenAudit(path string, maxBytes int64, payloads bool) *FileAuditor {
 	if maxBytes <= 0 {
 		maxBytes = config.DefaultAuditBytes
 	}
-	return &FileAuditor{path: path, max: maxBytes, payloads: payloads}
+	a := &FileAuditor{path: path, max: maxBytes, payloads: payloads}
+	a.idle.L = &a.mu
+	return a
 }
 
 // Path returns the file's path.
@@ -68,25 +90,44 @@ func (a *FileAuditor) Write(_ context.Context, r Record) error {
 	r = prepare(r, a.payloads)
 	r.ID, r.Replica, r.Seq = 0, "", 0
 	buf := lines.Get().(*bytes.Buffer)
-	defer putLine(buf)
-	// The line as json.Marshal writes it, and its newline (Encode's), in
-	// a buffer of the pool's: a record a call.
+	// The line as json.Marshal writes it, and its newline (Encode's).
 	if err := json.NewEncoder(buf).Encode(&r); err != nil {
+		putLine(buf)
 		return fmt.Errorf("writing the audit trail: %w", err)
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.write(buf.Bytes()); err != nil {
-		return fmt.Errorf("writing the audit trail %s: %w", a.path, err)
+	if b := a.next; b != nil { // join the batch gathering, which its first writer writes
+		b.lines.Write(buf.Bytes())
+		a.mu.Unlock()
+		putLine(buf)
+		<-b.done
+		return b.err
 	}
-	return nil
+	b := &auditBatch{lines: buf, done: make(chan struct{})}
+	a.next = b
+	for a.writing {
+		a.idle.Wait() // the batch before is being written; lines join this one meanwhile
+	}
+	a.next, a.writing = nil, true
+	a.mu.Unlock()
+	b.err = a.write(b.lines.Bytes())
+	if b.err != nil {
+		b.err = fmt.Errorf("writing the audit trail %s: %w", a.path, b.err)
+	}
+	close(b.done)
+	a.mu.Lock()
+	a.writing = false
+	a.idle.Broadcast()
+	a.mu.Unlock()
+	putLine(b.lines)
+	return b.err
 }
 
 // lines holds the buffers Write encodes its records in.
 var lines = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // putLine returns buf to the pool, unless a record with large payloads
-// grew it.
+// (or a large batch) grew it.
 func putLine(buf *bytes.Buffer) {
 	if buf.Cap() <= 64<<10 {
 		buf.Reset()
@@ -171,6 +212,9 @@ func (a *FileAuditor) Close() error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	for a.writing {
+		a.idle.Wait()
+	}
 	if a.f == nil {
 		return nil
 	}

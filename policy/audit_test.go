@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,5 +81,63 @@ func TestAuditConcurrent(t *testing.T) {
 	}
 	if len(recs) == 0 || len(recs) > 400 {
 		t.Errorf("%d records", len(recs))
+	}
+}
+
+// TestAuditGroupCommit: records written at once by many goroutines of one
+// auditor all reach the file, whole and each writer's in its order, and a
+// batch that cannot be written fails every Write whose line it held.
+func TestAuditGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), AuditFile)
+	a := OpenAudit(path, 64<<20, false)
+	const writers, each = 16, 200
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if err := a.Write(t.Context(), Record{Event: EventCall, Server: "s", Tool: fmt.Sprint(w), ArgsBytes: i + 1}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			// Write returned: its line is in the file.
+			recs, _, _ := ReadAudit(path, Filter{})
+			if !slices.ContainsFunc(recs, func(r Record) bool { return r.Tool == fmt.Sprint(w) && r.ArgsBytes == each }) {
+				t.Errorf("writer %d: its last record is not in the file after Write", w)
+			}
+		})
+	}
+	wg.Wait()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, skipped, err := ReadAudit(path, Filter{})
+	if err != nil || skipped != 0 || len(recs) != writers*each {
+		t.Fatalf("read %d records (%d lines broken, %v), want %d", len(recs), skipped, err, writers*each)
+	}
+	last := map[string]int{}
+	for _, r := range recs {
+		if r.ArgsBytes != last[r.Tool]+1 {
+			t.Fatalf("writer %s: record %d after %d", r.Tool, r.ArgsBytes, last[r.Tool])
+		}
+		last[r.Tool] = r.ArgsBytes
+	}
+
+	// A state directory that is a file: nothing can be written.
+	blocker := filepath.Join(t.TempDir(), "state")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := OpenAudit(filepath.Join(blocker, AuditFile), 0, false)
+	defer b.Close()
+	errs := make([]error, writers)
+	for w := range writers {
+		wg.Go(func() { errs[w] = b.Write(t.Context(), Record{Event: EventCall, Server: "s"}) })
+	}
+	wg.Wait()
+	for w, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "writing the audit trail") {
+			t.Errorf("writer %d: %v, want the batch's error", w, err)
+		}
 	}
 }
