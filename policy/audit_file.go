@@ -35,9 +35,8 @@ const AuditFile = "audit.jsonl"
 // Records written at the same time go to the file together (a group
 // commit): while one batch of lines is being written, the next gathers
 // the lines that come meanwhile, and its first writer writes it after.
-// Write returns once its line is in the file, as before, with the error of
-// its batch; at 50 concurrent calls this saves most of a system call per
-// record.
+// Write returns once its line is in the file, with the error of its
+// batch; under concurrent calls the file takes fewer appends than records.
 type FileAuditor struct {
 	path     string
 	max      int64
