@@ -194,7 +194,22 @@ func (s *Server) identify(next mcp.MethodHandler) mcp.MethodHandler {
 		if ex := req.GetExtra(); ex != nil {
 			ctx = withUser(ctx, ex.TokenInfo)
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if method == "initialize" && err == nil && s.ident.Load() != nil && !statelessRequest(ctx) {
+			// The session is its initializer's before the client learns
+			// its id from this answer, so before any request of it can
+			// reach the doors go-sdk does not guard (the tasks'). Binding
+			// it at notifications/initialized alone came too late: go-sdk
+			// answers a notification with 202 before it handles it, and
+			// the client's next request could come first.
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				s.mu.Lock()
+				cs := s.track(ss)
+				s.mu.Unlock()
+				s.bindUser(ctx, ss, cs)
+			}
+		}
+		return res, err
 	}
 }
 

@@ -261,15 +261,8 @@ func (s *Server) initialized(ctx context.Context, req *mcp.InitializedRequest) {
 	if l := s.lane.Load(); l != nil && !l.stateless && !statelessRequest(ctx) {
 		s.laneAdd(l, req.Session)
 	}
-	if s.ident.Load() != nil && !statelessRequest(ctx) {
-		// go-sdk let this request through as the session's user's: the
-		// session is theirs from now on, before any call binds it, for
-		// the doors go-sdk does not guard (the tasks').
-		s.mu.Lock()
-		cs := s.track(req.Session)
-		s.mu.Unlock()
-		s.bindUser(ctx, req.Session, cs)
-	}
+	// Serving with identity, the session is its user's since initialize
+	// (identify).
 }
 
 // laneAdd makes a client session known to the fast lane.

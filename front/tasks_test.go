@@ -363,6 +363,25 @@ func TestIdentityTasks(t *testing.T) {
 	}
 }
 
+// TestIdentityTaskRightAfterInitialize: a session is its initializer's
+// from initialize's answer on. go-sdk answers notifications/initialized
+// with 202 before it handles it, so a client's next request may come
+// first; here the notification is not even sent, and the session's own
+// user may make a task on it while another user still may not.
+func TestIdentityTaskRightAfterInitialize(t *testing.T) {
+	ig := newIdentityGateway(t)
+	alpha := &httpPeer{url: ig.url + "/mcp", token: ig.idp.Token(t, idptest.Alpha, idptest.Password)}
+	alpha.post(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	created := alpha.post(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mcp","arguments":{"tool":"echo","server":"a","args":{"text":"alpha's"}},"task":{}}}`)
+	if res, _ := created["result"].(map[string]any); res["task"] == nil {
+		t.Fatalf("alpha's task right after initialize: %v", created)
+	}
+	beta := &httpPeer{url: alpha.url, session: alpha.session, token: ig.idp.Token(t, idptest.Beta, idptest.Password)}
+	if msg := beta.post(t, `{"jsonrpc":"2.0","id":2,"method":"tasks/list"}`); msg["result"] != nil {
+		t.Errorf("beta's tasks/list on alpha's session: %v; want refused", msg)
+	}
+}
+
 // TestClientTasksBounded: a session that makes task after task keeps at
 // most maxKeptTasks of them, the oldest ended ones going first, and a ttl
 // too large for a duration is the most a task may have, not an overflow
