@@ -39,8 +39,12 @@ const Binary = "/usr/sbin/nginx"
 const nobody = 65534
 
 // Bounds of starting and stopping; a busy 2-core machine needs the slack.
+// A graceful stop waits for the requests nginx is still serving; after
+// quitBound it is made fast (SIGTERM closes them), and after stopBound
+// more nginx is killed.
 const (
 	startBound = 30 * time.Second
+	quitBound  = 5 * time.Second
 	stopBound  = 10 * time.Second
 )
 
@@ -206,8 +210,11 @@ func start(t testing.TB, bin, prefix, addr, text string) (*Server, error) {
 		return nil, fmt.Errorf("nginx did not start on %s: %w\nnginx's output:\n%s\nerror.log:\n%s", addr, err, stderr, s.errorLog())
 	}
 	t.Cleanup(func() {
-		if err := s.stop(); err != nil {
+		fast, err := s.stop()
+		if err != nil {
 			t.Errorf("stopping nginx: %v", err)
+		} else if fast {
+			t.Logf("nginx still served a request %v after SIGQUIT; it stopped at SIGTERM. The end of its error.log:\n%s", quitBound, tail(s.errorLog(), 2000))
 		}
 	})
 	return s, nil
@@ -297,24 +304,40 @@ func (s *Server) waitErr() error {
 	return s.err
 }
 
-// stop asks nginx to finish (SIGQUIT: a graceful shutdown), and kills its
-// process group after stopBound. An error says what was left.
-func (s *Server) stop() error {
+// stop asks nginx to finish (SIGQUIT: a graceful shutdown), then after
+// quitBound to finish at once (SIGTERM: fast, whatever it still serves),
+// and kills its process group after stopBound more. fast says SIGTERM was
+// needed; an error, that nginx had to be killed.
+func (s *Server) stop() (fast bool, err error) {
 	select {
 	case <-s.done:
-		return nil // exited already: Start's error said why
+		return false, nil // exited already: Start's error said why
 	default:
 	}
 	pid := s.cmd.Process.Pid
 	quit(pid)
 	select {
 	case <-s.done:
-		return nil
+		return false, nil
+	case <-time.After(quitBound):
+	}
+	terminate(pid)
+	select {
+	case <-s.done:
+		return true, nil
 	case <-time.After(stopBound):
 	}
 	killGroup(pid)
 	<-s.done
-	return fmt.Errorf("nginx did not stop within %v of SIGQUIT; killed", stopBound)
+	return true, fmt.Errorf("nginx did not stop within %v of SIGQUIT and %v of SIGTERM; killed", quitBound, stopBound)
+}
+
+// tail is the last n bytes of text.
+func tail(text string, n int) string {
+	if len(text) > n {
+		return "…" + text[len(text)-n:]
+	}
+	return text
 }
 
 // ErrorLog returns nginx's error log so far (at level info).

@@ -191,3 +191,42 @@ func (f *fakeT) cleanup() {
 		f.cleanups[i]()
 	}
 }
+
+// TestStopWhileServing: a request nginx still serves when the test ends
+// does not keep it running: the graceful stop turns fast, and nginx is
+// gone when the test's cleanup is over.
+func TestStopWhileServing(t *testing.T) {
+	release := make(chan struct{})
+	reached := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(reached)
+		select { // a stream that does not end while nginx stops
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer backend.Close()
+	defer close(release)
+	conf := strings.ReplaceAll(`
+upstream backend { server BACKEND; }
+server {
+	listen 127.0.0.1:8080;
+	location / { proxy_pass http://backend; proxy_read_timeout 1h; }
+}`, "BACKEND", strings.TrimPrefix(backend.URL, "http://"))
+	var s *Server
+	t.Run("serve", func(t *testing.T) {
+		s = Start(t, conf)
+		go func() {
+			if resp, err := http.Get(s.URL("/stream")); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		<-reached
+	})
+	if s == nil {
+		return
+	}
+	if mcptest.Alive(s.cmd.Process.Pid) {
+		t.Errorf("nginx (pid %d) still runs after its test ended", s.cmd.Process.Pid)
+	}
+}

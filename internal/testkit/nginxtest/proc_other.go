@@ -18,6 +18,8 @@ func quit(pid int) {
 	}
 }
 
+func terminate(pid int) { quit(pid) }
+
 func killGroup(pid int) { quit(pid) }
 
 func hangup(int) {}

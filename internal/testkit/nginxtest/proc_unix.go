@@ -23,6 +23,9 @@ func procAttr() *syscall.SysProcAttr {
 // quit asks nginx's master to finish gracefully.
 func quit(pid int) { _ = syscall.Kill(pid, syscall.SIGQUIT) }
 
+// terminate asks nginx's master to finish at once (a fast shutdown).
+func terminate(pid int) { _ = syscall.Kill(pid, syscall.SIGTERM) }
+
 // killGroup ends nginx's process group: master and workers.
 func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }
 
