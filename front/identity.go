@@ -203,10 +203,7 @@ func (s *Server) identify(next mcp.MethodHandler) mcp.MethodHandler {
 			// answers a notification with 202 before it handles it, and
 			// the client's next request could come first.
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-				s.mu.Lock()
-				cs := s.track(ss)
-				s.mu.Unlock()
-				s.bindUser(ctx, ss, cs)
+				s.trackBound(ctx, ss)
 			}
 		}
 		return res, err
@@ -233,6 +230,15 @@ func clientName(ss *mcp.ServerSession) string {
 		return p.ClientInfo.Name
 	}
 	return ""
+}
+
+// trackBound is track, and bindUser to the user of ctx.
+func (s *Server) trackBound(ctx context.Context, ss *mcp.ServerSession) *clientSession {
+	s.mu.Lock()
+	cs := s.track(ss)
+	s.mu.Unlock()
+	s.bindUser(ctx, ss, cs)
+	return cs
 }
 
 // bindUser makes cs the session of the user of ctx, the first time a

@@ -382,10 +382,7 @@ func (s *Server) session(ctx context.Context, ss *mcp.ServerSession, cancel cont
 		ctx, cancel := context.WithCancel(ctx)
 		return s.newSession(ctx, ss), ctx, cancel
 	}
-	s.mu.Lock()
-	cs := s.track(ss)
-	s.mu.Unlock()
-	s.bindUser(ctx, ss, cs)
+	cs := s.trackBound(ctx, ss)
 	if cancel != nil {
 		stop := context.AfterFunc(cs.ctx, cancel)
 		return cs.es, ctx, func() { stop() }
