@@ -60,7 +60,7 @@ func (ix *index) compounds(text string) map[string]float64 {
 			}
 		}
 		prev = [2]string{prev[1], w}
-		if r, _ := utf8.DecodeLastRuneInString(tok); isSentenceEnd(r) || r == ',' || r == ';' || r == ':' {
+		if r, _ := utf8.DecodeLastRuneInString(tok); isClauseEnd(r) {
 			prev = [2]string{}
 		}
 	}

@@ -65,7 +65,7 @@ func understand(raw string) query {
 			fileBefore = false
 		}
 		r, _ := utf8.DecodeLastRuneInString(tok)
-		ended = isSentenceEnd(r) || strings.ContainsRune(",;:", r)
+		ended = isClauseEnd(r)
 		core := trimPossessive(strings.TrimFunc(tok, isEdgePunct)) // python.org's
 		kind := classify(core)
 		if kind == thingNone {
@@ -106,6 +106,10 @@ func isEdgePunct(r rune) bool {
 }
 
 func isSentenceEnd(r rune) bool { return strings.ContainsRune(".!?。！？", r) }
+
+// isClauseEnd reports whether a word ending in r ends a clause: a
+// sentence's end, or a comma, semicolon or colon.
+func isClauseEnd(r rune) bool { return isSentenceEnd(r) || strings.ContainsRune(",;:", r) }
 
 // thing kinds.
 type thingKind int
