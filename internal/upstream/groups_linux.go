@@ -214,7 +214,8 @@ func sweepFile(path string) []int {
 			ended = append(ended, pgid)
 		}
 	}
-	ended = append(ended, killMarked(mark)...)
+	// A dead pool's window is unknown: every process is looked at.
+	ended = append(ended, killMarked(mark, pidWindow{})...)
 	_ = os.Remove(path)
 	return ended
 }

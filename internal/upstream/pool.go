@@ -211,6 +211,7 @@ type Pool struct {
 	ownHTTP *http.Transport // closed by Close when we made it
 	groups  *groupLog       // the process groups of our stdio children
 	mark    string          // in every stdio child's environment (escape_linux.go); "" for none
+	since   pidWindow       // where Close looks for the mark
 	roots   rootsState
 	users   userServers // per-user connections (peruser.go)
 
@@ -234,7 +235,7 @@ func New(servers []*config.Server, opts *Options) *Pool {
 	p.fillDefaults()
 	sweepGroups(p.opts.GroupDir, p.log)
 	if !p.opts.Supervise {
-		p.mark = newMark()
+		p.mark, p.since = newMark(), openPidWindow()
 	}
 	p.groups = newGroupLog(p.opts.GroupDir, p.mark, p.log)
 	p.roots.client = cloneRoots(p.opts.Roots)
@@ -355,7 +356,7 @@ func (p *Pool) Close() error {
 		p.bg.Stop()
 		p.closeServers()
 		p.bg.Wait()
-		if killed := killMarked(p.mark); len(killed) > 0 {
+		if killed := killMarked(p.mark, p.since); len(killed) > 0 {
 			p.log.Info("ended processes that stdio servers started outside their process groups", "pids", killed)
 		}
 		p.groups.close()
