@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
 
 	"github.com/switchboard-mcp/switchboard/internal/catalog"
@@ -137,7 +138,14 @@ func sameLists(a, b *catalog.Entry) bool {
 		jsonEqual(a.ResourceTemplates, b.ResourceTemplates) && jsonEqual(a.Prompts, b.Prompts)
 }
 
+// jsonEqual reports whether a and b are written as the same JSON. Values
+// equal field by field are (json.Marshal is a function of the value):
+// that is checked first, because it needs no encoder, which a process
+// that has just started would build for the lists' types just for this.
 func jsonEqual(a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
 	ja, erra := json.Marshal(a)
 	jb, errb := json.Marshal(b)
 	return erra == nil && errb == nil && string(ja) == string(jb)

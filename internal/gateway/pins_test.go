@@ -194,3 +194,36 @@ func TestPinStrictAndOff(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONEqual holds jsonEqual, which judges whether a connection's tools
+// are the catalog's, to json.Marshal's verdict: its field-by-field check
+// only answers yes for values json.Marshal writes alike, and values that
+// differ in Go but not in JSON are still equal.
+func TestJSONEqual(t *testing.T) {
+	tool := func(schema any) []*mcp.Tool {
+		return []*mcp.Tool{{Name: "echo", InputSchema: schema}}
+	}
+	for _, c := range []struct {
+		name string
+		a, b any
+		want bool
+	}{
+		{"the same", tool(map[string]any{"type": "object"}), tool(map[string]any{"type": "object"}), true},
+		{"a schema differs", tool(map[string]any{"type": "object"}), tool(map[string]any{"type": "string"}), false},
+		{"a name differs", []*mcp.Tool{{Name: "a"}}, []*mcp.Tool{{Name: "b"}}, false},
+		{"Go differs, JSON not", tool(map[string]any{"n": 1.0}), tool(map[string]any{"n": json.Number("1")}), true},
+		{"raw and decoded", tool(json.RawMessage(`{"type":"object"}`)), tool(map[string]any{"type": "object"}), true},
+		{"nil and empty", []*mcp.Tool(nil), []*mcp.Tool{}, false}, // null against []
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ja, _ := json.Marshal(c.a)
+			jb, _ := json.Marshal(c.b)
+			if marshal := string(ja) == string(jb); marshal != c.want {
+				t.Fatalf("the case is wrong: json.Marshal says %v (%s, %s)", marshal, ja, jb)
+			}
+			if got := jsonEqual(c.a, c.b); got != c.want {
+				t.Fatalf("jsonEqual = %v; want %v (%s, %s)", got, c.want, ja, jb)
+			}
+		})
+	}
+}
