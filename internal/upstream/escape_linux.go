@@ -96,31 +96,44 @@ func (w pidWindow) span(now int, elapsed time.Duration) (first, to int, ok bool)
 	return first, now, true
 }
 
-// pids calls f with every pid of the window, or reports false when the
-// window cannot be trusted (f is then not called).
-func (w pidWindow) pids(f func(pid int)) bool {
+// current returns the window as it stands: the pids allocated since it
+// opened (see span), and whether it can be trusted.
+func (w pidWindow) current() (first, to int, ok bool) {
 	now, ok := readProcInt("/proc/sys/kernel/ns_last_pid")
 	if !ok {
-		return false
+		return 0, 0, false
 	}
-	first, to, ok := w.span(now, time.Since(w.since))
-	if !ok {
-		return false
-	}
-	if first == 0 {
-		return true
-	}
-	if first > to { // the pids wrapped
-		for pid := first; pid < w.max; pid++ {
-			f(pid)
-		}
-		first = 1
-	}
-	for pid := first; pid <= to; pid++ {
-		f(pid)
-	}
-	return true
+	return w.span(now, time.Since(w.since))
 }
+
+// width is the number of pids from first to to, wrapping at max.
+func (w pidWindow) width(first, to int) int {
+	switch {
+	case first == 0:
+		return 0
+	case first <= to:
+		return to - first + 1
+	default:
+		return w.max - first + to
+	}
+}
+
+// holds reports whether pid is from first to to, wrapping at max.
+func holds(first, to, pid int) bool {
+	if first == 0 {
+		return false
+	}
+	if first <= to {
+		return first <= pid && pid <= to
+	}
+	return pid >= first || pid <= to
+}
+
+// maxWindowPids is the widest window whose pids marked tries one by one;
+// a wider one is filtered from /proc's listing instead, which a busy
+// machine's pid_max of millions would otherwise outgrow. A variable for
+// the tests.
+var maxWindowPids = 4096
 
 func readProcInt(path string) (int, bool) {
 	var buf [32]byte
@@ -169,11 +182,21 @@ func killMarked(mark string, w pidWindow) []int {
 // when w cannot be trusted.
 func marked(mark string, w pidWindow) []int {
 	m := markReader{want: []byte(markEnv + "=" + mark + "\x00"), self: os.Getpid()}
-	if w.pids(func(pid int) {
-		if m.carries(pid) && m.isProcess(pid) {
-			m.found = append(m.found, pid)
+	first, to, trusted := w.current()
+	if trusted && w.width(first, to) <= maxWindowPids {
+		// One by one: what was allocated since holds threads too, whose
+		// environment is their process's.
+		for pid := first; first != 0; pid++ {
+			if pid == w.max {
+				pid = 1
+			}
+			if m.carries(pid) && m.isProcess(pid) {
+				m.found = append(m.found, pid)
+			}
+			if pid == to {
+				break
+			}
 		}
-	}) {
 		return m.found
 	}
 	d, err := os.Open("/proc")
@@ -182,9 +205,13 @@ func marked(mark string, w pidWindow) []int {
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	for _, name := range names {
-		if pid, err := strconv.Atoi(name); err == nil && m.carries(pid) {
-			m.found = append(m.found, pid) // /proc lists processes, not threads
+	for _, name := range names { // processes, not threads
+		pid, err := strconv.Atoi(name)
+		if err != nil || trusted && !holds(first, to, pid) {
+			continue
+		}
+		if m.carries(pid) {
+			m.found = append(m.found, pid)
 		}
 	}
 	return m.found

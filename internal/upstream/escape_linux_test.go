@@ -42,6 +42,32 @@ func TestPidWindowSpan(t *testing.T) {
 	}
 }
 
+func TestPidWindowHolds(t *testing.T) {
+	w := pidWindow{last: 1000, max: 32768}
+	for _, c := range []struct {
+		first, to, width int
+		in, out          []int
+	}{
+		{0, 0, 0, nil, []int{0, 1, 1000, 32767}},                                      // nothing allocated
+		{1001, 1042, 42, []int{1001, 1020, 1042}, []int{1000, 1043, 1}},               // in turn
+		{1001, 310, 32767 - 1000 + 310, []int{1001, 32767, 1, 310}, []int{311, 1000}}, // wrapped
+	} {
+		if got := w.width(c.first, c.to); got != c.width {
+			t.Errorf("width(%d, %d) = %d; want %d", c.first, c.to, got, c.width)
+		}
+		for _, pid := range c.in {
+			if !holds(c.first, c.to, pid) {
+				t.Errorf("holds(%d, %d, %d) = false", c.first, c.to, pid)
+			}
+		}
+		for _, pid := range c.out {
+			if holds(c.first, c.to, pid) {
+				t.Errorf("holds(%d, %d, %d) = true", c.first, c.to, pid)
+			}
+		}
+	}
+}
+
 // TestMarkedWindow starts two processes that carry a mark, one before the
 // window opens and one after, as a pool's mark is made before its first
 // server starts. The window's scan finds the second by reading only the
@@ -56,10 +82,16 @@ func TestMarkedWindow(t *testing.T) {
 		t.Fatal("no pid window on this Linux: /proc/sys/kernel/ns_last_pid or pid_max unreadable, or /proc of another namespace")
 	}
 	after := startMarked(t, mark) // a Go program: several threads
+	// The lap bound is TestPidWindowSpan's; here the window is taken as
+	// just opened, however long the fixture took to start on a busy machine.
+	fresh := func(w pidWindow) pidWindow {
+		w.since = time.Now()
+		return w
+	}
 
 	// Had the scan read every process, it would have found the first
 	// too: a pool's own mark cannot be in it.
-	if found := marked(mark, w); !slices.Equal(found, []int{after}) {
+	if found := marked(mark, fresh(w)); !slices.Equal(found, []int{after}) {
 		t.Fatalf("the window's scan found %v; want [%d], not the process started before the window, %d", found, after, before)
 	}
 
@@ -72,7 +104,16 @@ func TestMarkedWindow(t *testing.T) {
 		t.Fatalf("a stale window's scan found %v; want %v", found, want)
 	}
 
-	if killed := killMarked(mark, w); !slices.Equal(killed, []int{after}) {
+	// A window wider than marked tries pid by pid is read from /proc's
+	// listing, and still only within it.
+	defer func(n int) { maxWindowPids = n }(maxWindowPids)
+	maxWindowPids = 1
+	if found := marked(mark, fresh(w)); !slices.Equal(found, []int{after}) {
+		t.Fatalf("the window's scan through /proc's listing found %v; want [%d], not %d", found, after, before)
+	}
+	maxWindowPids = 4096
+
+	if killed := killMarked(mark, fresh(w)); !slices.Equal(killed, []int{after}) {
 		t.Fatalf("killMarked killed %v; want [%d]", killed, after)
 	}
 }
