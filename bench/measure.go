@@ -23,6 +23,7 @@ type warm struct {
 	p50, p99 []time.Duration // one client at a time
 	perSec   []float64       // at o.clients clients
 	cpu      []time.Duration // CPU of the serving process per call, at o.clients clients
+	kidsCPU  []time.Duration // CPU of its descendants (the upstream server) per call, likewise
 	idleKB   []int           // RSS after start-up, before any session
 	peakKB   []int           // peak RSS (VmHWM) after the load
 	idleAnon []int           // RssAnon idle: the heap and stacks, not the binary's pages
@@ -37,7 +38,7 @@ type warm struct {
 func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject) (*warm, error) {
 	n := len(subjects)
 	w := &warm{p50: make([]time.Duration, n), p99: make([]time.Duration, n), perSec: make([]float64, n),
-		cpu: make([]time.Duration, n), idleKB: make([]int, n), peakKB: make([]int, n),
+		cpu: make([]time.Duration, n), kidsCPU: make([]time.Duration, n), idleKB: make([]int, n), peakKB: make([]int, n),
 		idleAnon: make([]int, n), anonKB: make([]int, n), fileKB: make([]int, n), kidsKB: make([]int, n)}
 	runs := make([]*running, n)
 	defer func() {
@@ -79,7 +80,7 @@ func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject
 		}
 	}
 	fmt.Fprintln(os.Stderr, "bench: latency, one client")
-	lat, _, _, err := interleave(ctx, subjects, runs, one, o.calls, 50)
+	lat, _, _, _, err := interleave(ctx, subjects, runs, one, o.calls, 50)
 	if err != nil {
 		return nil, err
 	}
@@ -104,13 +105,14 @@ func measureWarm(ctx context.Context, o options, u upstream, subjects []*subject
 		}
 	}
 	fmt.Fprintf(os.Stderr, "bench: throughput, %d clients\n", o.clients)
-	_, took, cpu, err := interleave(ctx, subjects, runs, many, o.load, max(1000, 20*o.clients))
+	_, took, cpu, kidsCPU, err := interleave(ctx, subjects, runs, many, o.load, max(1000, 20*o.clients))
 	if err != nil {
 		return nil, err
 	}
 	for i, r := range runs {
 		w.perSec[i] = float64(o.load) / took[i].Seconds()
 		w.cpu[i] = cpu[i] / time.Duration(o.load)
+		w.kidsCPU[i] = kidsCPU[i] / time.Duration(o.load)
 		if r != nil {
 			w.peakKB[i] = rssKB(r.cmd.Process.Pid, "VmHWM")
 			w.anonKB[i] = rssKB(r.cmd.Process.Pid, "RssAnon")
@@ -151,32 +153,46 @@ func warmUp(ctx context.Context, cs *mcp.ClientSession, s *subject, calls int) e
 
 // interleave makes total calls through each subject's sessions (one
 // goroutine each), in bursts of burst calls taken in turn, rotating who goes
-// first. It returns each subject's latencies, time taken and CPU used by its
-// serving process.
-func interleave(ctx context.Context, subjects []*subject, runs []*running, sessions [][]*mcp.ClientSession, total, burst int) ([][]time.Duration, []time.Duration, []time.Duration, error) {
+// first. It returns each subject's latencies, time taken, and CPU used by
+// its serving process and by that process's descendants (the upstream
+// server, and switchboard's supervisor).
+func interleave(ctx context.Context, subjects []*subject, runs []*running, sessions [][]*mcp.ClientSession, total, burst int) (lat [][]time.Duration, took, cpu, kidsCPU []time.Duration, err error) {
 	n := len(subjects)
-	lat := make([][]time.Duration, n)
-	took := make([]time.Duration, n)
-	cpu := make([]time.Duration, n)
+	lat = make([][]time.Duration, n)
+	took = make([]time.Duration, n)
+	cpu = make([]time.Duration, n)
+	kidsCPU = make([]time.Duration, n)
 	for done := 0; done < total; done += burst {
 		calls := min(burst, total-done)
 		for k := range n {
 			i := (k + done/burst) % n
-			var c0 time.Duration
+			var c0, k0 time.Duration
+			var kids []int
 			if runs[i] != nil {
-				c0 = cpuTime(runs[i].cmd.Process.Pid)
+				kids = descendants(runs[i].cmd.Process.Pid)
+				c0, k0 = cpuTime(runs[i].cmd.Process.Pid), cpuTimes(kids)
 			}
 			l, d, err := burstCalls(ctx, subjects[i], sessions[i], calls)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, nil, nil, err
 			}
 			if runs[i] != nil {
 				cpu[i] += cpuTime(runs[i].cmd.Process.Pid) - c0
+				kidsCPU[i] += cpuTimes(kids) - k0
 			}
 			lat[i], took[i] = append(lat[i], l...), took[i]+d
 		}
 	}
-	return lat, took, cpu, nil
+	return lat, took, cpu, kidsCPU, nil
+}
+
+// cpuTimes sums the CPU time of the processes pids.
+func cpuTimes(pids []int) time.Duration {
+	var t time.Duration
+	for _, pid := range pids {
+		t += cpuTime(pid)
+	}
+	return t
 }
 
 // burstCalls makes calls calls spread over the sessions, one goroutine per

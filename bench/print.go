@@ -70,6 +70,12 @@ func printWarm(out io.Writer, subjects []*subject, w *warm, o options) {
 	}
 	idle := func(i int) float64 { return float64(w.idleKB[i]) }
 	peak := func(i int) float64 { return float64(w.peakKB[i]) }
+	row(fmt.Sprintf("CPU of its children per call, %d clients (µs)", o.clients), func(i int) string {
+		if w.kidsCPU[i] == 0 {
+			return "–"
+		}
+		return µs(w.kidsCPU[i])
+	})
 	row("RSS idle (MB)", mb(w.idleKB))
 	ratio("relay", idle, relay)
 	ratio("mcp-proxy", idle, peer)

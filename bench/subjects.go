@@ -288,9 +288,19 @@ func rssKB(pid int, field string) int {
 // server and, for switchboard, its supervisor), in kB; 0 where there is no
 // /proc.
 func descendantsKB(pid int) int {
+	kb := 0
+	for _, d := range descendants(pid) {
+		kb += rssKB(d, "VmRSS")
+	}
+	return kb
+}
+
+// descendants returns pid's descendants, from /proc; none where there is
+// no /proc.
+func descendants(pid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
 	children := map[int][]int{}
 	for _, e := range entries {
@@ -310,10 +320,10 @@ func descendantsKB(pid int) int {
 			}
 		}
 	}
-	kb := 0
+	var out []int
 	for todo := children[pid]; len(todo) > 0; todo = todo[1:] {
-		kb += rssKB(todo[0], "VmRSS")
+		out = append(out, todo[0])
 		todo = append(todo, children[todo[0]]...)
 	}
-	return kb
+	return out
 }
