@@ -446,24 +446,19 @@ func (e *Engine) livePins(ctx context.Context, server string) (*pinState, error)
 			return st, nil // the usual case: a lock and two map lookups
 		}
 	}
+	// What the pins say of the catalog's entry is judged first: for a
+	// server that is starting, while it starts, not once it is listed.
+	st := e.pinned(ctx, server)
 	live, err := e.pool.Tools(ctx, server)
 	if err != nil {
 		return nil, err
 	}
-	st := e.pinned(ctx, server)
-	if st != nil && sameSlice(st.ent.Tools, live) {
+	if st := e.judgedFor(ctx, st, live); st != nil {
 		return st, nil
 	}
-	if st != nil && jsonEqual(st.ent.Tools, live) {
-		// A new connection that offers the very definitions the catalog
-		// holds, as a new process finds them: the pins' judgment of the
-		// catalog's entry is the judgment of the connection's tools, and
-		// there is nothing to list or store. The entry in memory takes
-		// the connection's list, so that later calls find it at once.
-		cp := *st.ent
-		cp.Tools = live
-		e.memo.put(&cp)
-		return e.reconcile(ctx, &cp), nil
+	// The listing may have refreshed the catalog's entry meanwhile.
+	if st := e.judgedFor(ctx, e.pinned(ctx, server), live); st != nil {
+		return st, nil
 	}
 	ent, err := e.fetch(ctx, server, false)
 	if err != nil {
@@ -473,6 +468,47 @@ func (e *Engine) livePins(ctx context.Context, server string) (*pinState, error)
 		e.log.Warn("writing the catalog", "server", server, "err", err)
 	}
 	return e.reconcile(ctx, ent), nil
+}
+
+// judgedFor returns what the pins said of st's entry as the judgment of
+// live, a connection's tools, when the two are the same definitions; nil
+// when they are not (or st is nil). A new connection that offers the very
+// definitions the catalog holds, as a new process finds them, is judged
+// as the catalog's entry was: there is nothing to list or store. The
+// entry in memory takes the connection's list, so that later calls find
+// it at once.
+func (e *Engine) judgedFor(ctx context.Context, st *pinState, live []*mcp.Tool) *pinState {
+	switch {
+	case st == nil:
+		return nil
+	case sameSlice(st.ent.Tools, live):
+		return st
+	case !jsonEqual(st.ent.Tools, live):
+		return nil
+	}
+	cp := *st.ent
+	cp.Tools = live
+	e.memo.put(&cp)
+	return e.carry(ctx, st, &cp)
+}
+
+// carry moves what the pins said of st's entry to ent, an entry whose
+// tools are written as st's are: the same definitions, the same hashes,
+// the same judgment, without hashing them and reading the pins again.
+// Not while a tool is quarantined or the pins could not be read: then
+// they are read again each time (reconcile), as another process may have
+// changed them.
+func (e *Engine) carry(ctx context.Context, st *pinState, ent *catalog.Entry) *pinState {
+	if len(st.q) > 0 || st.err != nil {
+		return e.reconcile(ctx, ent)
+	}
+	next := &pinState{ent: ent, defs: st.defs, shown: ent.Tools}
+	e.pol.mu.Lock()
+	if e.pol.pinStates[ent.Server] == st { // else another judgment came meanwhile: it stands
+		e.pol.pinStates[ent.Server] = next
+	}
+	e.pol.mu.Unlock()
+	return next
 }
 
 // sameSlice reports whether two lists of tools are one: the list of one
