@@ -161,9 +161,15 @@ func (e *Engine) reconcile(ctx context.Context, ent *catalog.Entry) *pinState {
 	if st != nil && st.ent == ent && len(st.q) == 0 {
 		return st
 	}
+	return e.judge(ctx, ent, st.defsFor(ent))
+}
+
+// judge compares ent's tools, whose definitions are defs, with their pins
+// as they are now, and keeps the judgment as the server's.
+func (e *Engine) judge(ctx context.Context, ent *catalog.Entry, defs []pinning.Def) *pinState {
 	next := &pinState{ent: ent, shown: ent.Tools}
 	if def, ok := e.cfg.Server(ent.Server); ok && e.cfg.PinModeOf(def) != config.PinOff {
-		next.defs = st.defsFor(ent)
+		next.defs = defs
 		next.q, next.err = e.comparePins(ctx, ent.Server, next.defs, e.cfg.PinModeOf(def))
 		next.shown = shownTools(ent.Tools, next.q)
 	}
@@ -446,8 +452,9 @@ func (e *Engine) livePins(ctx context.Context, server string) (*pinState, error)
 			return st, nil // the usual case: a lock and two map lookups
 		}
 	}
-	// What the pins say of the catalog's entry is judged first: for a
-	// server that is starting, while it starts, not once it is listed.
+	// The catalog's entry is judged first (its definitions hashed, which
+	// is the most of it): for a server that is starting, while it starts,
+	// not once it is listed.
 	st := e.pinned(ctx, server)
 	live, err := e.pool.Tools(ctx, server)
 	if err != nil {
@@ -470,13 +477,13 @@ func (e *Engine) livePins(ctx context.Context, server string) (*pinState, error)
 	return e.reconcile(ctx, ent), nil
 }
 
-// judgedFor returns what the pins said of st's entry as the judgment of
-// live, a connection's tools, when the two are the same definitions; nil
-// when they are not (or st is nil). A new connection that offers the very
-// definitions the catalog holds, as a new process finds them, is judged
-// as the catalog's entry was: there is nothing to list or store. The
-// entry in memory takes the connection's list, so that later calls find
-// it at once.
+// judgedFor returns the pins' judgment of live, a connection's tools,
+// when they are the definitions of st's entry; nil when they are not (or
+// st is nil). A new connection that offers the very definitions the
+// catalog holds, as a new process finds them, needs nothing listed or
+// stored, and its definitions were hashed for the entry: only the pins
+// are read again. The entry in memory takes the connection's list, so
+// that later calls find it at once.
 func (e *Engine) judgedFor(ctx context.Context, st *pinState, live []*mcp.Tool) *pinState {
 	switch {
 	case st == nil:
@@ -492,23 +499,15 @@ func (e *Engine) judgedFor(ctx context.Context, st *pinState, live []*mcp.Tool) 
 	return e.carry(ctx, st, &cp)
 }
 
-// carry moves what the pins said of st's entry to ent, an entry whose
-// tools are written as st's are: the same definitions, the same hashes,
-// the same judgment, without hashing them and reading the pins again.
-// Not while a tool is quarantined or the pins could not be read: then
-// they are read again each time (reconcile), as another process may have
-// changed them.
+// carry judges ent, an entry whose tools are written as st's entry's
+// are, by the pins as they are now (another process may have changed
+// them since st was judged, however long ago), with st's definitions:
+// the same JSON, the same hashes, which need not be computed again.
 func (e *Engine) carry(ctx context.Context, st *pinState, ent *catalog.Entry) *pinState {
-	if len(st.q) > 0 || st.err != nil {
+	if st.defs == nil {
 		return e.reconcile(ctx, ent)
 	}
-	next := &pinState{ent: ent, defs: st.defs, shown: ent.Tools}
-	e.pol.mu.Lock()
-	if e.pol.pinStates[ent.Server] == st { // else another judgment came meanwhile: it stands
-		e.pol.pinStates[ent.Server] = next
-	}
-	e.pol.mu.Unlock()
-	return next
+	return e.judge(ctx, ent, st.defs)
 }
 
 // sameSlice reports whether two lists of tools are one: the list of one

@@ -456,61 +456,81 @@ func rugPull(t *testing.T, home string, srv *shifty, servers map[string]def, bet
 }
 
 // TestPinJudgmentCarried: a new connection whose tools are the catalog
-// entry's definitions takes the entry's judgment without hashing and
-// reading the pins again (judgedFor), but not while a tool is
-// quarantined: a quarantine is judged anew, so that an approval another
-// process made while the connection was being listed counts, and a rug
-// pull that nobody approved stays quarantined.
+// entry's definitions is judged with the entry's hashes, not hashed again
+// (judgedFor), but by the pins as they are now: an approval another
+// process made since the entry was judged counts, whichever way it goes.
 func TestPinJudgmentCarried(t *testing.T) {
 	ctx := t.Context()
-	home := t.TempDir()
-	srv := newShifty(t)
-	servers := map[string]def{"s": srv.def()}
-	e2 := rugPull(t, home, srv, servers, nil)
-	if r := handle(t, e2, `{"tool": "save_note", "server": "s", "args": {"note": "x"}}`); !r.IsError {
-		t.Fatalf("call after the rug pull: %q; want refused", r.Text)
-	}
-	st := e2.pinned(ctx, "s")
-	if st == nil || st.quarantine(hostile.NoteTool) == nil {
-		t.Fatalf("pin state %+v; want save_note quarantined", st)
-	}
-	// Nobody approved: the quarantine holds for a new connection too.
-	if next := e2.judgedFor(ctx, st, copyTools(t, st.ent.Tools)); next == nil || next.quarantine(hostile.NoteTool) == nil {
-		t.Fatalf("a new connection's judgment %+v; want save_note still quarantined", next)
-	}
+	t.Run("quarantined, then approved elsewhere", func(t *testing.T) {
+		home := t.TempDir()
+		srv := newShifty(t)
+		servers := map[string]def{"s": srv.def()}
+		e2 := rugPull(t, home, srv, servers, nil)
+		if r := handle(t, e2, `{"tool": "save_note", "server": "s", "args": {"note": "x"}}`); !r.IsError {
+			t.Fatalf("call after the rug pull: %q; want refused", r.Text)
+		}
+		st := e2.pinned(ctx, "s")
+		if st == nil || st.quarantine(hostile.NoteTool) == nil {
+			t.Fatalf("pin state %+v; want save_note quarantined", st)
+		}
+		// Nobody approved: the quarantine holds for a new connection too.
+		if next := e2.judgedFor(ctx, st, copyTools(t, st.ent.Tools)); next == nil || next.quarantine(hostile.NoteTool) == nil {
+			t.Fatalf("a new connection's judgment %+v; want save_note still quarantined", next)
+		}
+		st = e2.pinned(ctx, "s")
 
-	e3 := engineIn(t, home, servers, nil, nil)
-	if _, err := e3.Approve(ctx, "s", hostile.NoteTool); err != nil {
-		t.Fatal(err)
-	}
-	e3.Close()
-	live := copyTools(t, st.ent.Tools)
-	next := e2.judgedFor(ctx, st, live)
-	if next == nil || next.quarantine(hostile.NoteTool) != nil {
-		t.Fatalf("a new connection's judgment after another process approved: %+v; want nothing quarantined", next)
-	}
-	if !sameSlice(next.ent.Tools, live) {
-		t.Error("the entry in memory did not take the connection's list")
-	}
-
-	// Nothing quarantined: the judgment is carried, its hashes with it.
-	live = copyTools(t, live)
-	carried := e2.judgedFor(ctx, next, live)
-	if carried == nil || carried.quarantine(hostile.NoteTool) != nil || !sameSlice(carried.ent.Tools, live) || !sameSlice(carried.shown, live) {
-		t.Fatalf("carried judgment %+v; want the connection's tools, nothing quarantined", carried)
-	}
-	if len(carried.defs) == 0 || &carried.defs[0] != &next.defs[0] {
-		t.Error("the definitions were hashed again")
-	}
-	if got := e2.pinned(ctx, "s"); got != carried {
-		t.Error("the engine does not keep the carried judgment")
-	}
-	// Tools that differ are not judged by the entry's pins at all.
-	changed := copyTools(t, live)
-	changed[0].Description += " More."
-	if e2.judgedFor(ctx, carried, changed) != nil {
-		t.Error("a connection whose tools differ took the entry's judgment")
-	}
+		e3 := engineIn(t, home, servers, nil, nil)
+		if _, err := e3.Approve(ctx, "s", hostile.NoteTool); err != nil {
+			t.Fatal(err)
+		}
+		e3.Close()
+		live := copyTools(t, st.ent.Tools)
+		next := e2.judgedFor(ctx, st, live)
+		if next == nil || next.quarantine(hostile.NoteTool) != nil {
+			t.Fatalf("a new connection's judgment after another process approved: %+v; want nothing quarantined", next)
+		}
+		if !sameSlice(next.ent.Tools, live) || !sameSlice(next.shown, live) {
+			t.Error("the entry in memory did not take the connection's list")
+		}
+		if len(next.defs) == 0 || &next.defs[0] != &st.defs[0] {
+			t.Error("the definitions were hashed again")
+		}
+		if got := e2.pinned(ctx, "s"); got != next {
+			t.Error("the engine does not keep the new judgment")
+		}
+		// Tools that differ are not judged by the entry's hashes at all.
+		changed := copyTools(t, live)
+		changed[0].Description += " More."
+		if e2.judgedFor(ctx, next, changed) != nil {
+			t.Error("a connection whose tools differ took the entry's judgment")
+		}
+	})
+	t.Run("accepted, then another definition approved elsewhere", func(t *testing.T) {
+		// The engine judged save_note as first offered, nothing
+		// quarantined. Another process then sees the rug pull and the
+		// user approves the new definition there; the server goes back
+		// to the first. That is a change from what the pins now hold.
+		home := t.TempDir()
+		srv := newShifty(t)
+		servers := map[string]def{"s": srv.def()}
+		srv.set(hostile.Note())
+		e2 := engineIn(t, home, servers, nil, nil)
+		must(t, e2, `{"server": "s"}`)
+		st := e2.pinned(ctx, "s")
+		if st == nil || st.quarantine(hostile.NoteTool) != nil {
+			t.Fatalf("pin state %+v; want nothing quarantined", st)
+		}
+		srv.set(hostile.NotePulled())
+		e3 := engineIn(t, home, servers, nil, nil)
+		relist(t, e3)
+		if _, err := e3.Approve(ctx, "s", hostile.NoteTool); err != nil {
+			t.Fatal(err)
+		}
+		e3.Close()
+		if next := e2.judgedFor(ctx, st, copyTools(t, st.ent.Tools)); next == nil || next.quarantine(hostile.NoteTool) == nil {
+			t.Fatalf("a new connection offering the first definition, after the second was approved: %+v; want save_note quarantined", next)
+		}
+	})
 }
 
 // copyTools returns tools decoded anew from their JSON: the same
