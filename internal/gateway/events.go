@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"reflect"
 	"slices"
 
@@ -139,14 +140,46 @@ func sameLists(a, b *catalog.Entry) bool {
 }
 
 // jsonEqual reports whether a and b are written as the same JSON. Values
-// equal field by field are (json.Marshal is a function of the value):
-// that is checked first, because it needs no encoder, which a process
-// that has just started would build for the lists' types just for this.
+// equal field by field are, but for the sign of a zero (reflect.DeepEqual
+// takes -0 for 0; json.Marshal writes them apart): that is checked first,
+// without a negative zero on either side, because it needs no encoder,
+// which a process that has just started would build for the lists' types
+// just for this.
 func jsonEqual(a, b any) bool {
-	if reflect.DeepEqual(a, b) {
+	if reflect.DeepEqual(a, b) && !negativeZero(reflect.ValueOf(a)) && !negativeZero(reflect.ValueOf(b)) {
 		return true
 	}
 	ja, erra := json.Marshal(a)
 	jb, errb := json.Marshal(b)
 	return erra == nil && errb == nil && string(ja) == string(jb)
+}
+
+// negativeZero reports whether v holds a floating-point -0 anywhere.
+func negativeZero(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		return f == 0 && math.Signbit(f)
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && negativeZero(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if negativeZero(v.Field(i)) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if negativeZero(v.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if negativeZero(it.Key()) || negativeZero(it.Value()) {
+				return true
+			}
+		}
+	}
+	return false
 }

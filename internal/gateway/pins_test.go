@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,8 +198,9 @@ func TestPinStrictAndOff(t *testing.T) {
 
 // TestJSONEqual holds jsonEqual, which judges whether a connection's tools
 // are the catalog's, to json.Marshal's verdict: its field-by-field check
-// only answers yes for values json.Marshal writes alike, and values that
-// differ in Go but not in JSON are still equal.
+// only answers yes for values json.Marshal writes alike (reflect.DeepEqual
+// alone takes -0 for 0), and values that differ in Go but not in JSON are
+// still equal.
 func TestJSONEqual(t *testing.T) {
 	tool := func(schema any) []*mcp.Tool {
 		return []*mcp.Tool{{Name: "echo", InputSchema: schema}}
@@ -214,6 +216,8 @@ func TestJSONEqual(t *testing.T) {
 		{"Go differs, JSON not", tool(map[string]any{"n": 1.0}), tool(map[string]any{"n": json.Number("1")}), true},
 		{"raw and decoded", tool(json.RawMessage(`{"type":"object"}`)), tool(map[string]any{"type": "object"}), true},
 		{"nil and empty", []*mcp.Tool(nil), []*mcp.Tool{}, false}, // null against []
+		{"0 and -0", tool(map[string]any{"minimum": 0.0}), tool(map[string]any{"minimum": math.Copysign(0, -1)}), false},
+		{"-0 on both sides", tool(map[string]any{"minimum": math.Copysign(0, -1)}), tool(map[string]any{"minimum": math.Copysign(0, -1)}), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ja, _ := json.Marshal(c.a)
