@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,10 +52,12 @@ func newMark() string {
 //
 // That holds while the pids have not come round once more. No counter
 // says so, so the window is trusted only for the time pid_max allocations
-// take at lapRate, a rate no machine forks at (Linux allocates pids under
-// one lock): 33 ms for a pid_max of 32768, 4.2 s for 4194304. After that,
-// or where the facts cannot be read (another pid namespace's /proc, no
-// ns_last_pid), every process is read, as before.
+// take at lapRate, a rate no machine's work forks at (Linux allocates pids
+// under one lock): 33 ms for a pid_max of 32768, 4.2 s for 4194304. After
+// that, or where the facts cannot be read (another pid namespace's /proc,
+// no ns_last_pid), every process is read, as before. The mark finds what a
+// server starts and forgets, not what a server hides: one that means to
+// leave a process behind empties its environment, which no window decides.
 type pidWindow struct {
 	last  int       // ns_last_pid when the mark was made
 	max   int       // pid_max
@@ -118,9 +121,23 @@ func (w pidWindow) width(first, to int) int {
 	}
 }
 
+// each calls f with every pid from first to to, wrapping at max; with
+// none when first is 0.
+func (w pidWindow) each(first, to int, f func(pid int)) {
+	for pid := first; first != 0; pid++ {
+		if pid == w.max {
+			pid = 1
+		}
+		f(pid)
+		if pid == to {
+			return
+		}
+	}
+}
+
 // holds reports whether pid is from first to to, wrapping at max.
 func holds(first, to, pid int) bool {
-	if first == 0 {
+	if first == 0 || pid <= 0 {
 		return false
 	}
 	if first <= to {
@@ -164,7 +181,7 @@ func killMarked(mark string, w pidWindow) []int {
 	for {
 		found := marked(mark, w)
 		for _, pid := range found {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil && !slices.Contains(killed, pid) {
 				killed = append(killed, pid)
 			}
 		}
@@ -179,24 +196,20 @@ func killMarked(mark string, w pidWindow) []int {
 
 // marked returns the living processes, other than this one, whose
 // environment holds markEnv=mark: those of w, or of the whole machine
-// when w cannot be trusted.
+// when w cannot be trusted. A process whose first thread has exited (a
+// zombie to /proc, its environment unreadable) while another runs on is
+// found by that one.
 func marked(mark string, w pidWindow) []int {
 	m := markReader{want: []byte(markEnv + "=" + mark + "\x00"), self: os.Getpid()}
 	first, to, trusted := w.current()
 	if trusted && w.width(first, to) <= maxWindowPids {
 		// One by one: what was allocated since holds threads too, whose
 		// environment is their process's.
-		for pid := first; first != 0; pid++ {
-			if pid == w.max {
-				pid = 1
+		w.each(first, to, func(pid int) {
+			if carries, _ := m.carries(pid); carries {
+				m.add(tgid(pid))
 			}
-			if m.carries(pid) && m.isProcess(pid) {
-				m.found = append(m.found, pid)
-			}
-			if pid == to {
-				break
-			}
-		}
+		})
 		return m.found
 	}
 	d, err := os.Open("/proc")
@@ -210,8 +223,8 @@ func marked(mark string, w pidWindow) []int {
 		if err != nil || trusted && !holds(first, to, pid) {
 			continue
 		}
-		if m.carries(pid) {
-			m.found = append(m.found, pid)
+		if carries, unread := m.carries(pid); carries || unread && m.threadCarries(pid) {
+			m.add(pid)
 		}
 	}
 	return m.found
@@ -226,15 +239,26 @@ type markReader struct {
 	found []int
 }
 
-// carries reports whether pid is a living process, not this one, whose
-// environment holds the mark.
-func (m *markReader) carries(pid int) bool {
+// add adds a process to those found, once.
+func (m *markReader) add(pid int) {
+	if pid > 0 && pid != m.self && !slices.Contains(m.found, pid) {
+		m.found = append(m.found, pid)
+	}
+}
+
+// carries reports whether pid, a process's or a thread's, is alive, not
+// this process, and its environment holds the mark. unread reports an
+// environment that could be opened but not read, as a process's whose
+// first thread has exited.
+func (m *markReader) carries(pid int) (carries, unread bool) {
 	if pid == m.self {
-		return false
+		return false, false
 	}
 	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/environ", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return false // no such pid, or not this user's
+		// No such pid, or not this user's; or a process whose first
+		// thread has exited (no such process, as its environment says).
+		return false, err == syscall.ESRCH
 	}
 	if m.buf == nil {
 		m.buf = make([]byte, 8<<10)
@@ -249,6 +273,7 @@ func (m *markReader) carries(pid int) bool {
 			continue
 		}
 		if err != nil || n <= 0 {
+			unread = err != nil || len(env) == 0
 			break
 		}
 		env = env[:len(env)+n]
@@ -256,25 +281,50 @@ func (m *markReader) carries(pid int) bool {
 	syscall.Close(fd)
 	m.buf = env[:0]
 	if !bytes.HasPrefix(env, m.want) && !bytes.Contains(env, append([]byte{0}, m.want...)) {
-		return false
+		return false, unread
 	}
 	st, err := supervisor.ReadStat(pid)
-	return err == nil && !st.Zombie
+	return err == nil && !st.Zombie, false
 }
 
-// isProcess reports whether pid is a process's, not one of its other
-// threads': the pids of a window hold both, and a thread's environment is
-// its process's.
-func (m *markReader) isProcess(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+// threadCarries reports whether pid is a process whose first thread has
+// exited and another thread of which carries the mark: /proc lists such a
+// process, but only its threads' environments can be read.
+func (m *markReader) threadCarries(pid int) bool {
+	if st, err := supervisor.ReadStat(pid); err != nil || !st.Zombie {
+		return false
+	}
+	d, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
 		return false
 	}
-	for line := range strings.Lines(string(data)) {
-		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
-			tgid, err := strconv.Atoi(strings.TrimSpace(v))
-			return err == nil && tgid == pid
+	tids, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range tids {
+		if tid, err := strconv.Atoi(name); err == nil && tid != pid {
+			if carries, _ := m.carries(tid); carries {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// tgid returns the process of pid, a process's or a thread's id; 0 when
+// it is gone.
+func tgid(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
 }

@@ -1,8 +1,11 @@
 package upstream
 
 import (
+	"bufio"
+	"github.com/switchboard-mcp/switchboard/internal/upstream/internal/supervisor"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -42,6 +45,37 @@ func TestPidWindowSpan(t *testing.T) {
 	}
 }
 
+// TestPidWindowEach holds the pids marked tries one by one to holds and
+// width: every pid of the window once, in order, none outside it.
+func TestPidWindowEach(t *testing.T) {
+	w := pidWindow{max: 10}
+	for _, c := range []struct {
+		first, to int
+		want      []int
+	}{
+		{0, 0, nil},
+		{5, 5, []int{5}},
+		{3, 7, []int{3, 4, 5, 6, 7}},
+		{8, 2, []int{8, 9, 1, 2}}, // wrapped
+		{9, 1, []int{9, 1}},
+		{1, 9, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	} {
+		var got []int
+		w.each(c.first, c.to, func(pid int) { got = append(got, pid) })
+		if !slices.Equal(got, c.want) {
+			t.Errorf("each(%d, %d) = %v; want %v", c.first, c.to, got, c.want)
+		}
+		if len(got) != w.width(c.first, c.to) {
+			t.Errorf("each(%d, %d) gave %d pids; width says %d", c.first, c.to, len(got), w.width(c.first, c.to))
+		}
+		for pid := range w.max {
+			if holds(c.first, c.to, pid) != slices.Contains(got, pid) {
+				t.Errorf("holds(%d, %d, %d) = %v, each disagrees", c.first, c.to, pid, holds(c.first, c.to, pid))
+			}
+		}
+	}
+}
+
 func TestPidWindowHolds(t *testing.T) {
 	w := pidWindow{last: 1000, max: 32768}
 	for _, c := range []struct {
@@ -68,39 +102,47 @@ func TestPidWindowHolds(t *testing.T) {
 	}
 }
 
-// TestMarkedWindow starts two processes that carry a mark, one before the
-// window opens and one after, as a pool's mark is made before its first
-// server starts. The window's scan finds the second by reading only the
-// environments of the pids allocated since, and only its process, not its
-// threads (they share its pid space and its environment). A window that
-// cannot be trusted any more reads every process and finds both.
+// TestMarkedWindow starts processes that carry a mark: one before the
+// window opens, as a pool's mark is made before its first server starts,
+// and two after, one of them a process whose first thread has exited
+// while another runs on (a zombie to /proc, its environment unreadable
+// but by that thread). The window's scan finds the two by reading only
+// the environments of the pids allocated since, and reports processes,
+// not their threads (they share its pid space and its environment). A
+// window that cannot be trusted any more reads every process and finds
+// all three.
 func TestMarkedWindow(t *testing.T) {
 	mark := newMark()
-	before := startMarked(t, mark)
+	// One thread: a Go program's would start threads after the window
+	// opened, and a thread that carries the mark reports its process.
+	before := startSleep(t, mark)
 	w := openPidWindow()
 	if w.max == 0 {
 		t.Fatal("no pid window on this Linux: /proc/sys/kernel/ns_last_pid or pid_max unreadable, or /proc of another namespace")
 	}
 	after := startMarked(t, mark) // a Go program: several threads
+	leaderless := startLeaderless(t, mark)
 	// The lap bound is TestPidWindowSpan's; here the window is taken as
-	// just opened, however long the fixture took to start on a busy machine.
+	// opened just now, however long its scans take on a busy machine.
 	fresh := func(w pidWindow) pidWindow {
-		w.since = time.Now()
+		w.since = time.Now().Add(time.Hour)
 		return w
 	}
+	sorted := func(pids ...int) []int {
+		slices.Sort(pids)
+		return pids
+	}
+	since := sorted(after, leaderless)
 
 	// Had the scan read every process, it would have found the first
 	// too: a pool's own mark cannot be in it.
-	if found := marked(mark, fresh(w)); !slices.Equal(found, []int{after}) {
-		t.Fatalf("the window's scan found %v; want [%d], not the process started before the window, %d", found, after, before)
+	if found := sorted(marked(mark, fresh(w))...); !slices.Equal(found, since) {
+		t.Fatalf("the window's scan found %v; want %v, not the process started before the window, %d", found, since, before)
 	}
 
 	stale := w
 	stale.since = time.Now().Add(-time.Hour) // the pids may have come round since
-	found := marked(mark, stale)
-	slices.Sort(found)
-	want := []int{min(before, after), max(before, after)}
-	if !slices.Equal(found, want) {
+	if found, want := sorted(marked(mark, stale)...), sorted(before, after, leaderless); !slices.Equal(found, want) {
 		t.Fatalf("a stale window's scan found %v; want %v", found, want)
 	}
 
@@ -108,13 +150,86 @@ func TestMarkedWindow(t *testing.T) {
 	// listing, and still only within it.
 	defer func(n int) { maxWindowPids = n }(maxWindowPids)
 	maxWindowPids = 1
-	if found := marked(mark, fresh(w)); !slices.Equal(found, []int{after}) {
-		t.Fatalf("the window's scan through /proc's listing found %v; want [%d], not %d", found, after, before)
+	if found := sorted(marked(mark, fresh(w))...); !slices.Equal(found, since) {
+		t.Fatalf("the window's scan through /proc's listing found %v; want %v, not %d", found, since, before)
 	}
 	maxWindowPids = 4096
 
-	if killed := killMarked(mark, fresh(w)); !slices.Equal(killed, []int{after}) {
-		t.Fatalf("killMarked killed %v; want [%d]", killed, after)
+	if killed := sorted(killMarked(mark, fresh(w))...); !slices.Equal(killed, since) {
+		t.Fatalf("killMarked killed %v; want %v", killed, since)
+	}
+}
+
+// startSleep starts sleep, one thread, with mark in its environment, and
+// returns its pid.
+func startSleep(t *testing.T, mark string) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "600")
+	cmd.Env = append(os.Environ(), markEnv+"="+mark)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd.Process.Pid
+}
+
+// leaderlessEnv makes the test binary a process whose first thread
+// exits while another runs on; startLeaderless starts one.
+const leaderlessEnv = "SWITCHBOARD_TEST_LEADERLESS"
+
+func init() {
+	if os.Getenv(leaderlessEnv) == "" {
+		return
+	}
+	// Package initialisation runs on the first thread, locked to it.
+	ready := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // another thread, which lives on
+		close(ready)
+		for {
+			time.Sleep(time.Hour)
+		}
+	}()
+	<-ready
+	os.Stdout.WriteString("ready\n")
+	syscall.RawSyscall(syscall.SYS_EXIT, 0, 0, 0) // this thread only
+}
+
+// startLeaderless starts a process with mark in its environment whose
+// first thread exits while another runs on, and returns its pid once
+// /proc shows its first thread a zombie.
+func startLeaderless(t *testing.T, mark string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), markEnv+"="+mark, leaderlessEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if line != "ready\n" {
+		t.Fatalf("the leaderless process said %q, %v", line, err)
+	}
+	pid := cmd.Process.Pid
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if st, err := supervisor.ReadStat(pid); err == nil && st.Zombie {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first thread of %d did not exit in 10s", pid)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
