@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/catalog"
+	"github.com/switchboard-mcp/switchboard/internal/upstream"
 )
 
 // cached returns the catalog's entry for a server's current definition.
@@ -179,10 +180,18 @@ func (e *Engine) Prune(ctx context.Context) ([]string, error) {
 // capabilities: a server without them has none.
 func (e *Engine) fetch(ctx context.Context, name string, connect bool) (*catalog.Entry, error) {
 	s, _ := e.cfg.Server(name)
-	if !connect && !e.pool.Connected(ctx, name) {
-		return nil, errNotConnected
+	if !connect {
+		if !e.pool.Connected(ctx, name) {
+			return nil, errNotConnected
+		}
+		// The connection may end before the listing: it must not start
+		// the server again.
+		ctx = upstream.OnlyConnected(ctx)
 	}
 	tools, err := e.pool.Tools(ctx, name)
+	if errors.Is(err, upstream.ErrNotConnected) {
+		return nil, errNotConnected
+	}
 	if err != nil {
 		return nil, err
 	}

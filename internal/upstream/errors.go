@@ -35,6 +35,9 @@ var (
 	ErrNeedsAuth     = errors.New("server requires authorization")
 	ErrBound         = errors.New("discovery bound exceeded") // or the read cap: any error of ClassBound
 	ErrTimeout       = errors.New("request timed out")
+	// ErrNotConnected: an operation under OnlyConnected found the server
+	// without a connection.
+	ErrNotConnected = errors.New("not connected")
 )
 
 // An Error is the error of every Pool operation. It names the server and the

@@ -598,3 +598,37 @@ func TestClose(t *testing.T) {
 		t.Errorf("after Close: err = %v, want ErrClosed", err)
 	}
 }
+
+// TestOnlyConnected: under OnlyConnected an operation uses the server's
+// connection and never starts one: not before the server was ever
+// connected, nor after its process died, whatever was known of its state
+// a moment before (the catalog's refresh looks, then lists).
+func TestOnlyConnected(t *testing.T) {
+	h := newPool(t, []*config.Server{fixture("f", testserver.Good)}, nil)
+	only := upstream.OnlyConnected(t.Context())
+	notConnected := func(when string) {
+		t.Helper()
+		if _, err := h.Tools(only, "f"); !errors.Is(err, upstream.ErrNotConnected) {
+			t.Fatalf("listing %s: %v; want ErrNotConnected", when, err)
+		}
+		if st := h.status("f"); st.State == upstream.StateConnecting || st.State == upstream.StateConnected {
+			t.Fatalf("listing %s started the server: %+v", when, st)
+		}
+	}
+	notConnected("before the server ever connected")
+
+	if _, err := h.Tools(t.Context(), "f"); err != nil {
+		t.Fatal(err)
+	}
+	if tools, err := h.Tools(only, "f"); err != nil || len(tools) == 0 {
+		t.Fatalf("listing a connected server: %d tools, %v", len(tools), err)
+	}
+	if _, err := h.call(t.Context(), "f", "crash", nil); err == nil {
+		t.Fatal("crash answered")
+	}
+	h.waitFor("f", "failed", inState(upstream.StateFailed))
+	notConnected("after the server died")
+	if st := h.status("f"); st.Generation != 1 {
+		t.Errorf("generation %d after listing only connected, want 1", st.Generation)
+	}
+}

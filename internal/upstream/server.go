@@ -152,6 +152,10 @@ func (s *server) acquire(ctx context.Context, op string) (*session, error) {
 			s.mu.Unlock()
 			return sess, nil
 		}
+		if onlyConnected(ctx) {
+			s.mu.Unlock()
+			return nil, withClass(ClassTransport, ErrNotConnected)
+		}
 		d, err := s.awaitDialUnlock(ctx)
 		if err != nil {
 			return nil, err
@@ -163,6 +167,22 @@ func (s *server) acquire(ctx context.Context, op string) (*session, error) {
 			return nil, withClass(ClassTransport, errors.New("connection lost right after connecting"))
 		}
 	}
+}
+
+// OnlyConnected returns a context under which the pool's operations use
+// a server's connection and never start one: a server without one fails
+// them with ErrNotConnected. A refresh of what a connected server lists
+// uses it: the connection may end between a look at its state and the
+// listing, and the listing must not start the server again.
+func OnlyConnected(ctx context.Context) context.Context {
+	return context.WithValue(ctx, onlyConnectedKey{}, true)
+}
+
+type onlyConnectedKey struct{}
+
+func onlyConnected(ctx context.Context) bool {
+	only, _ := ctx.Value(onlyConnectedKey{}).(bool)
+	return only
 }
 
 // awaitDialUnlock starts a connection attempt, or joins the one under
