@@ -210,6 +210,12 @@ func (e *Engine) fetch(ctx context.Context, name string, connect bool) (*catalog
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
+		if errors.Is(err, upstream.ErrNotConnected) {
+			// The connection ended while it was listed: what it listed
+			// is not a whole entry, and the next connection's refresh
+			// lists it again.
+			return nil, errNotConnected
+		}
 		// The tools are what search needs; keep them, and say what failed.
 		e.log.Warn("listing a server", "server", name, "err", err)
 		if ctx.Err() != nil {

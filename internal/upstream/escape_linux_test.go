@@ -216,9 +216,21 @@ func startLeaderless(t *testing.T, mark string) int {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if line != "ready\n" {
-		t.Fatalf("the leaderless process said %q, %v", line, err)
+	said := make(chan string, 1)
+	go func() {
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			line += " (" + err.Error() + ")"
+		}
+		said <- line
+	}()
+	select {
+	case line := <-said:
+		if line != "ready\n" {
+			t.Fatalf("the leaderless process said %q", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the leaderless process said nothing in 10s")
 	}
 	pid := cmd.Process.Pid
 	deadline := time.Now().Add(10 * time.Second)
