@@ -423,7 +423,12 @@ func (b *bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 	}
 	p := *req.Params
 	p.ProgressToken = r.token
-	r.ss.NotifyProgress(ctx, &p)
+	// On the call's own response stream, as a log message goes: sent
+	// unrelated, it would wait for the client's standalone stream, which
+	// the client may open after the first notification, or never.
+	cctx, stop := toClient(ctx, r)
+	defer stop()
+	r.ss.NotifyProgress(cctx, &p)
 }
 
 // logging passes a server's log message on to the one client session with

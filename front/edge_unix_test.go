@@ -3,13 +3,16 @@
 package front
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -86,5 +89,84 @@ func TestHTTPStreamsOutliveBodyDeadline(t *testing.T) {
 	case <-changed:
 	case <-t.Context().Done():
 		t.Fatal("the standalone stream did not carry tools/list_changed past the body deadline")
+	}
+}
+
+// TestProgressOnTheCallsStream: a server's progress notification for a
+// client's call goes on that call's response stream, as go-sdk sends what
+// relates to a request, not on the session's standalone stream, which a
+// client opens when it likes, if at all (this one never does; the
+// conformance suite's opened it after the first notification, once in a
+// while, and missed that one).
+func TestProgressOnTheCallsStream(t *testing.T) {
+	path, args, env := testserver.Command(testserver.Gated)
+	g := newGateway(t, map[string]def{"f": {"command": path, "args": args, "env": env}}, map[string]any{"toolPrefix": "none"})
+	ts := g.serveHTTP(t, HTTPOptions{})
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if session == "" {
+		t.Fatalf("initialize: %s, no session", resp.Status)
+	}
+	resp = post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+
+	fifo := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": "gate", "arguments": map[string]any{"fifo": fifo}, "_meta": map[string]any{"progressToken": "p"}}})
+	resp = post(session, string(call))
+	defer resp.Body.Close()
+	// The call waits at the gate until the progress has come on its
+	// stream; the bound only ends a test that would hang.
+	events := make(chan string)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- data
+			}
+		}
+	}()
+	next := func(what string) string {
+		t.Helper()
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("the call's stream ended before %s", what)
+			}
+			return ev
+		case <-time.After(time.Minute):
+			t.Fatalf("no %s on the call's stream in a minute", what)
+		}
+		return ""
+	}
+	if ev := next("progress"); !strings.Contains(ev, `"notifications/progress"`) || !strings.Contains(ev, `"progressToken":"p"`) {
+		t.Fatalf("the call's stream began with %s, not its progress under the client's token", ev)
+	}
+	if err := os.WriteFile(fifo, nil, 0o600); err != nil { // opens the gate
+		t.Fatal(err)
+	}
+	if ev := next("result"); !strings.Contains(ev, "through the gate") {
+		t.Fatalf("the call's stream went on with %s, not its result", ev)
 	}
 }
