@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bufio"
+	"fmt"
 	"github.com/switchboard-mcp/switchboard/internal/upstream/internal/supervisor"
 	"os"
 	"os/exec"
@@ -166,6 +167,12 @@ func startSleep(t *testing.T, mark string) int {
 	t.Helper()
 	cmd := exec.Command("sleep", "600")
 	cmd.Env = append(os.Environ(), markEnv+"="+mark)
+	return start(t, cmd)
+}
+
+// start starts cmd and returns its pid; the test's end kills and reaps it.
+func start(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +181,20 @@ func startSleep(t *testing.T, mark string) int {
 		_ = cmd.Wait()
 	})
 	return cmd.Process.Pid
+}
+
+// awaitProc waits until cond holds of what /proc shows, failing the test
+// after 10 s. Another process's state in /proc has no event to wait on,
+// so it is polled.
+func awaitProc(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // leaderlessEnv makes the test binary a process whose first thread
@@ -209,13 +230,7 @@ func startLeaderless(t *testing.T, mark string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
+	pid := start(t, cmd)
 	said := make(chan string, 1)
 	go func() {
 		line, err := bufio.NewReader(out).ReadString('\n')
@@ -232,17 +247,11 @@ func startLeaderless(t *testing.T, mark string) int {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the leaderless process said nothing in 10s")
 	}
-	pid := cmd.Process.Pid
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if st, err := supervisor.ReadStat(pid); err == nil && st.Zombie {
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the first thread of %d did not exit in 10s", pid)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	awaitProc(t, fmt.Sprintf("the first thread of %d exits", pid), func() bool {
+		st, err := supervisor.ReadStat(pid)
+		return err == nil && st.Zombie
+	})
+	return pid
 }
 
 // startMarked starts the fixture server, which runs until its stdin
@@ -255,30 +264,15 @@ func startMarked(t *testing.T, mark string) int {
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
+	if _, err := cmd.StdinPipe(); err != nil { // it runs while its stdin is open
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
+	pid := start(t, cmd)
 	// Its threads start with the Go runtime; wait for them, so that the
 	// scan has threads to pass over.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task")
-		if len(tasks) > 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the fixture %d started no second thread in 10s", cmd.Process.Pid)
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return cmd.Process.Pid
+	awaitProc(t, fmt.Sprintf("the fixture %d starts a second thread", pid), func() bool {
+		tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		return len(tasks) > 1
+	})
+	return pid
 }
