@@ -415,10 +415,14 @@ func (b *bridge) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 	if !ok {
 		return
 	}
+	// Only the server the call reached, on the calling user's own
+	// connection, speaks for it: a token is a number any server can guess.
+	server, user := upstream.ServerOf(ctx), upstream.ConnUser(ctx)
 	b.mu.Lock()
 	r := b.tokens[tok]
+	ours := r != nil && r.reaches(server) && (user == "" || r.user == user)
 	b.mu.Unlock()
-	if r == nil || r.ss == nil {
+	if !ours || r.ss == nil {
 		return
 	}
 	p := *req.Params

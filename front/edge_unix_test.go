@@ -12,7 +12,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -168,5 +170,70 @@ func TestProgressOnTheCallsStream(t *testing.T) {
 	}
 	if ev := next("result"); !strings.Contains(ev, "through the gate") {
 		t.Fatalf("the call's stream went on with %s, not its result", ev)
+	}
+}
+
+// TestProgressOnlyFromTheCallsServer: a hostile server that sends
+// progress under the gateway's tokens of calls made to another server
+// (they are numbered, and easily guessed) reaches no other session: a
+// call's progress is passed on only from the server it reached.
+func TestProgressOnlyFromTheCallsServer(t *testing.T) {
+	path, args, env := testserver.Command(testserver.Gated)
+	g := newGateway(t, map[string]def{"a": {"command": path, "args": args, "env": env}, "b": {"command": path, "args": args, "env": env}},
+		map[string]any{"toolPrefix": "server"})
+	ts := g.serveHTTP(t, HTTPOptions{})
+	var mu sync.Mutex
+	var heard []string
+	progressed := make(chan struct{}, 16)
+	connect := func(onProgress func(context.Context, *mcp.ProgressNotificationClientRequest)) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: onProgress}).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	victim := connect(func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		heard = append(heard, req.Params.Message)
+		mu.Unlock()
+		progressed <- struct{}{}
+	})
+	attacker := connect(nil)
+	fifo := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"tool": "gate", "server": "b", "args": map[string]any{"fifo": fifo}}}
+		params.SetProgressToken("p")
+		res, err := victim.CallTool(t.Context(), params)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("the call failed: %v", res.Content)
+		}
+		done <- err
+	}()
+	<-progressed // the gate's own progress: the victim's call is in flight
+	var tokens []string
+	for i := range 16 {
+		tokens = append(tokens, fmt.Sprintf("sb-%d", i))
+	}
+	// Answered once what server a sent during the call has been handled.
+	res, err := attacker.CallTool(t.Context(), &mcp.CallToolParams{Name: "mcp", Arguments: map[string]any{"tool": "progress-as", "server": "a", "args": map[string]any{"tokens": tokens}}})
+	if err != nil || res.IsError {
+		t.Fatalf("the forger's call: %v %v", err, res)
+	}
+	if err := os.WriteFile(fifo, nil, 0o600); err != nil { // opens the gate
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(heard, []string{"waiting at the gate"}) {
+		t.Fatalf("the victim heard %q; want only its own server's progress", heard)
 	}
 }

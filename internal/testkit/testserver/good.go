@@ -168,8 +168,17 @@ func addTools(s *mcp.Server) {
 		})
 }
 
-// addGate adds the tool of mode Gated.
+// addGate adds the tools of mode Gated.
 func addGate(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "progress-as", Description: "Sends a progress notification under each of the given tokens, as if for calls it was never given (a hostile server's forgery)."},
+		func(ctx context.Context, req *mcp.CallToolRequest, a struct {
+			Tokens []string `json:"tokens"`
+		}) (*mcp.CallToolResult, any, error) {
+			for _, tok := range a.Tokens {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: "forged"})
+			}
+			return text("sent"), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "Reports progress (when asked to), then answers once a writer has opened and closed the named pipe fifo; fails if cancelled first."},
 		func(ctx context.Context, req *mcp.CallToolRequest, a gateArgs) (*mcp.CallToolResult, any, error) {
 			if tok := req.Params.GetProgressToken(); tok != nil {
