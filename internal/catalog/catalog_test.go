@@ -107,6 +107,63 @@ func TestPutReplaces(t *testing.T) {
 	})
 }
 
+// TestTouch: a server listed again with the lists the catalog holds moves
+// only the entry's time, not the generation a search compares; an entry
+// another handle replaced since (or another definition's) is left alone.
+func TestTouch(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		c, _ := b.openTemp(t)
+		ent := fullEntry()
+		ent.FetchedAt = time.UnixMilli(1_000_000)
+		if err := c.Put(ctx, ent); err != nil {
+			t.Fatal(err)
+		}
+		gen, err := c.generation(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		later := time.UnixMilli(2_000_000)
+		for _, tc := range []struct {
+			name string
+			hash string
+			was  time.Time
+		}{
+			{"another definition's", "other", ent.FetchedAt},
+			{"stored at another time", ent.Hash, ent.FetchedAt.Add(time.Millisecond)},
+		} {
+			if ok, err := c.Touch(ctx, ent.Server, tc.hash, tc.was, later); ok || err != nil {
+				t.Errorf("Touch of %s = %v, %v; want false, nil", tc.name, ok, err)
+			}
+		}
+		if got, _, _ := c.Get(ctx, ent.Server, ent.Hash); !got.FetchedAt.Equal(ent.FetchedAt) {
+			t.Errorf("after refused touches, fetched at %v; want %v", got.FetchedAt, ent.FetchedAt)
+		}
+		// Another handle, as another process, reads the entry it touches.
+		o := b.reopen(t, c)
+		if ok, err := o.Touch(ctx, ent.Server, ent.Hash, ent.FetchedAt, later); !ok || err != nil {
+			t.Fatalf("Touch = %v, %v; want true", ok, err)
+		}
+		got, ok, err := c.Get(ctx, ent.Server, ent.Hash)
+		if err != nil || !ok {
+			t.Fatalf("Get = %v, %v", ok, err)
+		}
+		want := fullEntry()
+		want.FetchedAt = later
+		if diff := cmp.Diff(want, got, equalTime); diff != "" {
+			t.Errorf("after the touch (-want +got):\n%s", diff)
+		}
+		if g, err := c.generation(ctx); err != nil || g != gen {
+			t.Errorf("generation after the touch = %d, %v; want %d (the lists did not change)", g, err, gen)
+		}
+		// The handle that stored the entry first touches it no more: it is
+		// not the entry it read.
+		if ok, err := c.Touch(ctx, ent.Server, ent.Hash, ent.FetchedAt, later.Add(time.Second)); ok || err != nil {
+			t.Errorf("a second touch from the time before = %v, %v; want false", ok, err)
+		}
+	})
+}
+
 func TestInvalidation(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()

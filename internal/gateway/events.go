@@ -132,6 +132,15 @@ func sameState(a, b proxy.ServerStatus) bool {
 	return a.State == b.State && a.ErrorClass == b.ErrorClass && a.Error == b.Error && a.ErrorAt.Equal(b.ErrorAt)
 }
 
+// sameListing reports whether b, a server listed again, holds what a, the
+// catalog's entry, does: the same definition, instructions, search
+// keywords and lists.
+func sameListing(a, b *catalog.Entry) bool {
+	return a.Hash == b.Hash && a.Instructions == b.Instructions &&
+		(len(a.Keywords) == 0 && len(b.Keywords) == 0 || reflect.DeepEqual(a.Keywords, b.Keywords)) &&
+		sameLists(a, b)
+}
+
 // sameLists reports whether two catalog entries of a server offer the same
 // tools, resources, templates and prompts.
 func sameLists(a, b *catalog.Entry) bool {

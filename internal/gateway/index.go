@@ -245,6 +245,21 @@ func (e *Engine) refreshCatalog(name string) (changed bool) {
 		return false
 	}
 	old, had := e.cached(ctx, s)
+	if had && sameListing(old, ent) {
+		// Listed as the catalog has it, the usual case: only the time is
+		// written, and the pins are judged with the definitions hashed for
+		// the entry before. Stored in full when the catalog's entry is no
+		// longer the one this process read.
+		touched, err := e.cat.Touch(ctx, name, ent.Hash, old.FetchedAt, ent.FetchedAt)
+		if touched {
+			e.memo.put(ent)
+			e.listedAgain(ctx, old, ent)
+			return false
+		}
+		if err != nil && e.ctx.Err() == nil {
+			e.log.Warn("refreshing the catalog", "server", name, "err", err)
+		}
+	}
 	if err := e.put(ctx, ent); err != nil && e.ctx.Err() == nil {
 		e.log.Warn("refreshing the catalog", "server", name, "err", err)
 	}

@@ -16,15 +16,7 @@ func TestConnectListsEachPageOnce(t *testing.T) {
 	srv := mcptest.ServeCounted(t, s)
 	e := newEngine(t, map[string]def{"many": {"url": srv.URL, "requestTimeoutMs": 120000}}, nil)
 
-	changed := make(chan struct{}, 64)
-	e.mu.Lock()
-	e.handled = func(string) {
-		select {
-		case changed <- struct{}{}:
-		default: // a value is waiting already
-		}
-	}
-	e.mu.Unlock()
+	changed := handledChanges(e)
 	results, err := e.Index(t.Context(), nil, nil)
 	if err != nil || results[0].Error != "" || results[0].Tools != 10000 {
 		t.Fatalf("indexing: %+v, %v; want 10000 tools", results, err)

@@ -510,6 +510,20 @@ func (e *Engine) carry(ctx context.Context, st *pinState, ent *catalog.Entry) *p
 	return e.judge(ctx, ent, st.defs)
 }
 
+// listedAgain judges ent, the entry old listed again with the same lists,
+// by the pins as they are now: with old's definitions when they were
+// hashed, as judgedFor does.
+func (e *Engine) listedAgain(ctx context.Context, old, ent *catalog.Entry) {
+	e.pol.mu.Lock()
+	st := e.pol.pinStates[ent.Server]
+	e.pol.mu.Unlock()
+	if st != nil && st.ent == old {
+		e.carry(ctx, st, ent)
+		return
+	}
+	e.reconcile(ctx, ent)
+}
+
 // sameSlice reports whether two lists of tools are one: the list of one
 // connection, as the pool keeps it.
 func sameSlice(a, b []*mcp.Tool) bool {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -546,4 +547,113 @@ func copyTools(t *testing.T, tools []*mcp.Tool) []*mcp.Tool {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// handledChanges returns a channel that receives a value after each
+// change e handles (see waitRefreshed).
+func handledChanges(e *Engine) <-chan struct{} {
+	changed := make(chan struct{}, 1)
+	e.mu.Lock()
+	e.handled = func(string) {
+		select {
+		case changed <- struct{}{}:
+		default: // a value is waiting already
+		}
+	}
+	e.mu.Unlock()
+	return changed
+}
+
+// TestRefreshListedAgain: a connection's refresh that lists what the
+// catalog's entry holds writes only the entry's time (not the lists, not
+// the generation a search compares) and keeps the pins' judgment without
+// hashing the definitions again; when another process stored another
+// listing since, the refresh stores its own in full and judges it.
+func TestRefreshListedAgain(t *testing.T) {
+	ctx := t.Context()
+	generation := func(t *testing.T, e *Engine) (gen, fetched int64) {
+		t.Helper()
+		db, err := sql.Open("sqlite", e.cat.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.QueryRowContext(ctx, "SELECT value FROM generation WHERE id = 1").Scan(&gen); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(ctx, "SELECT fetched_at FROM servers WHERE name = 's'").Scan(&fetched); err != nil {
+			t.Fatal(err)
+		}
+		return gen, fetched
+	}
+	t.Run("the same lists", func(t *testing.T) {
+		home := t.TempDir()
+		srv := newShifty(t)
+		srv.set(hostile.Note())
+		servers := map[string]def{"s": srv.def()}
+		e := engineIn(t, home, servers, nil, nil)
+		changed := handledChanges(e)
+		must(t, e, `{"tool": "save_note", "server": "s", "args": {"note": "x"}}`)
+		waitRefreshed(t, e, changed) // the connection's own refresh
+		st := e.pinned(ctx, "s")
+		if st == nil || len(st.defs) == 0 || st.quarantine(hostile.NoteTool) != nil {
+			t.Fatalf("pin state %+v; want save_note judged and accepted", st)
+		}
+		gen, _ := generation(t, e)
+		if e.refreshCatalog("s") {
+			t.Error("refreshCatalog reported a change; the server lists what it did")
+		}
+		s, _ := e.cfg.Server("s")
+		ent, ok := e.cached(ctx, s)
+		if !ok || ent == st.ent {
+			t.Fatalf("the entry in memory is %p (was %p); want the new listing's", ent, st.ent)
+		}
+		if g, fetched := generation(t, e); g != gen || fetched != ent.FetchedAt.UnixMilli() {
+			t.Errorf("generation %d, fetched at %d; want %d (no write of the lists) and %d (the new listing's time)", g, fetched, gen, ent.FetchedAt.UnixMilli())
+		}
+		next := e.pinned(ctx, "s")
+		if next == nil || next.ent != ent || next.quarantine(hostile.NoteTool) != nil {
+			t.Fatalf("pin state after the refresh %+v; want the new entry's, nothing quarantined", next)
+		}
+		if &next.defs[0] != &st.defs[0] {
+			t.Error("the definitions were hashed again")
+		}
+		must(t, e, `{"tool": "save_note", "server": "s", "args": {"note": "y"}}`)
+	})
+	t.Run("another listing stored since", func(t *testing.T) {
+		home := t.TempDir()
+		srv := newShifty(t)
+		srv.set(hostile.Note())
+		servers := map[string]def{"s": srv.def()}
+		e := engineIn(t, home, servers, nil, nil)
+		changed := handledChanges(e)
+		must(t, e, `{"tool": "save_note", "server": "s", "args": {"note": "x"}}`)
+		waitRefreshed(t, e, changed)
+		// Another process lists the rug pull and stores it; the server
+		// then offers the first definition again, as e's connection does.
+		srv.set(hostile.NotePulled())
+		e2 := engineIn(t, home, servers, nil, nil)
+		relist(t, e2)
+		e2.Close()
+		srv.set(hostile.Note())
+		gen, _ := generation(t, e)
+		if e.refreshCatalog("s") {
+			t.Error("refreshCatalog reported a change; e's connection lists what e's entry holds")
+		}
+		if g, _ := generation(t, e); g == gen {
+			t.Error("the catalog still holds the other process's listing: the refresh wrote nothing")
+		}
+		s, _ := e.cfg.Server("s")
+		stored, ok, err := e.cat.Get(ctx, "s", e.memo.hash(s))
+		if err != nil || !ok {
+			t.Fatalf("Get = %v, %v", ok, err)
+		}
+		if !jsonEqual(stored.Tools, []*mcp.Tool{hostile.Note()}) {
+			got, _ := json.Marshal(stored.Tools)
+			t.Errorf("the catalog holds %s; want the first definition, as listed last", got)
+		}
+		if st := e.pinned(ctx, "s"); st == nil || st.quarantine(hostile.NoteTool) != nil {
+			t.Errorf("pin state %+v; want the first definition accepted", st)
+		}
+	})
 }
