@@ -37,9 +37,10 @@ const DefinitionVersion = 2
 func Definition(t *mcp.Tool) (hash, canon string) {
 	raw, err := json.Marshal(t)
 	if err != nil {
-		raw = fmt.Appendf(nil, "%q", err.Error())
+		raw = canonical(fmt.Appendf(nil, "%q", err.Error()))
+	} else {
+		raw = canonicalValid(raw)
 	}
-	raw = canonical(raw)
 	sum := sha256.Sum256(raw)
 	return fmt.Sprintf("%d:%s", DefinitionVersion, hex.EncodeToString(sum[:16])), string(raw)
 }
@@ -57,21 +58,12 @@ func definitionV1(t *mcp.Tool) (hash, canon string) {
 		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
 	}{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
 	if err != nil {
-		raw = fmt.Appendf(nil, "%q", err.Error())
+		raw = canonical(fmt.Appendf(nil, "%q", err.Error()))
+	} else {
+		raw = canonicalValid(raw)
 	}
-	raw = canonical(raw)
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:16]), string(raw)
-}
-
-// canonical re-encodes JSON through any: maps marshal with sorted keys,
-// whatever type the schemas had.
-func canonical(raw []byte) []byte {
-	var v any
-	if json.Unmarshal(raw, &v) == nil {
-		raw, _ = json.Marshal(v)
-	}
-	return raw
 }
 
 // Def is a tool's definition as pinning compares it (see Definition).
