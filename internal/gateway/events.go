@@ -155,7 +155,11 @@ func sameLists(a, b *catalog.Entry) bool {
 // which a process that has just started would build for the lists' types
 // just for this.
 func jsonEqual(a, b any) bool {
-	if reflect.DeepEqual(a, b) && !negativeZero(reflect.ValueOf(a)) && !negativeZero(reflect.ValueOf(b)) {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Kind() == reflect.Slice && va.Type() == vb.Type() && va.Len() == vb.Len() && va.Pointer() == vb.Pointer() {
+		return true // one list (a connection's, as the pool keeps it): nothing to walk
+	}
+	if reflect.DeepEqual(a, b) && !negativeZero(va) && !negativeZero(vb) {
 		return true
 	}
 	ja, erra := json.Marshal(a)

@@ -205,11 +205,15 @@ func TestJSONEqual(t *testing.T) {
 	tool := func(schema any) []*mcp.Tool {
 		return []*mcp.Tool{{Name: "echo", InputSchema: schema}}
 	}
+	one := tool(map[string]any{"type": "object", "minimum": math.Copysign(0, -1)})
+	two := []*mcp.Tool{{Name: "a"}, {Name: "b"}}
 	for _, c := range []struct {
 		name string
 		a, b any
 		want bool
 	}{
+		{"one list", one, one, true},
+		{"a list and its start", two[:1], two, false},
 		{"the same", tool(map[string]any{"type": "object"}), tool(map[string]any{"type": "object"}), true},
 		{"a schema differs", tool(map[string]any{"type": "object"}), tool(map[string]any{"type": "string"}), false},
 		{"a name differs", []*mcp.Tool{{Name: "a"}}, []*mcp.Tool{{Name: "b"}}, false},
