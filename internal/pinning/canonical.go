@@ -28,7 +28,8 @@ func canonical(raw []byte) []byte {
 // canonicalValid is canonical of JSON known to be valid: what json.Marshal
 // wrote.
 func canonicalValid(raw []byte) []byte {
-	c := canonicalizer{in: raw}
+	c := canonicalizer{in: raw, starts: make([]int, 0, 16), ends: make([]int, 0, 16)}
+	c.findEnds()
 	out, ok := c.value(make([]byte, 0, len(raw)))
 	if !ok {
 		return raw
@@ -38,17 +39,67 @@ func canonicalValid(raw []byte) []byte {
 
 // canonicalizer walks JSON that json.Valid accepted.
 type canonicalizer struct {
-	in      []byte
-	pos     int
-	members [][]member // by depth, reused
-	depth   int
+	in  []byte
+	pos int
+	// starts and ends are where each object and array begins and ends
+	// in in, in the order they begin: an object's members are sorted
+	// before they are written, so that each is written once, however deep
+	// (moving written members instead would copy a member once for each
+	// object around it).
+	starts, ends []int
+	members      [][]member // by depth, reused
+	depth        int
 }
 
-// member is an object's member as written: its key decoded, and where
-// the member (key and value) is in the output.
+// member is an object's member: its key decoded, and where its value is
+// in the input.
 type member struct {
 	key        []byte
 	start, end int
+}
+
+// findEnds fills starts and ends.
+func (c *canonicalizer) findEnds() {
+	var open []int // indexes into starts of the containers not yet closed
+	for i := 0; i < len(c.in); i++ {
+		switch c.in[i] {
+		case '"':
+			for i++; c.in[i] != '"'; i++ {
+				if c.in[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			open = append(open, len(c.starts))
+			c.starts = append(c.starts, i)
+			c.ends = append(c.ends, 0)
+		case '}', ']':
+			c.ends[open[len(open)-1]] = i + 1
+			open = open[:len(open)-1]
+		}
+	}
+}
+
+// end returns where the value that begins at c.pos ends.
+func (c *canonicalizer) end() int {
+	switch c.in[c.pos] {
+	case '{', '[':
+		i, _ := slices.BinarySearch(c.starts, c.pos)
+		return c.ends[i]
+	case '"':
+		i := c.pos + 1
+		for ; c.in[i] != '"'; i++ {
+			if c.in[i] == '\\' {
+				i++
+			}
+		}
+		return i + 1
+	}
+	i := c.pos
+	for i < len(c.in) && strings.IndexByte(",}] \t\n\r", c.in[i]) < 0 {
+		i++
+	}
+	return i
 }
 
 func (c *canonicalizer) skipSpace() {
@@ -87,71 +138,65 @@ func (c *canonicalizer) value(out []byte) ([]byte, bool) {
 	}
 }
 
-// object writes the members in the order they come, then, unless their
-// keys came sorted and unique (as json.Marshal writes a map's), writes
-// them again sorted, the last of equal keys kept, as a decoding into a
-// map and its encoding would.
+// object writes the members sorted by key, the last of equal keys kept,
+// as a decoding into a map and its encoding would. json.Marshal writes a
+// map's keys sorted already; only then are they not sorted again.
 func (c *canonicalizer) object(out []byte) ([]byte, bool) {
+	end := c.end()
 	c.pos++ // {
 	if c.depth == len(c.members) {
 		c.members = append(c.members, nil)
 	}
 	ms := c.members[c.depth][:0]
-	c.depth++
-	defer func() { c.depth-- }()
-	start := len(out)
-	out = append(out, '{')
 	sorted := true
 	for {
 		c.skipSpace()
 		if c.in[c.pos] == '}' {
-			c.pos++
 			break
 		}
-		if len(ms) > 0 {
-			out = append(out, ',')
-		}
-		m := member{key: decodeString(c.stringToken()), start: len(out)}
+		m := member{key: decodeString(c.stringToken())}
+		c.skipSpace()
+		c.pos++ // :
+		c.skipSpace()
+		m.start, m.end = c.pos, c.end()
 		if len(ms) > 0 && bytes.Compare(ms[len(ms)-1].key, m.key) >= 0 {
 			sorted = false
 		}
-		out = appendKey(out, m.key)
-		out = append(out, ':')
-		c.skipSpace()
-		c.pos++ // :
-		var ok bool
-		if out, ok = c.value(out); !ok {
-			return nil, false
-		}
-		m.end = len(out)
 		ms = append(ms, m)
+		c.pos = m.end
 		c.skipSpace()
 		if c.in[c.pos] == ',' {
 			c.pos++
 		}
 	}
-	c.members[c.depth-1] = ms
-	out = append(out, '}')
-	if sorted {
-		return out, true
+	if !sorted {
+		slices.SortStableFunc(ms, func(a, b member) int {
+			if c := bytes.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			return b.start - a.start // the last first
+		})
 	}
-	written := bytes.Clone(out[start:])
-	slices.SortStableFunc(ms, func(a, b member) int {
-		if c := bytes.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return b.start - a.start // the last first
-	})
-	out = append(out[:start], '{')
+	c.members[c.depth] = ms
+	c.depth++
+	defer func() { c.depth-- }()
+	out = append(out, '{')
 	for i, m := range ms {
 		if i > 0 && bytes.Equal(ms[i-1].key, m.key) {
 			continue
 		}
-		if len(out) > start+1 {
+		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, written[m.start-start:m.end-start]...)
+		out = appendKey(out, m.key)
+		out = append(out, ':')
+		c.pos = m.start
+		var ok bool
+		if out, ok = c.value(out); !ok {
+			return nil, false
+		}
 	}
+	c.pos = end
 	return append(out, '}'), true
 }
 

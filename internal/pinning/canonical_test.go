@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -59,6 +60,7 @@ func FuzzCanonical(f *testing.F) {
 	for _, s := range canonicalSeeds {
 		f.Add([]byte(s))
 	}
+	f.Add(deepUnsorted(3))
 	for _, tool := range catalogTools(f)[:40] {
 		b, _ := json.Marshal(tool)
 		f.Add(b)
@@ -75,6 +77,31 @@ func FuzzCanonical(f *testing.F) {
 			}
 		}
 	})
+}
+
+// deepUnsorted is an object nested depth times, each level's keys out of
+// order: what a hostile server could offer to make hashing its tool cost
+// the square of its size.
+func deepUnsorted(depth int) []byte {
+	var b bytes.Buffer
+	for range depth {
+		b.WriteString(`{"b":[1,"x"],"a":`)
+	}
+	b.WriteString(`0`)
+	for range depth {
+		b.WriteString(`,"a":"last"}`)
+	}
+	return b.Bytes()
+}
+
+// TestCanonicalDeep: nesting as deep as a decoding allows.
+func TestCanonicalDeep(t *testing.T) {
+	for _, depth := range []int{1, 2, 100, 9000} {
+		raw := deepUnsorted(depth)
+		if got, want := canonicalValid(raw), roundTrip(raw); !bytes.Equal(got, want) {
+			t.Errorf("depth %d: canonical differs from the round trip (%d and %d bytes)", depth, len(got), len(want))
+		}
+	}
 }
 
 // TestCanonicalCatalog: every tool of the catalog hashes as before.
@@ -136,4 +163,17 @@ func BenchmarkCanonicalParts(b *testing.B) {
 			roundTrip(raws[i%len(raws)])
 		}
 	})
+}
+
+// BenchmarkCanonicalDeep: the time a level grows with the depth, not with
+// the square of it.
+func BenchmarkCanonicalDeep(b *testing.B) {
+	for _, depth := range []int{1000, 4000} {
+		raw := deepUnsorted(depth)
+		b.Run(fmt.Sprint(depth), func(b *testing.B) {
+			for b.Loop() {
+				canonicalValid(raw)
+			}
+		})
+	}
 }
