@@ -183,6 +183,11 @@ func (c *canonicalizer) object(out []byte) ([]byte, bool) {
 	out = append(out, '{')
 	for i, m := range ms {
 		if i > 0 && bytes.Equal(ms[i-1].key, m.key) {
+			// Dropped, as a decoding drops it, but decoded all the same:
+			// a number out of range fails the whole.
+			if !c.numbersFit(m.start, m.end) {
+				return nil, false
+			}
 			continue
 		}
 		if i > 0 {
@@ -255,6 +260,31 @@ func (c *canonicalizer) number(out []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return appendFloat(out, f), true
+}
+
+// numbersFit reports whether every number in in[start:end] is within
+// float64's range.
+func (c *canonicalizer) numbersFit(start, end int) bool {
+	for i := start; i < end; i++ {
+		switch b := c.in[i]; {
+		case b == '"':
+			for i++; c.in[i] != '"'; i++ {
+				if c.in[i] == '\\' {
+					i++
+				}
+			}
+		case b == '-' || '0' <= b && b <= '9':
+			j := i
+			for j < end && strings.IndexByte("+-.0123456789eE", c.in[j]) >= 0 {
+				j++
+			}
+			if _, err := strconv.ParseFloat(string(c.in[i:j]), 64); err != nil {
+				return false
+			}
+			i = j - 1
+		}
+	}
+	return true
 }
 
 // appendFloat writes f as encoding/json writes a float64.

@@ -53,6 +53,7 @@ var canonicalSeeds = []string{
 	`"\ud83d\ude00 \ud800 x"`, "\"\xff\xfe\"", "\"\u2028\"", `{"b":1,"a":2,"b":3}`, `{"a":{"z":[1,{"y":null,"x":"\n"}]}}`,
 	` { "k" : [ 1 , 2 ] } `, `{"a":1}x`, `{"a":}`, `"\u001f\u007f\t"`, `"\u000A"`, `"\u001F"`,
 	`{"\u0062":1,"b":2}`, `[[[[]]]]`, `{"":""}`, `-`, `01`, `1.`, `"` + "\x01" + `"`,
+	`{"a":1e400,"a":1}`, `{"a":{"x":[1e999]},"a":2}`, `{"a":"1e999","a":2}`,
 }
 
 // FuzzCanonical holds canonical to roundTrip on any input.
@@ -61,7 +62,8 @@ func FuzzCanonical(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Add(deepUnsorted(3))
-	for _, tool := range catalogTools(f)[:40] {
+	tools := catalogTools(f)
+	for _, tool := range tools[:min(40, len(tools))] {
 		b, _ := json.Marshal(tool)
 		f.Add(b)
 	}
@@ -82,24 +84,30 @@ func FuzzCanonical(f *testing.F) {
 // deepUnsorted is an object nested depth times, each level's keys out of
 // order: what a hostile server could offer to make hashing its tool cost
 // the square of its size.
+// The nested object is under the last of two equal keys, the one a
+// decoding keeps.
 func deepUnsorted(depth int) []byte {
 	var b bytes.Buffer
 	for range depth {
-		b.WriteString(`{"b":[1,"x"],"a":`)
+		b.WriteString(`{"b":[1,"x",-0.5e-7],"a":"first","a":`)
 	}
 	b.WriteString(`0`)
 	for range depth {
-		b.WriteString(`,"a":"last"}`)
+		b.WriteString(`}`)
 	}
 	return b.Bytes()
 }
 
 // TestCanonicalDeep: nesting as deep as a decoding allows.
 func TestCanonicalDeep(t *testing.T) {
-	for _, depth := range []int{1, 2, 100, 9000} {
+	for _, depth := range []int{1, 2, 100, 9999} {
 		raw := deepUnsorted(depth)
-		if got, want := canonicalValid(raw), roundTrip(raw); !bytes.Equal(got, want) {
+		got, want := canonicalValid(raw), roundTrip(raw)
+		if !bytes.Equal(got, want) {
 			t.Errorf("depth %d: canonical differs from the round trip (%d and %d bytes)", depth, len(got), len(want))
+		}
+		if n := bytes.Count(want, []byte(`"b":[1,"x",-5e-8]`)); n != depth {
+			t.Errorf("depth %d: the canonical form holds %d levels", depth, n)
 		}
 	}
 }
