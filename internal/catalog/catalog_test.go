@@ -131,8 +131,13 @@ func TestTouch(t *testing.T) {
 		}{
 			{"another definition's", "other", ent.FetchedAt},
 			{"stored at another time", ent.Hash, ent.FetchedAt.Add(time.Millisecond)},
+			{"another server's", ent.Hash, ent.FetchedAt},
 		} {
-			if ok, err := c.Touch(ctx, ent.Server, tc.hash, tc.was, later); ok || err != nil {
+			server := ent.Server
+			if tc.name == "another server's" {
+				server = "nothing-stored"
+			}
+			if ok, err := c.Touch(ctx, server, tc.hash, tc.was, later); ok || err != nil {
 				t.Errorf("Touch of %s = %v, %v; want false, nil", tc.name, ok, err)
 			}
 		}
@@ -160,6 +165,13 @@ func TestTouch(t *testing.T) {
 		// not the entry it read.
 		if ok, err := c.Touch(ctx, ent.Server, ent.Hash, ent.FetchedAt, later.Add(time.Second)); ok || err != nil {
 			t.Errorf("a second touch from the time before = %v, %v; want false", ok, err)
+		}
+		// A listing that ended before the entry's time does not move it back.
+		if ok, err := c.Touch(ctx, ent.Server, ent.Hash, later, ent.FetchedAt); !ok || err != nil {
+			t.Errorf("a touch with an earlier time = %v, %v; want true", ok, err)
+		}
+		if got, _, _ := c.Get(ctx, ent.Server, ent.Hash); !got.FetchedAt.Equal(later) {
+			t.Errorf("after a touch with an earlier time, fetched at %v; want %v", got.FetchedAt, later)
 		}
 	})
 }

@@ -51,16 +51,20 @@ func (c *Catalog) Put(ctx context.Context, e *Entry) (err error) {
 
 // Touch records that a server was listed again, at now, with the lists
 // the catalog holds for it: the entry stored at was (to the millisecond)
-// under hash. It moves the entry's time and nothing else; the lists, and
-// the generation a search compares with its index, stay. It reports
-// false, and writes nothing, when the stored entry is not that one: the
-// server's definition changed, or another process stored another listing
-// since; the caller then stores its own with Put.
+// under hash. It moves the entry's time, never back, and nothing else;
+// the lists, and the generation a search compares with its index, stay.
+// It reports false, and writes nothing, when the stored entry is not that
+// one: the server's definition changed, or another process stored
+// another listing since; the caller then stores its own with Put.
+//
+// Two listings stored within one millisecond are taken for one: the
+// catalog then holds either, both listed at that moment. Pins do not
+// depend on it: each process judges the tools it was offered.
 func (c *Catalog) Touch(ctx context.Context, server, hash string, was, now time.Time) (touched bool, err error) {
 	defer wrapf(&err, "noting the listing of %q in the catalog", server)
 	err = c.writeTx(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, c.d.q(`UPDATE servers SET fetched_at = ? WHERE name = ? AND hash = ? AND fetched_at = ?`),
-			now.UnixMilli(), server, hash, was.UnixMilli())
+			max(now.UnixMilli(), was.UnixMilli()), server, hash, was.UnixMilli())
 		if err != nil {
 			return err
 		}

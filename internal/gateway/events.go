@@ -156,7 +156,8 @@ func sameLists(a, b *catalog.Entry) bool {
 // just for this.
 func jsonEqual(a, b any) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	if va.Kind() == reflect.Slice && va.Type() == vb.Type() && va.Len() == vb.Len() && va.Pointer() == vb.Pointer() {
+	if va.Kind() == reflect.Slice && vb.Kind() == reflect.Slice && va.Type() == vb.Type() &&
+		va.Len() == vb.Len() && va.Pointer() == vb.Pointer() {
 		return true // one list (a connection's, as the pool keeps it): nothing to walk
 	}
 	if reflect.DeepEqual(a, b) && !negativeZero(va) && !negativeZero(vb) {

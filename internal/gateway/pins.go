@@ -512,7 +512,9 @@ func (e *Engine) carry(ctx context.Context, st *pinState, ent *catalog.Entry) *p
 
 // listedAgain judges ent, the entry old listed again with the same lists,
 // by the pins as they are now: with old's definitions when they were
-// hashed, as judgedFor does.
+// hashed, as judgedFor does. That holds because lists are not changed in
+// place: the pool's are shared and read-only (upstream.Pool.Tools), and
+// a changed list is a new one, which is hashed.
 func (e *Engine) listedAgain(ctx context.Context, old, ent *catalog.Entry) {
 	e.pol.mu.Lock()
 	st := e.pol.pinStates[ent.Server]

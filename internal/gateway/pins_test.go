@@ -214,6 +214,8 @@ func TestJSONEqual(t *testing.T) {
 	}{
 		{"one list", one, one, true},
 		{"a list and its start", two[:1], two, false},
+		{"a list and nil", two, nil, false},
+		{"nil and a list", nil, two, false},
 		{"the same", tool(map[string]any{"type": "object"}), tool(map[string]any{"type": "object"}), true},
 		{"a schema differs", tool(map[string]any{"type": "object"}), tool(map[string]any{"type": "string"}), false},
 		{"a name differs", []*mcp.Tool{{Name: "a"}}, []*mcp.Tool{{Name: "b"}}, false},
