@@ -586,15 +586,21 @@ func TestRefreshListedAgain(t *testing.T) {
 		}
 		return gen, fetched
 	}
-	t.Run("the same lists", func(t *testing.T) {
-		home := t.TempDir()
-		srv := newShifty(t)
+	// An engine that called save_note once, and whose connection's own
+	// refresh has ended.
+	called := func(t *testing.T) (e *Engine, srv *shifty, home string, servers map[string]def) {
+		home = t.TempDir()
+		srv = newShifty(t)
 		srv.set(hostile.Note())
-		servers := map[string]def{"s": srv.def()}
-		e := engineIn(t, home, servers, nil, nil)
+		servers = map[string]def{"s": srv.def()}
+		e = engineIn(t, home, servers, nil, nil)
 		changed := handledChanges(e)
 		must(t, e, `{"tool": "save_note", "server": "s", "args": {"note": "x"}}`)
-		waitRefreshed(t, e, changed) // the connection's own refresh
+		waitRefreshed(t, e, changed)
+		return e, srv, home, servers
+	}
+	t.Run("the same lists", func(t *testing.T) {
+		e, _, _, _ := called(t)
 		st := e.pinned(ctx, "s")
 		if st == nil || len(st.defs) == 0 || st.quarantine(hostile.NoteTool) != nil {
 			t.Fatalf("pin state %+v; want save_note judged and accepted", st)
@@ -621,14 +627,7 @@ func TestRefreshListedAgain(t *testing.T) {
 		must(t, e, `{"tool": "save_note", "server": "s", "args": {"note": "y"}}`)
 	})
 	t.Run("another listing stored since", func(t *testing.T) {
-		home := t.TempDir()
-		srv := newShifty(t)
-		srv.set(hostile.Note())
-		servers := map[string]def{"s": srv.def()}
-		e := engineIn(t, home, servers, nil, nil)
-		changed := handledChanges(e)
-		must(t, e, `{"tool": "save_note", "server": "s", "args": {"note": "x"}}`)
-		waitRefreshed(t, e, changed)
+		e, srv, home, servers := called(t)
 		// Another process lists the rug pull and stores it; the server
 		// then offers the first definition again, as e's connection does.
 		srv.set(hostile.NotePulled())

@@ -29,15 +29,7 @@ func TestPreconnect(t *testing.T) {
 	s, _ := e.cfg.Server("f")
 	// The tools reach the catalog as the engine handles f's connection;
 	// one handled before the hook is set is seen by the first check.
-	changed := make(chan struct{}, 1)
-	e.mu.Lock()
-	e.handled = func(string) {
-		select {
-		case changed <- struct{}{}:
-		default: // a value is waiting already
-		}
-	}
-	e.mu.Unlock()
+	changed := handledChanges(e)
 	timeout := time.After(20 * time.Second)
 	for {
 		if _, ok := e.cached(t.Context(), s); ok {
