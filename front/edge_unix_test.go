@@ -106,14 +106,7 @@ func TestProgressOnTheCallsStream(t *testing.T) {
 	ts := g.serveHTTP(t, HTTPOptions{})
 	post := func(session, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(laneRequest(t.Context(), ts.URL+"/mcp", session, body))
 		if err != nil {
 			t.Fatal(err)
 		}

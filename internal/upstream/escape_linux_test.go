@@ -3,7 +3,6 @@ package upstream
 import (
 	"bufio"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/upstream/internal/supervisor"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/testserver"
+	"github.com/switchboard-mcp/switchboard/internal/upstream/internal/supervisor"
 )
 
 func TestPidWindowSpan(t *testing.T) {
@@ -211,6 +211,8 @@ func init() {
 		runtime.LockOSThread() // another thread, which lives on
 		close(ready)
 		for {
+			// A timer, not select{}: with every goroutine blocked
+			// forever, the runtime would end the process as deadlocked.
 			time.Sleep(time.Hour)
 		}
 	}()
